@@ -1,0 +1,65 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "RiderLogistics",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "logistics", targets: ["logistics"]),
+        .library(name: "LogisticsCore", targets: ["LogisticsCore"]),
+        .library(name: "LogisticsServer", targets: ["LogisticsServer"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        // The domain: no I/O, no server framework.
+        .target(
+            name: "LogisticsCore",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")]
+        ),
+        .target(
+            name: "LogisticsStore",
+            dependencies: [
+                "LogisticsCore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "LogisticsServer",
+            dependencies: [
+                "LogisticsCore",
+                "LogisticsStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .executableTarget(
+            name: "logistics",
+            dependencies: [
+                "LogisticsServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "LogisticsCoreTests", dependencies: ["LogisticsCore"]),
+        .testTarget(
+            name: "LogisticsServerTests",
+            dependencies: [
+                "LogisticsServer",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,36 @@
+import Foundation
+import Synchronization
+
+/// Where the domain gets the current time, so expiry can be tested without sleeping.
+public protocol WallClock: Sendable {
+    func now() -> Date
+}
+
+public struct SystemWallClock: WallClock {
+    public init() {}
+    public func now() -> Date { Date() }
+}
+
+/// A clock that tests move by hand.
+public final class ManualWallClock: WallClock {
+    private let current: Mutex<Date>
+
+    public init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) {
+        current = Mutex(start)
+    }
+
+    public func now() -> Date { current.withLock { $0 } }
+
+    public func advance(by seconds: TimeInterval) {
+        current.withLock { $0 = $0.addingTimeInterval(seconds) }
+    }
+}
+
+extension Date {
+    /// Milliseconds since the epoch: how the store keeps every instant, identically in both dialects.
+    public var epochMillis: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) }
+
+    public init(epochMillis: Int64) {
+        self.init(timeIntervalSince1970: Double(epochMillis) / 1000)
+    }
+}

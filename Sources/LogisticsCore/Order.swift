@@ -1,0 +1,99 @@
+import Foundation
+
+/// The store a parcel is collected from.
+public struct VendorStop: Codable, Sendable, Equatable {
+    public var name: String
+    public var address: String
+    public var location: GeoPoint
+
+    public init(name: String, address: String, location: GeoPoint) {
+        self.name = name
+        self.address = address
+        self.location = location
+    }
+}
+
+/// The person a parcel goes to.
+public struct CustomerContact: Codable, Sendable, Equatable {
+    public var id: UUID
+    public var name: String
+    public var phone: String
+    public var address: String
+    public var location: GeoPoint
+
+    public init(id: UUID, name: String, phone: String, address: String, location: GeoPoint) {
+        self.id = id
+        self.name = name
+        self.phone = phone
+        self.address = address
+        self.location = location
+    }
+
+    /// The phone number as a rider sees it: enough to recognise, not enough to harvest.
+    public var maskedPhone: String {
+        let digits = phone.filter(\.isNumber)
+        guard digits.count > 4 else { return String(repeating: "*", count: digits.count) }
+        return String(repeating: "*", count: digits.count - 4) + digits.suffix(4)
+    }
+}
+
+public struct Order: Sendable, Equatable {
+    public var id: UUID
+    public var externalRef: String?
+    public var createdBy: UUID
+    public var vendor: VendorStop
+    public var customer: CustomerContact
+    public var podType: ProofOfDeliveryType
+    public var notes: String?
+    public var status: OrderStatus
+    public var assignedRiderId: UUID?
+    public var taskId: UUID?
+    public var otpSeed: String?
+    public var otpHash: String?
+    public var cancelReason: String?
+    public var createdAt: Date
+    public var updatedAt: Date
+
+    public init(
+        id: UUID, externalRef: String?, createdBy: UUID, vendor: VendorStop, customer: CustomerContact,
+        podType: ProofOfDeliveryType, notes: String?, status: OrderStatus, assignedRiderId: UUID? = nil,
+        taskId: UUID? = nil, otpSeed: String? = nil, otpHash: String? = nil, cancelReason: String? = nil,
+        createdAt: Date, updatedAt: Date
+    ) {
+        self.id = id
+        self.externalRef = externalRef
+        self.createdBy = createdBy
+        self.vendor = vendor
+        self.customer = customer
+        self.podType = podType
+        self.notes = notes
+        self.status = status
+        self.assignedRiderId = assignedRiderId
+        self.taskId = taskId
+        self.otpSeed = otpSeed
+        self.otpHash = otpHash
+        self.cancelReason = cancelReason
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+}
+
+/// A request to create an order, already validated.
+public struct NewOrder: Sendable {
+    public var externalRef: String?
+    public var vendor: VendorStop
+    public var customer: CustomerContact
+    public var podType: ProofOfDeliveryType
+    public var notes: String?
+
+    public init(
+        externalRef: String?, vendor: VendorStop, customer: CustomerContact, podType: ProofOfDeliveryType,
+        notes: String?
+    ) {
+        self.externalRef = externalRef
+        self.vendor = vendor
+        self.customer = customer
+        self.podType = podType
+        self.notes = notes
+    }
+}

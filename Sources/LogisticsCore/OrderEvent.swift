@@ -1,0 +1,67 @@
+import Foundation
+
+/// One immutable entry of an order's audit log.
+public struct OrderEvent: Sendable, Equatable {
+    public var id: UUID
+    public var orderId: UUID
+    public var taskId: UUID?
+    public var seq: Int
+    public var type: String
+    public var status: String?
+    public var occurredAt: Date
+    public var receivedAt: Date
+    public var location: GeoPoint?
+    public var actorId: UUID
+    public var actorRole: Role
+    public var geofenceDistanceM: Double?
+    public var geofenceOverride: Bool
+    public var details: [String: String]
+
+    public init(
+        id: UUID, orderId: UUID, taskId: UUID?, seq: Int, type: String, status: String?, occurredAt: Date,
+        receivedAt: Date, location: GeoPoint?, actorId: UUID, actorRole: Role, geofenceDistanceM: Double? = nil,
+        geofenceOverride: Bool = false, details: [String: String] = [:]
+    ) {
+        self.id = id
+        self.orderId = orderId
+        self.taskId = taskId
+        self.seq = seq
+        self.type = type
+        self.status = status
+        self.occurredAt = occurredAt
+        self.receivedAt = receivedAt
+        self.location = location
+        self.actorId = actorId
+        self.actorRole = actorRole
+        self.geofenceDistanceM = geofenceDistanceM
+        self.geofenceOverride = geofenceOverride
+        self.details = details
+    }
+}
+
+/// Event type names as they appear in the log, the outbox and webhooks.
+public enum OrderEventType {
+    public static let orderCreated = "OrderCreated"
+    public static let orderReady = "OrderReadyForPickup"
+    public static let orderCancelled = "OrderCancelled"
+    public static let offersMade = "OffersMade"
+    public static let orderAssigned = "OrderAssigned"
+    public static let deliveryStatusUpdated = "DeliveryStatusUpdated"
+    public static let proofOfDeliveryAccepted = "ProofOfDeliveryAccepted"
+    public static let deliveryIssueReported = "DeliveryIssueReported"
+}
+
+/// A push message waiting in the outbox for a customer, rider or dispatcher.
+public struct QueuedNotification: Sendable, Equatable {
+    public var recipientId: UUID?
+    public var recipientRole: Role
+    public var title: String
+    public var body: String
+
+    public init(recipientId: UUID?, recipientRole: Role, title: String, body: String) {
+        self.recipientId = recipientId
+        self.recipientRole = recipientRole
+        self.title = title
+        self.body = body
+    }
+}

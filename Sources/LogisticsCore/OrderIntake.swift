@@ -1,0 +1,53 @@
+import Foundation
+
+/// Turns a validated order request into a new order, with its delivery code when the order needs one.
+public struct OrderIntake: Sendable {
+    let otp: DeliveryOTP
+
+    public init(otp: DeliveryOTP) {
+        self.otp = otp
+    }
+
+    public func makeOrder<G: RandomNumberGenerator>(
+        _ request: NewOrder, id: UUID, by actor: Actor, now: Date, generator: inout G
+    ) -> Order {
+        var seed: String? = nil
+        var hash: String? = nil
+        if request.podType == .otp {
+            let newSeed = DeliveryOTP.makeSeed(using: &generator)
+            seed = newSeed
+            hash = otp.hash(orderId: id, code: otp.code(orderId: id, seed: newSeed))
+        }
+        // A vendor creating its own order has accepted it; anyone else's order waits for the vendor.
+        let status: OrderStatus = actor.role == .vendor ? .preparing : .pendingVendorAcceptance
+        return Order(
+            id: id, externalRef: request.externalRef, createdBy: actor.id, vendor: request.vendor,
+            customer: request.customer, podType: request.podType, notes: request.notes, status: status,
+            otpSeed: seed, otpHash: hash, createdAt: now, updatedAt: now)
+    }
+}
+
+/// Who may see and change an order. Callers that may not see it get NOT_FOUND, so customers and
+/// vendors never learn that other orders exist.
+public enum OrderAccess {
+    public static func canView(_ order: Order, _ actor: Actor) -> Bool {
+        switch actor.role {
+        case .admin, .dispatcher: true
+        case .vendor: order.createdBy == actor.id
+        case .customer: order.customer.id == actor.id
+        case .rider: order.assignedRiderId == actor.id
+        }
+    }
+
+    /// Marking ready and making offers: the order's vendor and staff.
+    public static func canManage(_ order: Order, _ actor: Actor) -> Bool {
+        actor.role.isStaff || (actor.role == .vendor && order.createdBy == actor.id)
+    }
+
+    /// Customers may cancel their own order until it is picked up.
+    public static func canCancel(_ order: Order, _ actor: Actor) -> Bool {
+        if canManage(order, actor) { return true }
+        guard actor.role == .customer, order.customer.id == actor.id else { return false }
+        return [.pendingVendorAcceptance, .preparing, .readyForPickup, .riderAssigned].contains(order.status)
+    }
+}

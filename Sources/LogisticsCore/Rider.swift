@@ -1,0 +1,40 @@
+import Foundation
+
+public struct Rider: Sendable, Equatable {
+    public var id: UUID
+    public var name: String?
+    public var availability: RiderAvailability
+    public var suspended: Bool
+    public var activeTaskId: UUID?
+    public var createdAt: Date
+
+    public init(
+        id: UUID, name: String?, availability: RiderAvailability, suspended: Bool, activeTaskId: UUID?,
+        createdAt: Date
+    ) {
+        self.id = id
+        self.name = name
+        self.availability = availability
+        self.suspended = suspended
+        self.activeTaskId = activeTaskId
+        self.createdAt = createdAt
+    }
+}
+
+/// Who is acting: the token's subject and role.
+public struct Actor: Sendable, Equatable {
+    public var id: UUID
+    public var role: Role
+    public var name: String?
+
+    public init(id: UUID, role: Role, name: String? = nil) {
+        self.id = id
+        self.role = role
+        self.name = name
+    }
+}
+
+extension UUID {
+    /// The API's spelling of an id: lowercase, as RFC 9562 recommends.
+    public var lowercased: String { uuidString.lowercased() }
+}

@@ -1,0 +1,42 @@
+/// The delivery leg's status, driven by the rider's taps.
+public enum TaskStatus: String, Codable, Sendable, CaseIterable {
+    case accepted = "ACCEPTED"
+    case arrivedAtStore = "ARRIVED_AT_STORE"
+    case pickedUp = "PICKED_UP"
+    case arrivedAtDestination = "ARRIVED_AT_DESTINATION"
+    case delivered = "DELIVERED"
+    case cancelled = "CANCELLED"
+    case failed = "FAILED"
+
+    public var isFinal: Bool { self == .delivered || self == .cancelled || self == .failed }
+
+    /// Statuses the rider may move to next (BR-RDR-STATUS-SEQ). CANCELLED is not the rider's to set.
+    public var allowedNext: [TaskStatus] {
+        switch self {
+        case .accepted: [.arrivedAtStore]
+        case .arrivedAtStore: [.pickedUp]
+        case .pickedUp: [.arrivedAtDestination, .failed]
+        case .arrivedAtDestination: [.delivered, .failed]
+        case .delivered, .cancelled, .failed: []
+        }
+    }
+
+    /// The order status a customer sees once the task reaches this status.
+    public var orderStatus: OrderStatus {
+        switch self {
+        case .accepted, .arrivedAtStore: .riderAssigned
+        case .pickedUp: .inTransit
+        case .arrivedAtDestination: .arrivedAtDestination
+        case .delivered: .delivered
+        case .cancelled: .cancelled
+        case .failed: .failed
+        }
+    }
+}
+
+/// Why a rider could not complete a delivery.
+public enum DeliveryIssueType: String, Codable, Sendable, CaseIterable {
+    case customerUnavailable = "CUSTOMER_UNAVAILABLE"
+    case addressNotFound = "ADDRESS_NOT_FOUND"
+    case other = "OTHER"
+}

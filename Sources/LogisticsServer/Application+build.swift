@@ -1,0 +1,99 @@
+import Foundation
+import Hummingbird
+import Logging
+import LogisticsCore
+import LogisticsStore
+import NIOCore
+import ServiceLifecycle
+
+/// The assembled service: the Hummingbird application and what tests need to look inside it.
+public struct LogisticsApplication: Sendable {
+    public let application: Application<RouterResponder<LogisticsRequestContext>>
+    public let services: LogisticsServices
+    public let routes: [RegisteredRoute]
+}
+
+/// Builds the whole service from its configuration: opens and migrates the store, loads keys, and
+/// wires routes and middleware. Tests call this directly.
+public func buildApplication(
+    _ configuration: ServerConfiguration,
+    clock: any WallClock = SystemWallClock(),
+    logger: Logger = Logger(label: "rider-logistics"),
+    onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
+) async throws -> LogisticsApplication {
+    let secret: String? =
+        configuration.jwtPublicKeyFile == nil ? try JWTSecret.resolve(configuration, logger: logger) : nil
+    let otpSecret =
+        try configuration.otpSecret ?? secret
+        ?? {
+            throw ConfigurationError("LOGISTICS_OTP_SECRET is required when tokens are verified with a public key")
+        }()
+
+    let location: StoreFactory.Location =
+        if let url = configuration.databaseURL {
+            .postgres(.init(url: url, poolSize: configuration.databasePoolSize, schema: configuration.databaseSchema))
+        } else {
+            .sqlite(path: configuration.inMemoryDatabase ? nil : configuration.sqlitePath)
+        }
+    let database = try await StoreFactory.open(location, logger: logger)
+    do {
+        if configuration.migrate {
+            try await Migrator(database: database, logger: logger).migrate()
+        }
+        let otp = DeliveryOTP(serverSecret: Array(otpSecret.utf8))
+        let services = LogisticsServices(
+            configuration: configuration, database: database,
+            repository: SQLLogisticsRepository(database: database, logger: logger), clock: clock, otp: otp,
+            intake: OrderIntake(otp: otp),
+            verifier: try await AccessTokenVerifier.make(configuration: configuration, secret: secret, clock: clock),
+            tokens: secret == nil
+                ? nil
+                : await AccessTokenIssuer(
+                    secret: secret!, issuer: configuration.jwtIssuer, audience: configuration.jwtAudience),
+            logger: logger)
+        let (router, routes) = makeRouter(services)
+        let application = Application(
+            router: router,
+            configuration: .init(
+                address: .hostname(configuration.host, port: configuration.port), serverName: "rider-logistics"),
+            services: [DatabaseLifecycle(database: database)],
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
+            logger: logger)
+        return LogisticsApplication(application: application, services: services, routes: routes)
+    } catch {
+        await database.close()
+        throw error
+    }
+}
+
+func makeRouter(_ services: LogisticsServices) -> (Router<LogisticsRequestContext>, [RegisteredRoute]) {
+    let metrics = RequestMetrics()
+    let router = Router(context: LogisticsRequestContext.self)
+    router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
+    router.add(middleware: RequestIdMiddleware())
+    router.add(middleware: ProblemMiddleware())
+    OperationsRoutes(services: services, metrics: metrics).register(on: router)
+
+    let api = router.group("/api/v1")
+        .add(
+            middleware: AuthenticationMiddleware(
+                verifier: services.verifier, repository: services.repository, clock: services.clock))
+    var routes = RouteTable(
+        group: api, prefix: "/api/v1",
+        idempotency: IdempotencyGuard(repository: services.repository, clock: services.clock))
+    OrderRoutes(services: services).register(in: &routes)
+    RiderRoutes(services: services).register(in: &routes)
+    RiderAdministrationRoutes(services: services).register(in: &routes)
+    CustomerRoutes(services: services).register(in: &routes)
+    return (router, routes.registered)
+}
+
+/// Closes the database after the server has drained its in-flight requests.
+struct DatabaseLifecycle: Service {
+    let database: any SQLDatabase
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        await database.close()
+    }
+}

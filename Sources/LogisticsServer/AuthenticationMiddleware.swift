@@ -1,0 +1,39 @@
+import Foundation
+import Hummingbird
+import LogisticsCore
+import LogisticsStore
+
+/// Requires a valid bearer token, provisions riders and customers on first use, and turns away
+/// suspended riders.
+struct AuthenticationMiddleware: RouterMiddleware {
+    typealias Context = LogisticsRequestContext
+    let verifier: AccessTokenVerifier
+    let repository: any LogisticsRepository
+    let clock: any WallClock
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        guard let header = request.headers[.authorization] else {
+            throw LogisticsError(.unauthenticated, "A bearer token is required")
+        }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+            throw LogisticsError(.unauthenticated, "Use the Authorization: Bearer <token> scheme")
+        }
+        let actor = try await verifier.actor(fromBearer: String(parts[1]).trimmingCharacters(in: .whitespaces))
+        switch actor.role {
+        case .rider:
+            let rider = try await repository.provisionRider(actor, now: clock.now())
+            if rider.suspended { throw LogisticsError(.forbidden, "This rider account is suspended") }
+        case .customer:
+            try await repository.provisionCustomer(actor, now: clock.now())
+        case .dispatcher, .admin, .vendor:
+            break
+        }
+        var context = context
+        context.actor = actor
+        context.logger[metadataKey: "actor_role"] = .string(actor.role.rawValue)
+        return try await next(request, context)
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import LogisticsCore
+
+/// The body of `POST /api/v1/orders`.
+struct CreateOrderRequest: Decodable {
+    var externalRef: String?
+    var vendor: VendorStop
+    var customer: CustomerContact
+    /// Kept as text: an unknown value is stored as PHOTO with a warning, not refused (requirement).
+    var podType: String?
+    var notes: String?
+
+    func validationErrors() -> [FieldError] {
+        var errors: [FieldError] = []
+        func text(_ value: String?, _ field: String, required: Bool, max: Int) {
+            guard let value else {
+                if required { errors.append(FieldError(field: field, message: "is required")) }
+                return
+            }
+            if required && value.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+                errors.append(FieldError(field: field, message: "must not be empty"))
+            }
+            if value.count > max {
+                errors.append(FieldError(field: field, message: "must be at most \(max) characters"))
+            }
+        }
+        text(externalRef, "externalRef", required: false, max: 100)
+        text(vendor.name, "vendor.name", required: true, max: 200)
+        text(vendor.address, "vendor.address", required: true, max: 500)
+        errors += vendor.location.validationErrors(field: "vendor.location")
+        text(customer.name, "customer.name", required: true, max: 200)
+        text(customer.address, "customer.address", required: true, max: 500)
+        errors += customer.location.validationErrors(field: "customer.location")
+        let digits = customer.phone.filter(\.isNumber).count
+        let allowed = customer.phone.allSatisfy { $0.isNumber || " +-().".contains($0) }
+        if !allowed || digits < 6 || digits > 20 {
+            errors.append(FieldError(field: "customer.phone", message: "must be a phone number of 6 to 20 digits"))
+        }
+        text(notes, "notes", required: false, max: 2000)
+        return errors
+    }
+}
+
+struct CancelOrderRequest: Decodable {
+    var reason: String?
+}
+
+struct AvailabilityRequest: Decodable {
+    var status: RiderAvailability
+}

@@ -1,0 +1,38 @@
+import Foundation
+import Hummingbird
+import Logging
+import LogisticsCore
+
+/// Per-request state: who is calling and the request id that ties logs to responses.
+public struct LogisticsRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    public var actor: Actor?
+    public var requestId: String = ""
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+    }
+
+    /// The authenticated caller; routes behind `AuthenticationMiddleware` always have one.
+    public func caller() throws -> Actor {
+        guard let actor else { throw LogisticsError(.unauthenticated, "A bearer token is required") }
+        return actor
+    }
+
+    /// The caller, if their role is one of `roles`; otherwise 403 FORBIDDEN.
+    public func caller(_ roles: Role...) throws -> Actor {
+        let actor = try caller()
+        guard roles.contains(actor.role) else {
+            throw LogisticsError(.forbidden, "This action is not available to the \(actor.role.rawValue) role")
+        }
+        return actor
+    }
+
+    /// A UUID path parameter, or 400 VALIDATION_FAILED naming it.
+    public func uuidParameter(_ name: String) throws -> UUID {
+        guard let text = parameters.get(name), let id = UUID(uuidString: text) else {
+            throw LogisticsError.validation(field: name, "must be a UUID")
+        }
+        return id
+    }
+}

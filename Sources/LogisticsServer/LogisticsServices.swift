@@ -1,0 +1,19 @@
+import Foundation
+import Logging
+import LogisticsCore
+import LogisticsStore
+
+/// The long-lived collaborators every route shares.
+public struct LogisticsServices: Sendable {
+    public let configuration: ServerConfiguration
+    public let database: any SQLDatabase
+    public let repository: any LogisticsRepository
+    public let clock: any WallClock
+    public let otp: DeliveryOTP
+    public let intake: OrderIntake
+    public let verifier: AccessTokenVerifier
+    public let tokens: AccessTokenIssuer?
+    public let logger: Logger
+
+    var databaseDialect: String { database.dialect.rawValue }
+}

@@ -1,0 +1,5 @@
+import Foundation
+
+enum OpenAPIDocument {
+    static let json = Data("{}".utf8)
+}

@@ -1,0 +1,132 @@
+import Foundation
+import LogisticsCore
+
+/// An order as dispatchers, vendors and the API see it.
+struct OrderRepresentation: Encodable {
+    var orderId: String
+    var externalRef: String?
+    var status: OrderStatus
+    var vendor: VendorStop
+    var customer: CustomerRepresentation
+    var podType: ProofOfDeliveryType
+    var notes: String?
+    var assignedRiderId: String?
+    var taskId: String?
+    var cancelReason: String?
+    var createdAt: Date
+    var updatedAt: Date
+
+    init(_ order: Order) {
+        orderId = order.id.lowercased
+        externalRef = order.externalRef
+        status = order.status
+        vendor = order.vendor
+        customer = CustomerRepresentation(order.customer)
+        podType = order.podType
+        notes = order.notes
+        assignedRiderId = order.assignedRiderId?.lowercased
+        taskId = order.taskId?.lowercased
+        cancelReason = order.cancelReason
+        createdAt = order.createdAt
+        updatedAt = order.updatedAt
+    }
+}
+
+struct CustomerRepresentation: Encodable {
+    var id: String
+    var name: String
+    var phone: String
+    var address: String
+    var location: GeoPoint
+
+    init(_ customer: CustomerContact) {
+        id = customer.id.lowercased
+        name = customer.name
+        phone = customer.phone
+        address = customer.address
+        location = customer.location
+    }
+}
+
+struct OrderPageRepresentation: Encodable {
+    var orders: [OrderRepresentation]
+    var nextCursor: String?
+}
+
+struct OrderEventRepresentation: Encodable {
+    var eventId: String
+    var orderId: String
+    var taskId: String?
+    var seq: Int
+    var type: String
+    var status: String?
+    var occurredAt: Date
+    var receivedAt: Date
+    var location: GeoPoint?
+    var actor: ActorRepresentation
+    var geofenceDistanceM: Double?
+    var geofenceOverride: Bool
+    var details: [String: String]
+
+    struct ActorRepresentation: Encodable {
+        var id: String
+        var role: Role
+    }
+
+    init(_ event: OrderEvent) {
+        eventId = event.id.lowercased
+        orderId = event.orderId.lowercased
+        taskId = event.taskId?.lowercased
+        seq = event.seq
+        type = event.type
+        status = event.status
+        occurredAt = event.occurredAt
+        receivedAt = event.receivedAt
+        location = event.location
+        actor = ActorRepresentation(id: event.actorId.lowercased, role: event.actorRole)
+        geofenceDistanceM = event.geofenceDistanceM
+        geofenceOverride = event.geofenceOverride
+        details = event.details
+    }
+}
+
+struct RiderRepresentation: Encodable {
+    var riderId: String
+    var name: String?
+    var availability: RiderAvailability
+    var suspended: Bool
+    var activeTaskId: String?
+
+    init(_ rider: Rider) {
+        riderId = rider.id.lowercased
+        name = rider.name
+        availability = rider.availability
+        suspended = rider.suspended
+        activeTaskId = rider.activeTaskId?.lowercased
+    }
+}
+
+/// The customer's own view of their order: no other customer's data, and the delivery code.
+struct CustomerOrderRepresentation: Encodable {
+    var orderId: String
+    var status: OrderStatus
+    var vendor: VendorStop
+    var destination: Destination
+    var podType: ProofOfDeliveryType
+    var riderFirstName: String?
+    var deliveryOtp: String?
+    var tracking: Tracking
+    var createdAt: Date
+    var updatedAt: Date
+
+    struct Destination: Encodable {
+        var address: String
+        var location: GeoPoint
+    }
+
+    struct Tracking: Encodable {
+        var available: Bool
+        var lastKnown: GeoPoint?
+        var stale: Bool
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import Hummingbird
+import LogisticsCore
+import LogisticsStore
+
+/// `/api/v1/orders`: create, read, list, mark ready, cancel, and the event log.
+struct OrderRoutes {
+    let services: LogisticsServices
+
+    func register(in routes: inout RouteTable) {
+        routes.post("/orders", create)
+        routes.get("/orders", list)
+        routes.get("/orders/{orderId}", show)
+        routes.get("/orders/{orderId}/events", events)
+        routes.post("/orders/{orderId}/ready", ready)
+        routes.post("/orders/{orderId}/cancel", cancel)
+    }
+
+    @Sendable func create(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
+        let actor = try context.caller(.vendor, .dispatcher, .admin)
+        let body = try await RequestBody.decode(CreateOrderRequest.self, from: request)
+        let errors = body.validationErrors()
+        guard errors.isEmpty else { throw LogisticsError.validation(errors) }
+        let podType = ProofOfDeliveryType.lenient(body.podType)
+        if podType.wasUnknown {
+            context.logger.warning(
+                "unknown podType stored as PHOTO", metadata: ["podType": "\(body.podType?.prefix(40) ?? "")"])
+        }
+        let newOrder = NewOrder(
+            externalRef: body.externalRef, vendor: body.vendor, customer: body.customer, podType: podType.type,
+            notes: body.notes)
+        var generator = SystemRandomNumberGenerator()
+        let now = services.clock.now()
+        let order = services.intake.makeOrder(newOrder, id: UUID(), by: actor, now: now, generator: &generator)
+        let stored = try await services.repository.createOrder(order, by: actor, now: now)
+        return try .json(
+            OrderRepresentation(stored), status: .created,
+            location: "/api/v1/orders/\(stored.id.lowercased)")
+    }
+
+    @Sendable func list(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
+        _ = try context.caller(.dispatcher, .admin)
+        let query = request.uri.queryParameters
+        var status: OrderStatus? = nil
+        if let raw = query["status"] {
+            guard let parsed = OrderStatus(rawValue: String(raw)) else {
+                throw LogisticsError.validation(
+                    field: "status", "must be one of \(OrderStatus.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            status = parsed
+        }
+        var limit = 50
+        if let raw = query["limit"] {
+            guard let parsed = Int(String(raw)), (1...200).contains(parsed) else {
+                throw LogisticsError.validation(field: "limit", "must be a whole number from 1 to 200")
+            }
+            limit = parsed
+        }
+        let page = try await services.repository.listOrders(
+            status: status, limit: limit, cursor: query["cursor"].map(String.init))
+        return try .json(
+            OrderPageRepresentation(orders: page.orders.map(OrderRepresentation.init), nextCursor: page.nextCursor))
+    }
+
+    @Sendable func show(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
+        let order = try await visibleOrder(context, allowed: OrderAccess.canView)
+        return try .json(OrderRepresentation(order))
+    }
+
+    @Sendable func events(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
+        _ = try context.caller(.dispatcher, .admin)
+        let order = try await visibleOrder(context, allowed: OrderAccess.canView)
+        let events = try await services.repository.events(orderId: order.id)
+        return try .json(["events": events.map(OrderEventRepresentation.init)])
+    }
+
+    @Sendable func ready(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
+        let actor = try context.caller(.vendor, .dispatcher, .admin)
+        let order = try await visibleOrder(context, allowed: OrderAccess.canManage)
+        let updated = try await services.repository.markReady(orderId: order.id, by: actor, now: services.clock.now())
+        return try .json(OrderRepresentation(updated))
+    }
+
+    @Sendable func cancel(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
+        let actor = try context.caller()
+        let body = try await RequestBody.decode(CancelOrderRequest.self, from: request)
+        if let reason = body.reason, reason.count > 500 {
+            throw LogisticsError.validation(field: "reason", "must be at most 500 characters")
+        }
+        let order = try await visibleOrder(context, allowed: OrderAccess.canView)
+        guard OrderAccess.canCancel(order, actor) else {
+            throw LogisticsError(.forbidden, "This order can no longer be cancelled by you")
+        }
+        let updated = try await services.repository.cancelOrder(
+            orderId: order.id, reason: body.reason, by: actor, now: services.clock.now())
+        return try .json(OrderRepresentation(updated))
+    }
+
+    /// The order in the path, if the caller may see it; otherwise NOT_FOUND (never FORBIDDEN, so
+    /// ids cannot be probed).
+    private func visibleOrder(
+        _ context: LogisticsRequestContext, allowed: (Order, Actor) -> Bool
+    ) async throws -> Order {
+        let actor = try context.caller()
+        let id = try context.uuidParameter("orderId")
+        guard let order = try await services.repository.order(id: id), OrderAccess.canView(order, actor) else {
+            throw LogisticsError.notFound("order")
+        }
+        guard allowed(order, actor) else { throw LogisticsError(.forbidden, "You may not change this order") }
+        return order
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import Hummingbird
+import Prometheus
+
+/// Request count and latency by route template and status, exposed at `/metrics`.
+final class RequestMetrics: Sendable {
+    let registry = PrometheusCollectorRegistry()
+    private static let buckets: [Duration] = [
+        .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(20),
+        .milliseconds(50), .milliseconds(100), .milliseconds(200), .milliseconds(500), .seconds(1), .seconds(2),
+        .seconds(5),
+    ]
+
+    func record(route: String, method: String, status: Int, duration: Duration) {
+        let labels = [("route", route), ("method", method), ("status", String(status))]
+        registry.makeCounter(name: "http_requests_total", labels: labels).increment()
+        registry.makeDurationHistogram(name: "http_request_duration_seconds", labels: labels, buckets: Self.buckets)
+            .record(duration)
+    }
+
+    func exposition() -> String {
+        var buffer: [UInt8] = []
+        registry.emit(into: &buffer)
+        return String(decoding: buffer, as: UTF8.self)
+    }
+}
+
+struct RequestMetricsMiddleware: RouterMiddleware {
+    typealias Context = LogisticsRequestContext
+    let metrics: RequestMetrics
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        let start = ContinuousClock.now
+        let response = try await next(request, context)
+        // Unmatched paths share one label so scanners cannot blow up the series count.
+        let route = context.endpointPath ?? "unmatched"
+        metrics.record(
+            route: route, method: request.method.rawValue, status: response.status.code,
+            duration: ContinuousClock.now - start)
+        return response
+    }
+}

@@ -1,0 +1,42 @@
+import HTTPTypes
+import Hummingbird
+
+/// Registers API routes and remembers them, so a test can hold the OpenAPI document to what the
+/// server really serves.
+struct RouteTable {
+    typealias Handler = @Sendable (Request, LogisticsRequestContext) async throws -> APIResponse
+
+    let group: RouterGroup<LogisticsRequestContext>
+    let prefix: String
+    let idempotency: IdempotencyGuard
+    private(set) var registered: [RegisteredRoute] = []
+
+    init(group: RouterGroup<LogisticsRequestContext>, prefix: String, idempotency: IdempotencyGuard) {
+        self.group = group
+        self.prefix = prefix
+        self.idempotency = idempotency
+    }
+
+    mutating func get(_ path: String, _ handler: @escaping Handler) { add(.get, path, handler) }
+    mutating func put(_ path: String, _ handler: @escaping Handler) { add(.put, path, handler) }
+    mutating func patch(_ path: String, _ handler: @escaping Handler) { add(.patch, path, handler) }
+
+    /// POST routes honour `Idempotency-Key`.
+    mutating func post(_ path: String, _ handler: @escaping Handler) {
+        let idempotency = self.idempotency
+        add(.post, path) { request, context in
+            try await idempotency.run(request, context: context, handler: handler)
+        }
+    }
+
+    private mutating func add(_ method: HTTPRequest.Method, _ path: String, _ handler: @escaping Handler) {
+        group.on(RouterPath(path), method: method) { request, context in try await handler(request, context) }
+        registered.append(RegisteredRoute(method: method.rawValue, path: prefix + path))
+    }
+}
+
+public struct RegisteredRoute: Hashable, Sendable, CustomStringConvertible {
+    public var method: String
+    public var path: String
+    public var description: String { "\(method) \(path)" }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import LogisticsCore
+
+/// Everything the server needs to start, resolved from flags, environment and defaults.
+public struct ServerConfiguration: Sendable {
+    public enum Environment: String, Sendable {
+        case development
+        case production
+    }
+
+    public var host: String = "127.0.0.1"
+    public var port: Int = 8080
+    public var dataDirectory: String = "./logistics-data"
+    /// A `postgres://` URL; nil means SQLite in the data directory.
+    public var databaseURL: String?
+    /// PostgreSQL schema to use (tests isolate themselves with one schema each).
+    public var databaseSchema: String?
+    public var databasePoolSize: Int = 10
+    public var environment: Environment = .development
+    public var jwtSecret: String?
+    /// Key for delivery codes; defaults to the JWT secret.
+    public var otpSecret: String?
+    /// A PEM public key (RS256/ES256) or a JWKS JSON file for production tokens.
+    public var jwtPublicKeyFile: String?
+    public var jwtIssuer: String = "rider-logistics"
+    public var jwtAudience: String = "rider-logistics-api"
+    public var offerTTLSeconds: Int = 60
+    public var failedWaitSeconds: Int = 600
+    public var geofenceRadiusM: Double = 500
+    public var migrate: Bool = true
+    /// Use a throwaway in-memory SQLite database (tests only).
+    public var inMemoryDatabase: Bool = false
+
+    public init() {}
+
+    public var sqlitePath: String { (dataDirectory as NSString).appendingPathComponent("logistics.sqlite") }
+    public var jwtSecretFile: String { (dataDirectory as NSString).appendingPathComponent("jwt-secret") }
+
+    /// Applies `LOGISTICS_*` and `DATABASE_URL` environment variables over the defaults; flags are applied
+    /// by the caller afterwards, so flags win.
+    public static func fromEnvironment(_ environment: [String: String]) throws -> ServerConfiguration {
+        var configuration = ServerConfiguration()
+        if let host = environment["LOGISTICS_HOST"] { configuration.host = host }
+        if let port = environment["LOGISTICS_PORT"] {
+            configuration.port = try parseInt(port, name: "LOGISTICS_PORT", range: 0...65535)
+        }
+        if let directory = environment["LOGISTICS_DATA_DIR"] { configuration.dataDirectory = directory }
+        if let url = environment["DATABASE_URL"], !url.isEmpty { configuration.databaseURL = url }
+        if let size = environment["LOGISTICS_DATABASE_POOL_SIZE"] {
+            configuration.databasePoolSize = try parseInt(size, name: "LOGISTICS_DATABASE_POOL_SIZE", range: 1...500)
+        }
+        if let secret = environment["LOGISTICS_JWT_SECRET"], !secret.isEmpty { configuration.jwtSecret = secret }
+        if let secret = environment["LOGISTICS_OTP_SECRET"], !secret.isEmpty { configuration.otpSecret = secret }
+        if let file = environment["LOGISTICS_JWT_PUBLIC_KEY_FILE"] { configuration.jwtPublicKeyFile = file }
+        if let env = environment["LOGISTICS_ENV"] {
+            guard let parsed = Environment(rawValue: env) else {
+                throw ConfigurationError("LOGISTICS_ENV must be development or production, not \(env)")
+            }
+            configuration.environment = parsed
+        }
+        if let ttl = environment["LOGISTICS_OFFER_TTL_SECONDS"] {
+            configuration.offerTTLSeconds = try parseInt(ttl, name: "LOGISTICS_OFFER_TTL_SECONDS", range: 1...86_400)
+        }
+        if let wait = environment["LOGISTICS_FAILED_WAIT_SECONDS"] {
+            configuration.failedWaitSeconds = try parseInt(
+                wait, name: "LOGISTICS_FAILED_WAIT_SECONDS", range: 0...86_400)
+        }
+        return configuration
+    }
+
+    static func parseInt(_ text: String, name: String, range: ClosedRange<Int>) throws -> Int {
+        guard let value = Int(text), range.contains(value) else {
+            throw ConfigurationError("\(name) must be a whole number in \(range.lowerBound)...\(range.upperBound)")
+        }
+        return value
+    }
+
+    /// The effective configuration as printed at start, with secrets masked.
+    public var summary: [(String, String)] {
+        [
+            ("environment", environment.rawValue),
+            ("listen", "\(host):\(port)"),
+            ("data dir", dataDirectory),
+            (
+                "database",
+                databaseURL.map(Self.maskedURL) ?? (inMemoryDatabase ? "sqlite (in memory)" : "sqlite \(sqlitePath)")
+            ),
+            ("database pool", "\(databasePoolSize)"),
+            (
+                "jwt",
+                jwtPublicKeyFile.map { "public key \($0)" }
+                    ?? (jwtSecret == nil ? "generated dev secret" : "secret ********")
+            ),
+            ("offer ttl", "\(offerTTLSeconds)s"),
+            ("failed wait", "\(failedWaitSeconds)s"),
+            ("geofence radius", "\(Int(geofenceRadiusM))m"),
+        ]
+    }
+
+    static func maskedURL(_ url: String) -> String {
+        guard var components = URLComponents(string: url) else { return "********" }
+        if components.password != nil { components.password = "********" }
+        return components.string ?? "********"
+    }
+}
+
+public struct ConfigurationError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

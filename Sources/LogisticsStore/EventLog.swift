@@ -1,0 +1,109 @@
+import Foundation
+import LogisticsCore
+
+/// Appends to an order's immutable event log and queues the matching outbox rows, inside the caller's
+/// transaction so the change, its event and its notifications commit together or not at all.
+struct EventLog {
+    let transaction: any SQLExecutor
+
+    /// A new event without its sequence number; `append` assigns the next one for the order.
+    struct Draft {
+        var id = UUID()
+        var orderId: UUID
+        var taskId: UUID?
+        var type: String
+        var status: String?
+        var occurredAt: Date
+        var receivedAt: Date
+        var location: GeoPoint?
+        var actor: Actor
+        var geofenceDistanceM: Double?
+        var geofenceOverride = false
+        var details: [String: String] = [:]
+    }
+
+    @discardableResult
+    func append(_ draft: Draft, notify notifications: [QueuedNotification] = []) async throws -> OrderEvent {
+        guard
+            let row = try await transaction.first(
+                "UPDATE orders SET last_seq = last_seq + 1 WHERE id = ? RETURNING last_seq", [.uuid(draft.orderId)])
+        else { throw LogisticsError.notFound("order") }
+        let event = OrderEvent(
+            id: draft.id, orderId: draft.orderId, taskId: draft.taskId, seq: try row.int("last_seq"),
+            type: draft.type, status: draft.status, occurredAt: draft.occurredAt, receivedAt: draft.receivedAt,
+            location: draft.location, actorId: draft.actor.id, actorRole: draft.actor.role,
+            geofenceDistanceM: draft.geofenceDistanceM, geofenceOverride: draft.geofenceOverride,
+            details: draft.details)
+        let details = String(decoding: try JSONEncoder.sorted.encode(event.details), as: UTF8.self)
+        try await transaction.query(
+            """
+            INSERT INTO order_events (id, order_id, task_id, seq, type, status, occurred_at, received_at, lat, lon,
+                accuracy_m, actor_id, actor_role, geofence_distance_m, geofence_override, details)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [
+                .uuid(event.id), .uuid(event.orderId), .uuid(event.taskId), .int(event.seq), .text(event.type),
+                .text(event.status), .date(event.occurredAt), .date(event.receivedAt), .double(event.location?.lat),
+                .double(event.location?.lon), .double(event.location?.accuracyM), .uuid(event.actorId),
+                .text(event.actorRole.rawValue), .double(event.geofenceDistanceM), .bool(event.geofenceOverride),
+                .text(details),
+            ])
+        let payload = String(decoding: try JSONEncoder.sorted.encode(OutboxEventPayload(event)), as: UTF8.self)
+        try await insertOutbox(event: event, topic: "event", notification: nil, payload: payload)
+        for notification in notifications {
+            try await insertOutbox(event: event, topic: "push", notification: notification, payload: payload)
+        }
+        return event
+    }
+
+    private func insertOutbox(
+        event: OrderEvent, topic: String, notification: QueuedNotification?, payload: String
+    ) async throws {
+        try await transaction.query(
+            """
+            INSERT INTO outbox (event_id, order_id, topic, recipient_id, recipient_role, title, body, payload, created_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [
+                .uuid(event.id), .uuid(event.orderId), .text(topic), .uuid(notification?.recipientId),
+                .text(notification?.recipientRole.rawValue), .text(notification?.title), .text(notification?.body),
+                .text(payload), .date(event.receivedAt),
+            ])
+    }
+}
+
+/// The event as published to the tracking hub, push providers and webhooks.
+struct OutboxEventPayload: Codable {
+    var id: UUID
+    var type: String
+    var orderId: UUID
+    var taskId: UUID?
+    var seq: Int
+    var status: String?
+    var occurredAt: Date
+    var data: [String: String]
+
+    init(_ event: OrderEvent) {
+        id = event.id
+        type = event.type
+        orderId = event.orderId
+        taskId = event.taskId
+        seq = event.seq
+        status = event.status
+        occurredAt = event.occurredAt
+        data = event.details
+    }
+}
+
+extension JSONEncoder {
+    /// Stable key order and millisecond RFC 3339 times, so stored payloads compare byte for byte.
+    static var sorted: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(RFC3339.string(from: date))
+        }
+        return encoder
+    }
+}

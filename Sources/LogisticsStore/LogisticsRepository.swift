@@ -1,0 +1,81 @@
+import Foundation
+import LogisticsCore
+
+/// A page of orders, newest first.
+public struct OrderPage: Sendable {
+    public var orders: [Order]
+    public var nextCursor: String?
+}
+
+/// What an idempotency key says about a request about to run.
+public enum IdempotencyDecision: Sendable, Equatable {
+    /// First time this key is seen: run the request, then record its response.
+    case proceed
+    /// The same request ran before: replay its response.
+    case replay(StoredResponse)
+    /// The key was used for a different request body.
+    case mismatch
+    /// The first request with this key is still running.
+    case inProgress
+}
+
+public struct StoredResponse: Sendable, Equatable {
+    public var status: Int
+    public var body: String
+    public var contentType: String
+    public var location: String?
+
+    public init(status: Int, body: String, contentType: String, location: String?) {
+        self.status = status
+        self.body = body
+        self.contentType = contentType
+        self.location = location
+    }
+}
+
+/// A row of the outbox: an event for fan-out, or a push notification for one recipient.
+public struct OutboxMessage: Sendable, Equatable {
+    public var id: Int
+    public var eventId: UUID
+    public var orderId: UUID
+    public var topic: String
+    public var recipientId: UUID?
+    public var recipientRole: Role?
+    public var title: String?
+    public var body: String?
+    public var payload: String
+    public var createdAt: Date
+    public var sentAt: Date?
+}
+
+/// Everything the service persists. One SQL implementation serves SQLite and PostgreSQL; each
+/// state change runs in one transaction with its event-log and outbox rows.
+public protocol LogisticsRepository: Sendable {
+    // Riders and customers
+    func provisionRider(_ actor: Actor, now: Date) async throws -> Rider
+    func provisionCustomer(_ actor: Actor, now: Date) async throws
+    func rider(id: UUID) async throws -> Rider?
+    func setRiderSuspended(id: UUID, suspended: Bool, now: Date) async throws -> Rider
+    func setAvailability(riderId: UUID, to availability: RiderAvailability, now: Date) async throws -> Rider
+
+    // Orders
+    func createOrder(_ order: Order, by actor: Actor, now: Date) async throws -> Order
+    func order(id: UUID) async throws -> Order?
+    func markReady(orderId: UUID, by actor: Actor, now: Date) async throws -> Order
+    func cancelOrder(orderId: UUID, reason: String?, by actor: Actor, now: Date) async throws -> Order
+    func listOrders(status: OrderStatus?, limit: Int, cursor: String?) async throws -> OrderPage
+    func events(orderId: UUID) async throws -> [OrderEvent]
+
+    // Outbox
+    func pendingOutbox(limit: Int) async throws -> [OutboxMessage]
+    func markOutboxSent(ids: [Int], now: Date) async throws
+    func outbox(orderId: UUID) async throws -> [OutboxMessage]
+
+    // Idempotency keys
+    func beginIdempotent(principal: String, key: String, requestHash: String, now: Date) async throws
+        -> IdempotencyDecision
+    func completeIdempotent(principal: String, key: String, response: StoredResponse) async throws
+    func abandonIdempotent(principal: String, key: String) async throws
+
+    func ping() async throws
+}

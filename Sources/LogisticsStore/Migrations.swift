@@ -1,0 +1,66 @@
+import Foundation
+import Logging
+
+/// One versioned schema change, with its statements for each dialect.
+struct Migration: Sendable {
+    var version: Int
+    var name: String
+    var sqlite: [String]
+    var postgres: [String]
+
+    /// Statements shared by both dialects, with `AUTO_ID` written per dialect.
+    init(version: Int, name: String, common: [String], sqliteOnly: [String] = [], postgresOnly: [String] = []) {
+        self.version = version
+        self.name = name
+        sqlite =
+            common.map { $0.replacingOccurrences(of: "AUTO_ID", with: "INTEGER PRIMARY KEY AUTOINCREMENT") }
+            + sqliteOnly
+        postgres = common.map { $0.replacingOccurrences(of: "AUTO_ID", with: "BIGSERIAL PRIMARY KEY") } + postgresOnly
+    }
+
+    func statements(for dialect: SQLDialect) -> [String] { dialect == .sqlite ? sqlite : postgres }
+}
+
+/// Applies pending migrations, each in its own transaction, recording them in `schema_migrations`.
+public struct Migrator: Sendable {
+    let database: any SQLDatabase
+    let logger: Logger
+
+    public init(database: any SQLDatabase, logger: Logger) {
+        self.database = database
+        self.logger = logger
+    }
+
+    /// Returns the versions applied by this call (empty when the schema was already current).
+    @discardableResult
+    public func migrate() async throws -> [Int] {
+        try await database.query(
+            "CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)"
+        )
+        var applied: [Int] = []
+        for migration in Schema.migrations {
+            let didApply = try await database.transaction { transaction in
+                if transaction.dialect == .postgres {
+                    // Several instances may start at once; one applies, the others wait and skip.
+                    try await transaction.query("SELECT pg_advisory_xact_lock(72100001)")
+                }
+                let done = try await transaction.first(
+                    "SELECT version FROM schema_migrations WHERE version = ?", [.int(migration.version)])
+                if done != nil { return false }
+                for statement in migration.statements(for: transaction.dialect) {
+                    try await transaction.query(statement)
+                }
+                try await transaction.query(
+                    "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+                    [.int(migration.version), .text(migration.name), .date(Date())])
+                return true
+            }
+            if didApply {
+                logger.info(
+                    "applied migration", metadata: ["version": "\(migration.version)", "name": "\(migration.name)"])
+                applied.append(migration.version)
+            }
+        }
+        return applied
+    }
+}

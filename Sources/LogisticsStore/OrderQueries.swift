@@ -1,0 +1,239 @@
+import Foundation
+import LogisticsCore
+
+extension SQLLogisticsRepository {
+    public func createOrder(_ order: Order, by actor: Actor, now: Date) async throws -> Order {
+        try await database.transaction { transaction in
+            try await transaction.query(
+                """
+                INSERT INTO customers (id, name, phone, created_at) VALUES (?, ?, ?, ?)
+                ON CONFLICT (id) DO UPDATE SET name = excluded.name, phone = excluded.phone
+                """,
+                [
+                    .uuid(order.customer.id), .text(order.customer.name), .text(order.customer.phone),
+                    .date(now),
+                ])
+            var vendorId: UUID? = nil
+            if actor.role == .vendor {
+                vendorId = actor.id
+                try await transaction.query(
+                    """
+                    INSERT INTO vendors (id, name, address, lat, lon, created_at) VALUES (?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (id) DO UPDATE SET name = excluded.name, address = excluded.address,
+                        lat = excluded.lat, lon = excluded.lon
+                    """,
+                    [
+                        .uuid(actor.id), .text(order.vendor.name), .text(order.vendor.address),
+                        .double(order.vendor.location.lat), .double(order.vendor.location.lon), .date(now),
+                    ])
+            }
+            try await transaction.query(
+                """
+                INSERT INTO orders (id, external_ref, created_by, vendor_id, vendor_name, vendor_address, vendor_lat,
+                    vendor_lon, customer_id, customer_name, customer_phone, customer_address, customer_lat,
+                    customer_lon, pod_type, notes, status, otp_seed, otp_hash, created_at, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    .uuid(order.id), .text(order.externalRef), .uuid(order.createdBy), .uuid(vendorId),
+                    .text(order.vendor.name), .text(order.vendor.address), .double(order.vendor.location.lat),
+                    .double(order.vendor.location.lon), .uuid(order.customer.id), .text(order.customer.name),
+                    .text(order.customer.phone), .text(order.customer.address),
+                    .double(order.customer.location.lat), .double(order.customer.location.lon),
+                    .text(order.podType.rawValue), .text(order.notes), .text(order.status.rawValue),
+                    .text(order.otpSeed), .text(order.otpHash), .date(order.createdAt), .date(order.updatedAt),
+                ])
+            try await EventLog(transaction: transaction).append(
+                .init(
+                    orderId: order.id, type: OrderEventType.orderCreated, status: order.status.rawValue,
+                    occurredAt: now, receivedAt: now, actor: actor,
+                    details: ["podType": order.podType.rawValue]))
+            return order
+        }
+    }
+
+    public func order(id: UUID) async throws -> Order? {
+        try await database.first("SELECT * FROM orders WHERE id = ?", [.uuid(id)]).map(Order.init(row:))
+    }
+
+    public func markReady(orderId: UUID, by actor: Actor, now: Date) async throws -> Order {
+        try await database.transaction { transaction in
+            let order = try await lockedOrder(orderId, in: transaction)
+            switch order.status {
+            case .readyForPickup:
+                return order
+            case .pendingVendorAcceptance, .preparing:
+                try await transaction.query(
+                    "UPDATE orders SET status = ?, updated_at = ? WHERE id = ?",
+                    [.text(OrderStatus.readyForPickup.rawValue), .date(now), .uuid(orderId)])
+                try await EventLog(transaction: transaction).append(
+                    .init(
+                        orderId: orderId, type: OrderEventType.orderReady,
+                        status: OrderStatus.readyForPickup.rawValue, occurredAt: now, receivedAt: now, actor: actor))
+                return try await lockedOrder(orderId, in: transaction)
+            case .cancelled:
+                throw LogisticsError(.orderCancelled, "The order was cancelled")
+            default:
+                throw LogisticsError(
+                    .invalidStatusTransition, "Only an order still being prepared can be marked ready",
+                    extras: ["currentStatus": .string(order.status.rawValue), "allowedNext": .strings([])])
+            }
+        }
+    }
+
+    public func cancelOrder(orderId: UUID, reason: String?, by actor: Actor, now: Date) async throws -> Order {
+        try await database.transaction { transaction in
+            let order = try await lockedOrder(orderId, in: transaction)
+            if order.status == .cancelled { return order }
+            if order.status.isFinal {
+                throw LogisticsError(
+                    .invalidStatusTransition, "A \(order.status.rawValue) order can no longer be cancelled",
+                    extras: ["currentStatus": .string(order.status.rawValue), "allowedNext": .strings([])])
+            }
+            try await transaction.query(
+                "UPDATE orders SET status = 'CANCELLED', cancel_reason = ?, updated_at = ? WHERE id = ?",
+                [.text(reason), .date(now), .uuid(orderId)])
+            try await transaction.query(
+                "UPDATE offers SET status = 'CANCELLED', closed_at = ? WHERE order_id = ? AND status = 'OPEN'",
+                [.date(now), .uuid(orderId)])
+            var notifications = [
+                QueuedNotification(
+                    recipientId: order.customer.id, recipientRole: .customer, title: "Order cancelled",
+                    body: "Your order has been cancelled.")
+            ]
+            if let taskId = order.taskId, let riderId = order.assignedRiderId {
+                try await transaction.query(
+                    """
+                    UPDATE tasks SET status = 'CANCELLED', updated_at = ?
+                    WHERE id = ? AND status NOT IN ('DELIVERED', 'CANCELLED', 'FAILED')
+                    """, [.date(now), .uuid(taskId)])
+                try await transaction.query(
+                    """
+                    UPDATE riders SET availability = 'ONLINE', active_task_id = NULL, updated_at = ?
+                    WHERE id = ? AND active_task_id = ?
+                    """, [.date(now), .uuid(riderId), .uuid(taskId)])
+                notifications.append(
+                    QueuedNotification(
+                        recipientId: riderId, recipientRole: .rider, title: "Delivery cancelled",
+                        body: "The order you were delivering has been cancelled. Do not continue."))
+            }
+            try await EventLog(transaction: transaction).append(
+                .init(
+                    orderId: orderId, taskId: order.taskId, type: OrderEventType.orderCancelled,
+                    status: OrderStatus.cancelled.rawValue, occurredAt: now, receivedAt: now, actor: actor,
+                    details: reason.map { ["reason": $0] } ?? [:]),
+                notify: notifications)
+            return try await lockedOrder(orderId, in: transaction)
+        }
+    }
+
+    public func listOrders(status: OrderStatus?, limit: Int, cursor: String?) async throws -> OrderPage {
+        var conditions: [String] = []
+        var binds: [SQLValue] = []
+        if let status {
+            conditions.append("status = ?")
+            binds.append(.text(status.rawValue))
+        }
+        if let cursor {
+            guard let position = OrderCursor(encoded: cursor) else {
+                throw LogisticsError.validation(field: "cursor", "is not a cursor this service issued")
+            }
+            conditions.append("(created_at < ? OR (created_at = ? AND id < ?))")
+            binds += [.int(position.createdAtMillis), .int(position.createdAtMillis), .text(position.id)]
+        }
+        let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        let rows = try await database.query(
+            "SELECT * FROM orders \(filter) ORDER BY created_at DESC, id DESC LIMIT ?", binds + [.int(limit + 1)])
+        let orders = try rows.prefix(limit).map(Order.init(row:))
+        let next =
+            rows.count > limit
+            ? orders.last.map {
+                OrderCursor(createdAtMillis: $0.createdAt.epochMillis, id: $0.id.uuidString.lowercased()).encoded
+            }
+            : nil
+        return OrderPage(orders: orders, nextCursor: next)
+    }
+
+    public func events(orderId: UUID) async throws -> [OrderEvent] {
+        try await database.query("SELECT * FROM order_events WHERE order_id = ? ORDER BY seq", [.uuid(orderId)])
+            .map(OrderEvent.init(row:))
+    }
+
+    func lockedOrder(_ id: UUID, in transaction: any SQLExecutor) async throws -> Order {
+        guard
+            let row = try await transaction.first(
+                "SELECT * FROM orders WHERE id = ?\(transaction.forUpdate)", [.uuid(id)])
+        else { throw LogisticsError.notFound("order") }
+        return try Order(row: row)
+    }
+}
+
+/// Where the previous page ended: newest-first order of (created_at, id).
+struct OrderCursor {
+    var createdAtMillis: Int64
+    var id: String
+
+    var encoded: String { Data("\(createdAtMillis)|\(id)".utf8).base64EncodedString() }
+
+    init(createdAtMillis: Int64, id: String) {
+        self.createdAtMillis = createdAtMillis
+        self.id = id
+    }
+
+    init?(encoded: String) {
+        guard let data = Data(base64Encoded: encoded), let text = String(data: data, encoding: .utf8) else {
+            return nil
+        }
+        let parts = text.split(separator: "|")
+        guard parts.count == 2, let millis = Int64(parts[0]), UUID(uuidString: String(parts[1])) != nil else {
+            return nil
+        }
+        createdAtMillis = millis
+        id = String(parts[1])
+    }
+}
+
+extension Order {
+    init(row: SQLRow) throws {
+        self.init(
+            id: try row.uuid("id"),
+            externalRef: row.optionalString("external_ref"),
+            createdBy: try row.uuid("created_by"),
+            vendor: VendorStop(
+                name: try row.string("vendor_name"), address: try row.string("vendor_address"),
+                location: GeoPoint(
+                    lat: row.optionalDouble("vendor_lat") ?? 0, lon: row.optionalDouble("vendor_lon") ?? 0)),
+            customer: CustomerContact(
+                id: try row.uuid("customer_id"), name: try row.string("customer_name"),
+                phone: try row.string("customer_phone"), address: try row.string("customer_address"),
+                location: GeoPoint(
+                    lat: row.optionalDouble("customer_lat") ?? 0, lon: row.optionalDouble("customer_lon") ?? 0)),
+            podType: ProofOfDeliveryType(rawValue: try row.string("pod_type")) ?? .photo,
+            notes: row.optionalString("notes"),
+            status: OrderStatus(rawValue: try row.string("status")) ?? .cancelled,
+            assignedRiderId: try row.optionalUUID("assigned_rider_id"),
+            taskId: try row.optionalUUID("task_id"),
+            otpSeed: row.optionalString("otp_seed"),
+            otpHash: row.optionalString("otp_hash"),
+            cancelReason: row.optionalString("cancel_reason"),
+            createdAt: try row.date("created_at"),
+            updatedAt: try row.date("updated_at"))
+    }
+}
+
+extension OrderEvent {
+    init(row: SQLRow) throws {
+        let location: GeoPoint? =
+            if let lat = row.optionalDouble("lat"), let lon = row.optionalDouble("lon") {
+                GeoPoint(lat: lat, lon: lon, accuracyM: row.optionalDouble("accuracy_m"))
+            } else { nil }
+        let details = try JSONDecoder().decode([String: String].self, from: Data(try row.string("details").utf8))
+        self.init(
+            id: try row.uuid("id"), orderId: try row.uuid("order_id"), taskId: try row.optionalUUID("task_id"),
+            seq: try row.int("seq"), type: try row.string("type"), status: row.optionalString("status"),
+            occurredAt: try row.date("occurred_at"), receivedAt: try row.date("received_at"), location: location,
+            actorId: try row.uuid("actor_id"), actorRole: Role(rawValue: try row.string("actor_role")) ?? .admin,
+            geofenceDistanceM: row.optionalDouble("geofence_distance_m"),
+            geofenceOverride: row.bool("geofence_override"), details: details)
+    }
+}

@@ -1,0 +1,207 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOSSL
+import PostgresNIO
+
+/// PostgreSQL through a PostgresNIO connection pool; the store for production and for several
+/// instances sharing one database.
+public final class PostgresDatabase: SQLDatabase {
+    public let dialect = SQLDialect.postgres
+    private let client: PostgresClient
+    private let runner: Task<Void, Never>
+    private let logger: Logger
+    /// How long one operation may wait for the database before the caller is told it is unavailable.
+    private let operationTimeout: Duration
+
+    public struct Settings: Sendable {
+        public var url: String
+        public var poolSize: Int
+        public var schema: String?
+        public var operationTimeout: Duration
+
+        public init(url: String, poolSize: Int = 10, schema: String? = nil, operationTimeout: Duration = .seconds(5)) {
+            self.url = url
+            self.poolSize = poolSize
+            self.schema = schema
+            self.operationTimeout = operationTimeout
+        }
+    }
+
+    public init(settings: Settings, logger: Logger) throws {
+        var configuration = try Self.configuration(from: settings.url)
+        configuration.options.maximumConnections = max(1, settings.poolSize)
+        configuration.options.minimumConnections = 0
+        configuration.options.connectTimeout = .seconds(3)
+        if let schema = settings.schema {
+            configuration.options.additionalStartupParameters = [("search_path", schema)]
+        }
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.client = client
+        self.logger = logger
+        self.operationTimeout = settings.operationTimeout
+        runner = Task { await client.run() }
+    }
+
+    static func configuration(from url: String) throws -> PostgresClient.Configuration {
+        guard let components = URLComponents(string: url),
+            components.scheme == "postgres" || components.scheme == "postgresql",
+            let host = components.host, !host.isEmpty
+        else {
+            throw StoreError.rejected("DATABASE_URL must look like postgres://user:password@host:5432/database")
+        }
+        let query = Dictionary(
+            (components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { _, last in last })
+        let tls: PostgresClient.Configuration.TLS
+        switch query["sslmode"] ?? "disable" {
+        case "require", "verify-full", "verify-ca":
+            tls = .require(.makeClientConfiguration())
+        case "prefer":
+            tls = .prefer(.makeClientConfiguration())
+        default:
+            tls = .disable
+        }
+        let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
+        return PostgresClient.Configuration(
+            host: host,
+            port: components.port ?? 5432,
+            username: components.user.flatMap { $0.removingPercentEncoding } ?? "postgres",
+            password: components.password.flatMap { $0.removingPercentEncoding },
+            database: database.isEmpty ? nil : database,
+            tls: tls
+        )
+    }
+
+    public func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
+        try await withDeadline {
+            try await Self.run(sql, binds, on: self.client, logger: self.logger)
+        }
+    }
+
+    public func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) async throws -> T) async throws
+        -> T
+    {
+        try await withDeadline {
+            do {
+                return try await self.client.withTransaction(logger: self.logger) { connection in
+                    try await body(PostgresTransaction(connection: connection, logger: self.logger))
+                }
+            } catch let error as PostgresTransactionError {
+                throw Self.translate(error.closureError ?? error.beginError ?? error.commitError ?? error)
+            }
+        }
+    }
+
+    public func ping() async throws {
+        try await query("SELECT 1")
+    }
+
+    public func close() async {
+        runner.cancel()
+        await runner.value
+    }
+
+    /// Bounds an operation so that a dead database turns into a prompt 503, not a hung request.
+    private func withDeadline<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+        let timeout = operationTimeout
+        return try await withThrowingTaskGroup(of: T.self) { group in
+            group.addTask { try await operation() }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                throw StoreError.unavailable("no answer from PostgreSQL within \(timeout)")
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next() else { throw CancellationError() }
+            return first
+        }
+    }
+
+    fileprivate static func run(
+        _ sql: String, _ binds: [SQLValue], on runner: some PostgresRunner, logger: Logger
+    ) async throws -> [SQLRow] {
+        var bindings = PostgresBindings(capacity: binds.count)
+        for bind in binds {
+            switch bind {
+            case .text(let text): bindings.append(text)
+            case .int(let int): bindings.append(int)
+            case .double(let double): bindings.append(double)
+            case .bytes(let bytes): bindings.append(ByteBuffer(bytes: bytes))
+            case .null: bindings.appendNull()
+            }
+        }
+        let query = PostgresQuery(unsafeSQL: sql.numberingPlaceholders(), binds: bindings)
+        do {
+            var rows: [SQLRow] = []
+            for try await row in try await runner.runQuery(query, logger: logger) {
+                var values: [String: SQLValue] = [:]
+                for cell in row { values[cell.columnName] = try SQLValue(cell) }
+                rows.append(SQLRow(values: values))
+            }
+            return rows
+        } catch {
+            throw translate(error)
+        }
+    }
+
+    static func translate(_ error: any Error) -> any Error {
+        if error is StoreError || error is CancellationError { return error }
+        guard let error = error as? PSQLError else { return error }
+        if error.code == .server {
+            let state = error.serverInfo?[.sqlState] ?? ""
+            let message = error.serverInfo?[.message] ?? "server error"
+            if state == "23505" { return StoreError.uniqueViolation(message) }
+            // Class 08 (connection), 57P (shutdown / cannot connect now), 53 (insufficient resources).
+            if state.hasPrefix("08") || state.hasPrefix("57P") || state.hasPrefix("53") {
+                return StoreError.unavailable(message)
+            }
+            return StoreError.rejected("\(state): \(message)")
+        }
+        return StoreError.unavailable("\(error.code)")
+    }
+}
+
+/// Lets pooled queries and in-transaction queries share one code path.
+protocol PostgresRunner: Sendable {
+    func runQuery(_ query: PostgresQuery, logger: Logger) async throws -> PostgresRowSequence
+}
+
+extension PostgresClient: PostgresRunner {
+    func runQuery(_ query: PostgresQuery, logger: Logger) async throws -> PostgresRowSequence {
+        try await self.query(query, logger: logger)
+    }
+}
+
+extension PostgresConnection: PostgresRunner {
+    func runQuery(_ query: PostgresQuery, logger: Logger) async throws -> PostgresRowSequence {
+        try await self.query(query, logger: logger)
+    }
+}
+
+private struct PostgresTransaction: SQLExecutor {
+    let connection: PostgresConnection
+    let logger: Logger
+    var dialect: SQLDialect { .postgres }
+
+    func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
+        try await PostgresDatabase.run(sql, binds, on: connection, logger: logger)
+    }
+}
+
+extension SQLValue {
+    fileprivate init(_ cell: PostgresCell) throws {
+        guard cell.bytes != nil else {
+            self = .null
+            return
+        }
+        switch cell.dataType {
+        case .int2, .int4, .int8: self = .int(try cell.decode(Int64.self))
+        case .float4, .float8: self = .double(try cell.decode(Double.self))
+        case .numeric: self = .double(Double(try cell.decode(String.self)) ?? 0)
+        case .bool: self = .int(try cell.decode(Bool.self) ? 1 : 0)
+        case .bytea:
+            var buffer = try cell.decode(ByteBuffer.self)
+            self = .bytes(buffer.readBytes(length: buffer.readableBytes) ?? [])
+        default: self = .text(try cell.decode(String.self))
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import LogisticsCore
+
+extension SQLLogisticsRepository {
+    public func provisionRider(_ actor: Actor, now: Date) async throws -> Rider {
+        if let existing = try await rider(id: actor.id) { return existing }
+        try await database.query(
+            """
+            INSERT INTO riders (id, name, availability, created_at, updated_at) VALUES (?, ?, 'OFFLINE', ?, ?)
+            ON CONFLICT (id) DO NOTHING
+            """, [.uuid(actor.id), .text(actor.name), .date(now), .date(now)])
+        guard let rider = try await rider(id: actor.id) else { throw StoreError.corrupt("rider vanished") }
+        return rider
+    }
+
+    public func provisionCustomer(_ actor: Actor, now: Date) async throws {
+        let existing = try await database.first("SELECT id FROM customers WHERE id = ?", [.uuid(actor.id)])
+        if existing != nil { return }
+        try await database.query(
+            "INSERT INTO customers (id, name, created_at) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING",
+            [.uuid(actor.id), .text(actor.name), .date(now)])
+    }
+
+    public func rider(id: UUID) async throws -> Rider? {
+        try await database.first("SELECT * FROM riders WHERE id = ?", [.uuid(id)]).map(Rider.init(row:))
+    }
+
+    public func setRiderSuspended(id: UUID, suspended: Bool, now: Date) async throws -> Rider {
+        let rows = try await database.query(
+            "UPDATE riders SET suspended = ?, updated_at = ? WHERE id = ? RETURNING *",
+            [.bool(suspended), .date(now), .uuid(id)])
+        guard let row = rows.first else { throw LogisticsError.notFound("rider") }
+        return try Rider(row: row)
+    }
+
+    public func setAvailability(riderId: UUID, to availability: RiderAvailability, now: Date) async throws -> Rider {
+        guard availability != .onTask else {
+            throw LogisticsError.validation(field: "status", "must be ONLINE or OFFLINE")
+        }
+        return try await database.transaction { transaction in
+            guard
+                let row = try await transaction.first(
+                    "SELECT * FROM riders WHERE id = ?\(transaction.forUpdate)", [.uuid(riderId)])
+            else { throw LogisticsError.notFound("rider") }
+            let rider = try Rider(row: row)
+            if rider.availability == .onTask {
+                throw LogisticsError(
+                    .riderHasActiveTask, "Availability cannot change while a delivery is in progress",
+                    extras: ["activeTaskId": .string(rider.activeTaskId?.uuidString.lowercased() ?? "")])
+            }
+            let updated = try await transaction.first(
+                "UPDATE riders SET availability = ?, updated_at = ? WHERE id = ? RETURNING *",
+                [.text(availability.rawValue), .date(now), .uuid(riderId)])
+            return try Rider(row: updated!)
+        }
+    }
+}
+
+extension Rider {
+    init(row: SQLRow) throws {
+        self.init(
+            id: try row.uuid("id"),
+            name: row.optionalString("name"),
+            availability: RiderAvailability(rawValue: try row.string("availability")) ?? .offline,
+            suspended: row.bool("suspended"),
+            activeTaskId: try row.optionalUUID("active_task_id"),
+            createdAt: try row.date("created_at"))
+    }
+}

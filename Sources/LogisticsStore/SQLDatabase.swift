@@ -1,0 +1,48 @@
+/// The two SQL dialects the store speaks.
+public enum SQLDialect: String, Sendable {
+    case sqlite
+    case postgres
+}
+
+/// Runs statements. Statements use `?` placeholders; the PostgreSQL driver renumbers them.
+public protocol SQLExecutor: Sendable {
+    var dialect: SQLDialect { get }
+    @discardableResult
+    func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow]
+}
+
+extension SQLExecutor {
+    @discardableResult
+    public func query(_ sql: String) async throws -> [SQLRow] { try await query(sql, []) }
+
+    public func first(_ sql: String, _ binds: [SQLValue] = []) async throws -> SQLRow? {
+        try await query(sql, binds).first
+    }
+}
+
+/// A database connection (or pool) that can run work in a transaction.
+public protocol SQLDatabase: SQLExecutor {
+    /// Runs `body` in one transaction; commits when it returns, rolls back when it throws.
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) async throws -> T) async throws -> T
+    /// Checks the database answers.
+    func ping() async throws
+    func close() async
+}
+
+extension String {
+    /// `?` placeholders renumbered as `$1, $2, …` for PostgreSQL.
+    func numberingPlaceholders() -> String {
+        var result = ""
+        result.reserveCapacity(count + 16)
+        var index = 0
+        for character in self {
+            if character == "?" {
+                index += 1
+                result += "$\(index)"
+            } else {
+                result.append(character)
+            }
+        }
+        return result
+    }
+}

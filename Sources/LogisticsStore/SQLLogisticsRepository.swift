@@ -1,0 +1,21 @@
+import Foundation
+import Logging
+import LogisticsCore
+
+/// The repository over either SQL dialect.
+public struct SQLLogisticsRepository: LogisticsRepository {
+    public let database: any SQLDatabase
+    let logger: Logger
+
+    public init(database: any SQLDatabase, logger: Logger) {
+        self.database = database
+        self.logger = logger
+    }
+
+    public func ping() async throws { try await database.ping() }
+}
+
+extension SQLExecutor {
+    /// `FOR UPDATE` where the dialect has row locks; SQLite's `BEGIN IMMEDIATE` already holds the write lock.
+    var forUpdate: String { dialect == .postgres ? " FOR UPDATE" : "" }
+}

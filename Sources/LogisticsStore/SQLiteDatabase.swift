@@ -1,0 +1,112 @@
+import Foundation
+import Logging
+import NIOCore
+import SQLiteNIO
+
+/// The embedded store: one SQLite file in WAL mode.
+///
+/// SQLite serialises writers anyway, so the store keeps one connection and queues all work on it in
+/// arrival order; a transaction holds the queue until it commits.
+public final class SQLiteDatabase: SQLDatabase {
+    public let dialect = SQLDialect.sqlite
+    private let connection: SQLiteConnection
+    private let lock = AsyncSerialLock()
+
+    private init(connection: SQLiteConnection) {
+        self.connection = connection
+    }
+
+    /// Opens (creating if needed) the database file. `path` nil opens a private in-memory database.
+    public static func open(path: String?, logger: Logger) async throws -> SQLiteDatabase {
+        let storage: SQLiteConnection.Storage = path.map { .file(path: $0) } ?? .memory
+        let connection = try await SQLiteConnection.open(storage: storage, logger: logger)
+        let database = SQLiteDatabase(connection: connection)
+        // WAL with synchronous=NORMAL keeps every committed transaction across a process crash
+        // (kill -9); only an OS crash or power loss can lose the last commits.
+        for pragma in [
+            "PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL", "PRAGMA foreign_keys = ON",
+            "PRAGMA busy_timeout = 5000",
+        ] {
+            try await database.query(pragma)
+        }
+        return database
+    }
+
+    public func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
+        try await lock.withLock { try await self.run(sql, binds) }
+    }
+
+    public func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) async throws -> T) async throws
+        -> T
+    {
+        try await lock.withLock {
+            try await self.run("BEGIN IMMEDIATE", [])
+            do {
+                let result = try await body(SQLiteTransaction(database: self))
+                try await self.run("COMMIT", [])
+                return result
+            } catch {
+                _ = try? await self.run("ROLLBACK", [])
+                throw error
+            }
+        }
+    }
+
+    public func ping() async throws {
+        try await query("SELECT 1")
+    }
+
+    public func close() async {
+        try? await connection.close()
+    }
+
+    @discardableResult
+    fileprivate func run(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
+        let sqliteBinds = binds.map(\.sqliteData)
+        do {
+            let rows = try await connection.query(sql, sqliteBinds)
+            return rows.map { row in
+                var values: [String: SQLValue] = [:]
+                for column in row.columns { values[column.name] = SQLValue(column.data) }
+                return SQLRow(values: values)
+            }
+        } catch let error as SQLiteError {
+            if error.message.contains("UNIQUE constraint failed") {
+                throw StoreError.uniqueViolation(error.message)
+            }
+            throw StoreError.rejected(error.message)
+        }
+    }
+}
+
+/// Statements issued inside a transaction that already holds the connection.
+private struct SQLiteTransaction: SQLExecutor {
+    let database: SQLiteDatabase
+    var dialect: SQLDialect { .sqlite }
+
+    func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
+        try await database.run(sql, binds)
+    }
+}
+
+extension SQLValue {
+    fileprivate var sqliteData: SQLiteData {
+        switch self {
+        case .text(let text): .text(text)
+        case .int(let int): .integer(Int(int))
+        case .double(let double): .float(double)
+        case .bytes(let bytes): .blob(ByteBuffer(bytes: bytes))
+        case .null: .null
+        }
+    }
+
+    fileprivate init(_ data: SQLiteData) {
+        switch data {
+        case .integer(let int): self = .int(Int64(int))
+        case .float(let double): self = .double(double)
+        case .text(let text): self = .text(text)
+        case .blob(var buffer): self = .bytes(buffer.readBytes(length: buffer.readableBytes) ?? [])
+        case .null: self = .null
+        }
+    }
+}

@@ -1,0 +1,118 @@
+/// The schema, as an append-only list of migrations. Never edit a released migration; add one.
+enum Schema {
+    static let migrations: [Migration] = [
+        Migration(
+            version: 1, name: "core tables",
+            common: [
+                """
+                CREATE TABLE riders (
+                    id TEXT PRIMARY KEY, name TEXT, availability TEXT NOT NULL DEFAULT 'OFFLINE',
+                    suspended INTEGER NOT NULL DEFAULT 0, active_task_id TEXT,
+                    last_lat DOUBLE PRECISION, last_lon DOUBLE PRECISION, last_fix_at BIGINT,
+                    created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL)
+                """,
+                "CREATE INDEX riders_availability ON riders (availability)",
+                """
+                CREATE TABLE customers (
+                    id TEXT PRIMARY KEY, name TEXT, phone TEXT, created_at BIGINT NOT NULL)
+                """,
+                """
+                CREATE TABLE vendors (
+                    id TEXT PRIMARY KEY, name TEXT NOT NULL, address TEXT, lat DOUBLE PRECISION,
+                    lon DOUBLE PRECISION, created_at BIGINT NOT NULL)
+                """,
+                """
+                CREATE TABLE orders (
+                    id TEXT PRIMARY KEY, external_ref TEXT, created_by TEXT NOT NULL,
+                    vendor_id TEXT REFERENCES vendors (id),
+                    vendor_name TEXT NOT NULL, vendor_address TEXT NOT NULL,
+                    vendor_lat DOUBLE PRECISION NOT NULL, vendor_lon DOUBLE PRECISION NOT NULL,
+                    customer_id TEXT NOT NULL REFERENCES customers (id), customer_name TEXT NOT NULL,
+                    customer_phone TEXT NOT NULL, customer_address TEXT NOT NULL,
+                    customer_lat DOUBLE PRECISION NOT NULL, customer_lon DOUBLE PRECISION NOT NULL,
+                    pod_type TEXT NOT NULL, notes TEXT, status TEXT NOT NULL,
+                    assigned_rider_id TEXT REFERENCES riders (id), task_id TEXT,
+                    otp_seed TEXT, otp_hash TEXT, cancel_reason TEXT,
+                    last_seq BIGINT NOT NULL DEFAULT 0,
+                    created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL)
+                """,
+                "CREATE INDEX orders_status_created ON orders (status, created_at, id)",
+                "CREATE INDEX orders_created ON orders (created_at, id)",
+                "CREATE INDEX orders_customer ON orders (customer_id)",
+                """
+                CREATE TABLE offers (
+                    id TEXT PRIMARY KEY, order_id TEXT NOT NULL REFERENCES orders (id),
+                    rider_id TEXT NOT NULL REFERENCES riders (id), status TEXT NOT NULL,
+                    created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL, closed_at BIGINT)
+                """,
+                "CREATE INDEX offers_rider_status ON offers (rider_id, status)",
+                "CREATE INDEX offers_order_status ON offers (order_id, status)",
+                """
+                CREATE TABLE tasks (
+                    id TEXT PRIMARY KEY, order_id TEXT NOT NULL UNIQUE REFERENCES orders (id),
+                    rider_id TEXT NOT NULL REFERENCES riders (id), offer_id TEXT, status TEXT NOT NULL,
+                    accepted_at BIGINT NOT NULL, updated_at BIGINT NOT NULL,
+                    pod_accepted INTEGER NOT NULL DEFAULT 0, pod_override INTEGER NOT NULL DEFAULT 0,
+                    otp_failed_attempts INTEGER NOT NULL DEFAULT 0,
+                    failure_approved INTEGER NOT NULL DEFAULT 0, issue_reported_at BIGINT)
+                """,
+                // Defence in depth under the compare-and-set: a rider can hold one unfinished task.
+                """
+                CREATE UNIQUE INDEX tasks_one_active_per_rider ON tasks (rider_id)
+                WHERE status NOT IN ('DELIVERED', 'CANCELLED', 'FAILED')
+                """,
+                """
+                CREATE TABLE order_events (
+                    id TEXT PRIMARY KEY, order_id TEXT NOT NULL REFERENCES orders (id), task_id TEXT,
+                    seq BIGINT NOT NULL, type TEXT NOT NULL, status TEXT,
+                    occurred_at BIGINT NOT NULL, received_at BIGINT NOT NULL,
+                    lat DOUBLE PRECISION, lon DOUBLE PRECISION, accuracy_m DOUBLE PRECISION,
+                    actor_id TEXT NOT NULL, actor_role TEXT NOT NULL,
+                    geofence_distance_m DOUBLE PRECISION, geofence_override INTEGER NOT NULL DEFAULT 0,
+                    details TEXT NOT NULL DEFAULT '{}',
+                    UNIQUE (order_id, seq))
+                """,
+                """
+                CREATE TABLE outbox (
+                    id AUTO_ID, event_id TEXT NOT NULL, order_id TEXT NOT NULL, topic TEXT NOT NULL,
+                    recipient_id TEXT, recipient_role TEXT, title TEXT, body TEXT,
+                    payload TEXT NOT NULL, created_at BIGINT NOT NULL, sent_at BIGINT,
+                    attempts INTEGER NOT NULL DEFAULT 0)
+                """,
+                "CREATE INDEX outbox_pending ON outbox (sent_at, id)",
+                "CREATE INDEX outbox_order ON outbox (order_id, id)",
+                """
+                CREATE TABLE idempotency_keys (
+                    principal TEXT NOT NULL, idempotency_key TEXT NOT NULL, request_hash TEXT NOT NULL,
+                    status INTEGER NOT NULL DEFAULT 0, response_body TEXT, content_type TEXT,
+                    location TEXT, created_at BIGINT NOT NULL,
+                    PRIMARY KEY (principal, idempotency_key))
+                """,
+            ],
+            sqliteOnly: [
+                """
+                CREATE TRIGGER order_events_no_update BEFORE UPDATE ON order_events
+                BEGIN SELECT RAISE(ABORT, 'order_events is append-only'); END
+                """,
+                """
+                CREATE TRIGGER order_events_no_delete BEFORE DELETE ON order_events
+                BEGIN SELECT RAISE(ABORT, 'order_events is append-only'); END
+                """,
+            ],
+            postgresOnly: [
+                """
+                CREATE FUNCTION order_events_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN RAISE EXCEPTION 'order_events is append-only'; END $$
+                """,
+                """
+                CREATE TRIGGER order_events_no_change BEFORE UPDATE OR DELETE ON order_events
+                FOR EACH ROW EXECUTE FUNCTION order_events_append_only()
+                """,
+                """
+                CREATE TRIGGER order_events_no_truncate BEFORE TRUNCATE ON order_events
+                FOR EACH STATEMENT EXECUTE FUNCTION order_events_append_only()
+                """,
+            ]
+        )
+    ]
+}

@@ -1,0 +1,47 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+import LogisticsCore
+import LogisticsServer
+
+/// Starts the server on SQLite with a seeded fleet and orders, and prints ready-to-paste commands.
+struct Demo: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the server on SQLite with seeded vendors, customers, riders and orders.")
+
+    @Option(help: "Port to listen on; 0 picks a free one.") var port: Int = 8080
+    @Option(name: .customLong("data-dir"), help: "Where the demo keeps its SQLite file and secret.")
+    var dataDirectory: String = "./logistics-data"
+
+    func run() async throws {
+        var configuration = try ServerConfiguration.fromEnvironment(ProcessInfo.processInfo.environment)
+        configuration.port = port
+        configuration.dataDirectory = dataDirectory
+        configuration.databaseURL = nil
+        configuration.environment = .development
+        Console.line("Starting the Rider Logistics demo (SQLite in \(dataDirectory)) ...")
+        let logger = Logging.makeLogger(configuration)
+        let host = configuration.host
+        let (ports, portReporter) = AsyncStream.makeStream(of: Int.self)
+        let built: LogisticsApplication
+        do {
+            built = try await buildApplication(configuration, logger: logger) { port in
+                Console.line("Rider Logistics listening on http://\(host):\(port)")
+                portReporter.yield(port)
+                portReporter.finish()
+            }
+        } catch {
+            throw CleanExit.message("error: cannot start the demo: \(ServerRunner.describe(error))")
+        }
+        let seeded = try await DemoFleet.seed(built.services)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await built.application.runService() }
+            for await port in ports {
+                try await DemoFleet.printWalkthrough(seeded, services: built.services, base: "http://\(host):\(port)")
+            }
+            try await group.waitForAll()
+        }
+        Console.line("Demo stopped.")
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import LogisticsCore
+import LogisticsServer
+
+/// The demo's people and orders in Monaco. Ids are fixed so tokens printed in one run keep working
+/// in the next.
+enum DemoFleet {
+    static let dispatcher = Actor(
+        id: UUID(uuidString: "00000000-0000-4000-8000-00000000d15a")!, role: .dispatcher, name: "Dana Dispatcher")
+    static let admin = Actor(
+        id: UUID(uuidString: "00000000-0000-4000-8000-0000000000ad")!, role: .admin, name: "Avery Admin")
+    static let vendor = Actor(
+        id: UUID(uuidString: "00000000-0000-4000-8000-00000000be01")!, role: .vendor, name: "Café de Paris")
+    static let riders = [
+        Actor(id: UUID(uuidString: "00000000-0000-4000-8000-0000000a0001")!, role: .rider, name: "Ravi Kumar"),
+        Actor(id: UUID(uuidString: "00000000-0000-4000-8000-0000000a0002")!, role: .rider, name: "Lucia Rossi"),
+        Actor(id: UUID(uuidString: "00000000-0000-4000-8000-0000000a0003")!, role: .rider, name: "Marc Dubois"),
+    ]
+    static let customers = [
+        (
+            Actor(id: UUID(uuidString: "00000000-0000-4000-8000-0000000c0001")!, role: .customer, name: "Priya Shah"),
+            "+377 93 15 00 01", "Quai Antoine 1er, Port Hercule", GeoPoint(lat: 43.7347, lon: 7.4240)
+        ),
+        (
+            Actor(id: UUID(uuidString: "00000000-0000-4000-8000-0000000c0002")!, role: .customer, name: "Jonas Berg"),
+            "+377 93 15 00 02", "Avenue Princesse Grace, Monte-Carlo Beach", GeoPoint(lat: 43.7503, lon: 7.4395)
+        ),
+        (
+            Actor(id: UUID(uuidString: "00000000-0000-4000-8000-0000000c0003")!, role: .customer, name: "Amelie Roux"),
+            "+377 93 15 00 03", "Rue du Gabian, Fontvieille", GeoPoint(lat: 43.7289, lon: 7.4170)
+        ),
+    ]
+    static let store = VendorStop(
+        name: "Café de Paris", address: "Place du Casino, Monte-Carlo", location: GeoPoint(lat: 43.7396, lon: 7.4276))
+
+    struct Seeded {
+        var orders: [Order]
+    }
+
+    static func seed(_ services: LogisticsServices) async throws -> Seeded {
+        let now = services.clock.now()
+        for rider in riders {
+            _ = try await services.repository.provisionRider(rider, now: now)
+            _ = try await services.repository.setAvailability(riderId: rider.id, to: .online, now: now)
+        }
+        var generator = SystemRandomNumberGenerator()
+        var orders: [Order] = []
+        for (index, (customer, phone, address, location)) in customers.enumerated() {
+            let request = NewOrder(
+                externalRef: "DEMO-\(index + 1)", vendor: store,
+                customer: CustomerContact(
+                    id: customer.id, name: customer.name!, phone: phone, address: address, location: location),
+                podType: index == 0 ? .otp : .photo, notes: index == 1 ? "Ring twice" : nil)
+            let order = services.intake.makeOrder(request, id: UUID(), by: vendor, now: now, generator: &generator)
+            var stored = try await services.repository.createOrder(order, by: vendor, now: now)
+            if index < 2 { stored = try await services.repository.markReady(orderId: stored.id, by: vendor, now: now) }
+            orders.append(stored)
+        }
+        return Seeded(orders: orders)
+    }
+
+    static func printWalkthrough(_ seeded: Seeded, services: LogisticsServices, base: String) async throws {
+        guard let tokens = services.tokens else { return }
+        let dispatcherToken = try await tokens.token(
+            subject: dispatcher.id, role: .dispatcher, name: dispatcher.name, ttl: 86_400)
+        let vendorToken = try await tokens.token(subject: vendor.id, role: .vendor, name: vendor.name, ttl: 86_400)
+        let riderToken = try await tokens.token(subject: riders[0].id, role: .rider, name: riders[0].name, ttl: 86_400)
+        let customerToken = try await tokens.token(
+            subject: customers[0].0.id, role: .customer, name: customers[0].0.name, ttl: 86_400)
+        Console.line()
+        Console.line("Seeded \(riders.count) riders (ONLINE), 1 vendor and \(seeded.orders.count) orders:")
+        for order in seeded.orders {
+            Console.line(
+                "  order \(order.id.uuidString.lowercased())  \(order.status.rawValue)  \(order.podType.rawValue)  -> \(order.customer.name)"
+            )
+        }
+        let first = seeded.orders[0].id.uuidString.lowercased()
+        Console.line()
+        Console.line("Tokens (valid 24 h):")
+        Console.line("  export DISPATCHER=\(dispatcherToken)")
+        Console.line("  export VENDOR=\(vendorToken)")
+        Console.line("  export RIDER=\(riderToken)")
+        Console.line("  export CUSTOMER=\(customerToken)")
+        Console.line()
+        Console.line("Try:")
+        Console.line("  curl -s \(base)/api/v1/orders -H \"Authorization: Bearer $DISPATCHER\"")
+        Console.line("  curl -s \(base)/api/v1/orders/\(first)/events -H \"Authorization: Bearer $DISPATCHER\"")
+        Console.line("  curl -s \(base)/api/v1/rider/me -H \"Authorization: Bearer $RIDER\"")
+        Console.line("  curl -s \(base)/api/v1/customer/orders/\(first) -H \"Authorization: Bearer $CUSTOMER\"")
+        Console.line(
+            "  curl -s -X POST \(base)/api/v1/orders/\(first)/cancel -H \"Authorization: Bearer $VENDOR\" -H 'Content-Type: application/json' -d '{\"reason\":\"demo\"}'"
+        )
+        Console.line("  curl -s \(base)/openapi.json")
+        Console.line()
+        Console.line("Press Ctrl-C to stop.")
+    }
+}

@@ -1,0 +1,64 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+import LogisticsServer
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run the HTTP server.")
+
+    @OptionGroup var options: ServerOptions
+    @Flag(name: .customLong("no-migrate"), help: "Do not apply pending migrations at start.") var noMigrate = false
+
+    func run() async throws {
+        var configuration = try options.resolve()
+        configuration.migrate = !noMigrate
+        try await ServerRunner.run(configuration)
+    }
+}
+
+/// Starts the server and reports start-up failures as one readable line.
+enum ServerRunner {
+    static func run(
+        _ configuration: ServerConfiguration,
+        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) async throws {
+        let logger = Logging.makeLogger(configuration)
+        ConsoleOutput.configuration(configuration)
+        let built: LogisticsApplication
+        do {
+            built = try await buildApplication(configuration, logger: logger) { port in
+                Console.line("Rider Logistics listening on http://\(configuration.host):\(port)")
+                await onServerRunning(port)
+            }
+        } catch {
+            throw CleanExit.message("error: cannot start: \(describe(error))")
+        }
+        try await built.application.runService()
+    }
+
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? ConfigurationError { return error.description }
+        return String(describing: error)
+    }
+}
+
+enum ConsoleOutput {
+    static func configuration(_ configuration: ServerConfiguration) {
+        Console.line("Rider Logistics configuration:")
+        for (name, value) in configuration.summary {
+            Console.line("  \(name.padding(toLength: 16, withPad: " ", startingAt: 0)) \(value)")
+        }
+    }
+}
+
+extension Logging {
+    static func makeLogger(_ configuration: ServerConfiguration) -> Logger {
+        var logger = Logger(label: "rider-logistics")
+        logger.logLevel =
+            ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+        return logger
+    }
+}
+
+enum Logging {}
