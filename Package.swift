@@ -58,6 +58,7 @@ let package = Package(
             dependencies: [
                 "LogisticsServer",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "JWTKit", package: "jwt-kit"),
             ]
         ),
     ],

@@ -31,7 +31,10 @@ public func buildApplication(
 
     let location: StoreFactory.Location =
         if let url = configuration.databaseURL {
-            .postgres(.init(url: url, poolSize: configuration.databasePoolSize, schema: configuration.databaseSchema))
+            .postgres(
+                .init(
+                    url: url, poolSize: configuration.databasePoolSize, schema: configuration.databaseSchema,
+                    operationTimeout: .seconds(configuration.databaseTimeoutSeconds)))
         } else {
             .sqlite(path: configuration.inMemoryDatabase ? nil : configuration.sqlitePath)
         }
@@ -72,20 +75,20 @@ func makeRouter(_ services: LogisticsServices) -> (Router<LogisticsRequestContex
     router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
     router.add(middleware: RequestIdMiddleware())
     router.add(middleware: ProblemMiddleware())
-    OperationsRoutes(services: services, metrics: metrics).register(on: router)
+    let idempotency = IdempotencyGuard(repository: services.repository, clock: services.clock)
+    var operations = RouteTable(group: router.group(), prefix: "", idempotency: idempotency)
+    OperationsRoutes(services: services, metrics: metrics).register(in: &operations)
 
     let api = router.group("/api/v1")
         .add(
             middleware: AuthenticationMiddleware(
                 verifier: services.verifier, repository: services.repository, clock: services.clock))
-    var routes = RouteTable(
-        group: api, prefix: "/api/v1",
-        idempotency: IdempotencyGuard(repository: services.repository, clock: services.clock))
+    var routes = RouteTable(group: api, prefix: "/api/v1", idempotency: idempotency)
     OrderRoutes(services: services).register(in: &routes)
     RiderRoutes(services: services).register(in: &routes)
     RiderAdministrationRoutes(services: services).register(in: &routes)
     CustomerRoutes(services: services).register(in: &routes)
-    return (router, routes.registered)
+    return (router, operations.registered + routes.registered)
 }
 
 /// Closes the database after the server has drained its in-flight requests.

@@ -8,9 +8,9 @@ struct OperationsRoutes {
     let services: LogisticsServices
     let metrics: RequestMetrics
 
-    func register(on router: Router<LogisticsRequestContext>) {
-        router.get("/health/live") { _, _ in try APIResponse.json(["status": "ok"]) }
-        router.get("/health/ready") { _, _ in
+    func register(in routes: inout RouteTable) {
+        routes.get("/health/live") { _, _ in try APIResponse.json(["status": "ok"]) }
+        routes.get("/health/ready") { _, _ in
             do {
                 try await services.repository.ping()
             } catch {
@@ -19,11 +19,11 @@ struct OperationsRoutes {
             }
             return try APIResponse.json(["status": "ready", "database": services.databaseDialect])
         }
-        router.get("/metrics") { _, _ in
+        routes.get("/metrics") { _, _ in
             APIResponse(
                 status: .ok, body: Data(metrics.exposition().utf8), contentType: "text/plain; version=0.0.4")
         }
-        router.get("/openapi.json") { _, _ in
+        routes.get("/openapi.json") { _, _ in
             APIResponse(status: .ok, body: OpenAPIDocument.json, contentType: "application/json")
         }
     }

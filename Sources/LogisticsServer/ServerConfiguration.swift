@@ -16,6 +16,8 @@ public struct ServerConfiguration: Sendable {
     /// PostgreSQL schema to use (tests isolate themselves with one schema each).
     public var databaseSchema: String?
     public var databasePoolSize: Int = 10
+    /// How long a request waits for PostgreSQL before answering 503.
+    public var databaseTimeoutSeconds: Int = 5
     public var environment: Environment = .development
     public var jwtSecret: String?
     /// Key for delivery codes; defaults to the JWT secret.
@@ -48,6 +50,10 @@ public struct ServerConfiguration: Sendable {
         if let url = environment["DATABASE_URL"], !url.isEmpty { configuration.databaseURL = url }
         if let size = environment["LOGISTICS_DATABASE_POOL_SIZE"] {
             configuration.databasePoolSize = try parseInt(size, name: "LOGISTICS_DATABASE_POOL_SIZE", range: 1...500)
+        }
+        if let timeout = environment["LOGISTICS_DATABASE_TIMEOUT_SECONDS"] {
+            configuration.databaseTimeoutSeconds = try parseInt(
+                timeout, name: "LOGISTICS_DATABASE_TIMEOUT_SECONDS", range: 1...300)
         }
         if let secret = environment["LOGISTICS_JWT_SECRET"], !secret.isEmpty { configuration.jwtSecret = secret }
         if let secret = environment["LOGISTICS_OTP_SECRET"], !secret.isEmpty { configuration.otpSecret = secret }

@@ -1,0 +1,96 @@
+import LogisticsCore
+
+/// Every REST operation the server serves.
+enum OpenAPIPaths {
+    static var all: [String: Any] {
+        let orderId = OpenAPI.pathParameter("orderId")
+        let riderId = OpenAPI.pathParameter("riderId")
+        return [
+            "/api/v1/orders": [
+                "post": OpenAPI.operation(
+                    "Create an order", tag: "Orders", roles: [.vendor, .dispatcher, .admin], body: "CreateOrderRequest",
+                    success: 201, response: "Order", errors: [.forbidden], idempotent: true),
+                "get": OpenAPI.operation(
+                    "List orders, newest first", tag: "Orders", roles: [.dispatcher, .admin],
+                    parameters: [
+                        OpenAPI.queryParameter(
+                            "status", ["type": "string", "enum": OrderStatus.allCases.map(\.rawValue)], "Only this status"),
+                        OpenAPI.queryParameter("limit", ["type": "integer", "minimum": 1, "maximum": 200], "Page size, default 50"),
+                        OpenAPI.queryParameter("cursor", ["type": "string"], "nextCursor of the previous page"),
+                    ], response: "OrderPage", errors: [.forbidden, .validationFailed]),
+            ],
+            "/api/v1/orders/{orderId}": [
+                "get": OpenAPI.operation(
+                    "Get an order", tag: "Orders", roles: [.dispatcher, .admin, .vendor, .customer, .rider],
+                    parameters: [orderId], response: "Order", errors: [.notFound, .validationFailed])
+            ],
+            "/api/v1/orders/{orderId}/events": [
+                "get": OpenAPI.operation(
+                    "The order's immutable event log", tag: "Orders", roles: [.dispatcher, .admin],
+                    parameters: [orderId], response: "EventLog", errors: [.forbidden, .notFound, .validationFailed])
+            ],
+            "/api/v1/orders/{orderId}/ready": [
+                "post": OpenAPI.operation(
+                    "Mark the order ready for pickup", tag: "Orders", roles: [.vendor, .dispatcher, .admin],
+                    parameters: [orderId], response: "Order",
+                    errors: [.forbidden, .notFound, .orderCancelled, .invalidStatusTransition, .validationFailed],
+                    idempotent: true)
+            ],
+            "/api/v1/orders/{orderId}/cancel": [
+                "post": OpenAPI.operation(
+                    "Cancel the order; open offers die and an assigned rider is told", tag: "Orders",
+                    roles: [.vendor, .dispatcher, .admin, .customer], parameters: [orderId],
+                    body: "CancelOrderRequest", response: "Order",
+                    errors: [.forbidden, .notFound, .invalidStatusTransition], idempotent: true)
+            ],
+            "/api/v1/rider/me": [
+                "get": OpenAPI.operation(
+                    "The calling rider's profile", tag: "Rider", roles: [.rider], response: "Rider",
+                    errors: [.forbidden])
+            ],
+            "/api/v1/rider/availability": [
+                "put": OpenAPI.operation(
+                    "Go ONLINE or OFFLINE", tag: "Rider", roles: [.rider], body: "AvailabilityRequest",
+                    response: "Rider", errors: [.forbidden, .riderHasActiveTask])
+            ],
+            "/api/v1/riders/{riderId}/suspend": [
+                "post": OpenAPI.operation(
+                    "Suspend a rider: every rider call then answers 403", tag: "Administration", roles: [.admin],
+                    parameters: [riderId], response: "Rider", errors: [.forbidden, .notFound, .validationFailed],
+                    idempotent: true)
+            ],
+            "/api/v1/riders/{riderId}/reinstate": [
+                "post": OpenAPI.operation(
+                    "Lift a rider's suspension", tag: "Administration", roles: [.admin], parameters: [riderId],
+                    response: "Rider", errors: [.forbidden, .notFound, .validationFailed], idempotent: true)
+            ],
+            "/api/v1/customer/orders/{orderId}": [
+                "get": OpenAPI.operation(
+                    "The customer's own order, with the delivery code for OTP orders", tag: "Customer",
+                    roles: [.customer], parameters: [orderId], response: "CustomerOrder",
+                    errors: [.forbidden, .notFound, .validationFailed])
+            ],
+            "/health/live": [
+                "get": OpenAPI.operation(
+                    "The process is up", tag: "Operations", response: "Health", errors: [], public: true)
+            ],
+            "/health/ready": [
+                "get": OpenAPI.operation(
+                    "The database answers", tag: "Operations", response: "Health", errors: [.serviceUnavailable],
+                    public: true)
+            ],
+            "/metrics": [
+                "get": [
+                    "summary": "Prometheus metrics", "tags": ["Operations"], "security": [[String: Any]](),
+                    "responses": ["200": ["description": "Prometheus text format", "content": ["text/plain": [:]]]],
+                ]
+            ],
+            "/openapi.json": [
+                "get": [
+                    "summary": "This document", "tags": ["Operations"], "security": [[String: Any]](),
+                    "responses": ["200": ["description": "OpenAPI 3.1", "content": ["application/json": [:]]]],
+                ]
+            ],
+        ]
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import Logging
+import LogisticsStore
+import Testing
+
+/// PostgreSQL going away and coming back. The test uses a database of its own and refuses new
+/// connections to it (and ends the existing ones), which is what the server sees when the
+/// database host stops — without stopping the cluster other tests share.
+@Suite("Database outage")
+struct DatabaseOutageTests {
+    @Test(
+        "503 SERVICE_UNAVAILABLE with Retry-After while PostgreSQL is unreachable, then recovery",
+        .enabled(if: StoreKind.postgresURL != nil, "needs LOGISTICS_TEST_DATABASE_URL"))
+    func outageAndRecovery() async throws {
+        let baseURL = try #require(StoreKind.postgresURL)
+        let name = "outage_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)
+        let admin = try PostgresDatabase(settings: .init(url: baseURL, poolSize: 1), logger: Logger(label: "admin"))
+        try await admin.query("CREATE DATABASE \(name)")
+        var components = URLComponents(string: baseURL)!
+        components.path = "/\(name)"
+        let url = components.string!
+        do {
+            try await TestServer.run(.sqlite, configure: {
+                $0.databaseURL = url
+                $0.databasePoolSize = 2
+                $0.databaseTimeoutSeconds = 2
+            }) { server in
+                let dispatcher = try await server.token(.dispatcher)
+                #expect(try await server.send(.get, "/api/v1/orders", token: dispatcher).status == 200)
+
+                try await admin.query("ALTER DATABASE \(name) WITH ALLOW_CONNECTIONS false")
+                try await admin.query(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(name)'")
+                let down = try await server.send(.post, "/api/v1/orders", token: dispatcher, json: Fixtures.order())
+                #expect(down.status == 503)
+                #expect(down.code == "SERVICE_UNAVAILABLE")
+                #expect(down.headers[.retryAfter] != nil)
+                #expect(!down.text.contains("postgres") && !down.text.contains("SELECT"))
+                let ready = try await server.send(.get, "/health/ready")
+                #expect(ready.status == 503)
+
+                try await admin.query("ALTER DATABASE \(name) WITH ALLOW_CONNECTIONS true")
+                var recovered = false
+                for _ in 0..<40 where !recovered {
+                    let reply = try await server.send(.post, "/api/v1/orders", token: dispatcher, json: Fixtures.order())
+                    recovered = reply.status == 201
+                    if !recovered { try await Task.sleep(for: .milliseconds(250)) }
+                }
+                #expect(recovered)
+                #expect(try await server.send(.get, "/health/ready").status == 200)
+            }
+        } catch {
+            try? await admin.query("ALTER DATABASE \(name) WITH ALLOW_CONNECTIONS true")
+            try? await admin.query("DROP DATABASE \(name) WITH (FORCE)")
+            await admin.close()
+            throw error
+        }
+        try await admin.query("DROP DATABASE \(name) WITH (FORCE)")
+        await admin.close()
+    }
+}

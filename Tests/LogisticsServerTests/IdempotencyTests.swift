@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+
+@Suite("Idempotency-Key on POST")
+struct IdempotencyTests {
+    @Test("the same key and body replay the first response; a different body is 422", arguments: StoreKind.available)
+    func replayAndReuse(kind: StoreKind) async throws {
+        try await TestServer.run(kind) { server in
+            let dispatcher = try await server.token(.dispatcher)
+            let body = Fixtures.order()
+            let first = try await server.send(
+                .post, "/api/v1/orders", token: dispatcher, json: body, headers: ["Idempotency-Key": "order-1"])
+            #expect(first.status == 201)
+            let again = try await server.send(
+                .post, "/api/v1/orders", token: dispatcher, json: body, headers: ["Idempotency-Key": "order-1"])
+            #expect(again.status == 201)
+            #expect(again.body == first.body)
+            #expect(again.headers[.location] == first.headers[.location])
+            #expect(try await server.count("orders") == 1)
+
+            var changed = body
+            changed["notes"] = "Leave at the door"
+            let reused = try await server.send(
+                .post, "/api/v1/orders", token: dispatcher, json: changed, headers: ["Idempotency-Key": "order-1"])
+            #expect(reused.status == 422)
+            #expect(reused.code == "IDEMPOTENCY_KEY_REUSED")
+            #expect(try await server.count("orders") == 1)
+
+            // Keys belong to the caller: another dispatcher's identical key is a different request.
+            let colleague = try await server.token(.dispatcher)
+            let theirs = try await server.send(
+                .post, "/api/v1/orders", token: colleague, json: body, headers: ["Idempotency-Key": "order-1"])
+            #expect(theirs.status == 201)
+            #expect(try await server.count("orders") == 2)
+
+            // Refusals replay too, without running the request again.
+            let orderId = try #require(first["orderId"] as? String)
+            try await server.database.query("UPDATE orders SET status = 'DELIVERED' WHERE id = ?", [.text(orderId)])
+            let cancel = try await server.send(
+                .post, "/api/v1/orders/\(orderId)/cancel", token: dispatcher, json: [:], headers: ["Idempotency-Key": "c-1"])
+            #expect(cancel.status == 409)
+            let cancelAgain = try await server.send(
+                .post, "/api/v1/orders/\(orderId)/cancel", token: dispatcher, json: [:], headers: ["Idempotency-Key": "c-1"])
+            #expect(cancelAgain.status == 409)
+            #expect(cancelAgain.body == cancel.body)
+        }
+    }
+
+    @Test("concurrent requests with one key create one order", arguments: StoreKind.available)
+    func concurrentSameKey(kind: StoreKind) async throws {
+        try await TestServer.run(kind) { server in
+            let dispatcher = try await server.token(.dispatcher)
+            let body = try JSONSerialization.data(withJSONObject: Fixtures.order())
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<8 {
+                    group.addTask {
+                        try await ConcurrentClient.send(
+                            port: server.port, .post, "/api/v1/orders", token: dispatcher, jsonBody: body,
+                            headers: ["Idempotency-Key": "same"]
+                        ).status
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.allSatisfy { $0 == 201 || $0 == 409 })
+            #expect(statuses.contains(201))
+            #expect(try await server.count("orders") == 1)
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import LogisticsCore
+import LogisticsServer
+import LogisticsStore
+import NIOCore
+
+/// A running server on an ephemeral port, its clock, and helpers to talk to it like a client would.
+struct TestServer: Sendable {
+    let client: any TestClientProtocol
+    let services: LogisticsServices
+    let clock: ManualWallClock
+    let kind: StoreKind
+    let routes: [RegisteredRoute]
+
+    var port: Int { client.port ?? 0 }
+    var database: any SQLDatabase { services.database }
+    var repository: any LogisticsRepository { services.repository }
+
+    /// Boots the real application (migrations included) and runs `body` against it over HTTP.
+    static func run(
+        _ kind: StoreKind,
+        configure: (inout ServerConfiguration) -> Void = { _ in },
+        _ body: @escaping @Sendable (TestServer) async throws -> Void
+    ) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("logistics-test-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var configuration = ServerConfiguration()
+        configuration.port = 0
+        configuration.dataDirectory = directory.path
+        configuration.jwtSecret = "test-secret-that-is-long-enough-for-production-use"
+        var schema: IsolatedSchema? = nil
+        if kind == .postgres, let url = StoreKind.postgresURL {
+            schema = try await IsolatedSchema.create(url: url)
+            configuration.databaseURL = url
+            configuration.databaseSchema = schema?.name
+            configuration.databasePoolSize = 8
+        }
+        configure(&configuration)
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        let clock = ManualWallClock(Date())
+        do {
+            let built = try await buildApplication(configuration, clock: clock, logger: logger)
+            try await built.application.test(.live) { client in
+                try await body(TestServer(
+                        client: client, services: built.services, clock: clock, kind: kind, routes: built.routes))
+            }
+        } catch {
+            await schema?.drop()
+            throw error
+        }
+        await schema?.drop()
+    }
+
+    func token(_ role: Role, _ subject: UUID = UUID(), name: String? = nil) async throws -> String {
+        try await services.tokens!.token(subject: subject, role: role, name: name, now: clock.now())
+    }
+
+    /// Sends a request; `json` is encoded as the body with `application/json` unless `raw` is given.
+    @discardableResult
+    func send(
+        _ method: HTTPRequest.Method, _ path: String, token: String? = nil, json: Any? = nil, raw: Data? = nil,
+        contentType: String? = nil, headers extra: [String: String] = [:]
+    ) async throws -> Reply {
+        var headers = HTTPFields()
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        var body: ByteBuffer? = nil
+        if let json {
+            body = ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: json, options: [.sortedKeys]))
+            headers[.contentType] = "application/json"
+        }
+        if let raw { body = ByteBuffer(bytes: raw) }
+        if let contentType { headers[.contentType] = contentType }
+        for (name, value) in extra { headers[HTTPField.Name(name)!] = value }
+        let response = try await client.execute(uri: path, method: method, headers: headers, body: body)
+        return Reply(status: response.status.code, headers: response.headers, body: Data(buffer: response.body))
+    }
+
+    /// Rows of a table, straight from the database, for checking that nothing changed.
+    func count(_ table: String, _ condition: String = "1 = 1", _ binds: [SQLValue] = []) async throws -> Int {
+        let row = try await database.first("SELECT COUNT(*) AS n FROM \(table) WHERE \(condition)", binds)
+        return try row?.int("n") ?? 0
+    }
+}
+
+struct Reply: Sendable {
+    let status: Int
+    let headers: HTTPFields
+    let body: Data
+
+    var json: [String: Any] { ((try? JSONSerialization.jsonObject(with: body)) as? [String: Any]) ?? [:] }
+    var text: String { String(decoding: body, as: UTF8.self) }
+    var code: String? { json["code"] as? String }
+    var contentType: String? { headers[.contentType] }
+    subscript(_ key: String) -> Any? { json[key] }
+}
