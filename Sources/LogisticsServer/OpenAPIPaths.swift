@@ -14,8 +14,10 @@ enum OpenAPIPaths {
                     "List orders, newest first", tag: "Orders", roles: [.dispatcher, .admin],
                     parameters: [
                         OpenAPI.queryParameter(
-                            "status", ["type": "string", "enum": OrderStatus.allCases.map(\.rawValue)], "Only this status"),
-                        OpenAPI.queryParameter("limit", ["type": "integer", "minimum": 1, "maximum": 200], "Page size, default 50"),
+                            "status", ["type": "string", "enum": OrderStatus.allCases.map(\.rawValue)],
+                            "Only this status"),
+                        OpenAPI.queryParameter(
+                            "limit", ["type": "integer", "minimum": 1, "maximum": 200], "Page size, default 50"),
                         OpenAPI.queryParameter("cursor", ["type": "string"], "nextCursor of the previous page"),
                     ], response: "OrderPage", errors: [.forbidden, .validationFailed]),
             ],

@@ -53,11 +53,13 @@ enum OpenAPISchemas {
                     "eventId": uuid, "orderId": uuid, "taskId": uuid, "seq": ["type": "integer", "minimum": 1],
                     "type": ["type": "string"], "status": ["type": "string"], "occurredAt": time, "receivedAt": time,
                     "location": OpenAPI.ref("GeoPoint"),
-                    "actor": object(["id": uuid, "role": enumeration(Role.allCases.map(\.rawValue))], required: ["id", "role"]),
+                    "actor": object(
+                        ["id": uuid, "role": enumeration(Role.allCases.map(\.rawValue))], required: ["id", "role"]),
                     "geofenceDistanceM": ["type": "number"], "geofenceOverride": ["type": "boolean"],
                     "details": ["type": "object", "additionalProperties": ["type": "string"]],
                 ], required: ["eventId", "orderId", "seq", "type", "occurredAt", "receivedAt", "actor"]),
-            "EventLog": object(["events": ["type": "array", "items": OpenAPI.ref("OrderEvent")]], required: ["events"]),
+            "EventLog": object(
+                ["events": ["type": "array", "items": OpenAPI.ref("OrderEvent")]], required: ["events"]),
             "CancelOrderRequest": object(["reason": text(500)], required: []),
             "Rider": object(
                 [
@@ -70,17 +72,23 @@ enum OpenAPISchemas {
                 [
                     "orderId": uuid, "status": enumeration(OrderStatus.allCases.map(\.rawValue)),
                     "vendor": OpenAPI.ref("VendorStop"),
-                    "destination": object(["address": ["type": "string"], "location": OpenAPI.ref("GeoPoint")], required: ["address", "location"]),
+                    "destination": object(
+                        ["address": ["type": "string"], "location": OpenAPI.ref("GeoPoint")],
+                        required: ["address", "location"]),
                     "podType": enumeration(ProofOfDeliveryType.allCases.map(\.rawValue)),
                     "riderFirstName": ["type": "string"],
                     "deliveryOtp": ["type": "string", "pattern": "^[0-9]{4}$"],
                     "tracking": object(
-                        ["available": ["type": "boolean"], "lastKnown": OpenAPI.ref("GeoPoint"), "stale": ["type": "boolean"]],
+                        [
+                            "available": ["type": "boolean"], "lastKnown": OpenAPI.ref("GeoPoint"),
+                            "stale": ["type": "boolean"],
+                        ],
                         required: ["available", "stale"]),
                     "createdAt": time, "updatedAt": time,
                 ], required: ["orderId", "status", "vendor", "destination", "podType", "tracking"]),
             "Health": object(["status": ["type": "string"], "database": ["type": "string"]], required: ["status"]),
-            "FieldError": object(["field": ["type": "string"], "message": ["type": "string"]], required: ["field", "message"]),
+            "FieldError": object(
+                ["field": ["type": "string"], "message": ["type": "string"]], required: ["field", "message"]),
             "Problem": object(
                 [
                     "type": ["type": "string", "format": "uri"], "title": ["type": "string"],

@@ -32,7 +32,7 @@ struct Demo: AsyncParsableCommand {
                 portReporter.finish()
             }
         } catch {
-            throw CleanExit.message("error: cannot start the demo: \(ServerRunner.describe(error))")
+            throw Console.failure("cannot start the demo: \(ServerRunner.describe(error))")
         }
         let seeded = try await DemoFleet.seed(built.services)
         try await withThrowingTaskGroup(of: Void.self) { group in

@@ -28,7 +28,7 @@ struct Migrate: AsyncParsableCommand {
                     ? "schema is up to date" : "applied migrations: \(applied.map(String.init).joined(separator: ", "))"
             )
         } catch {
-            throw CleanExit.message("error: migration failed: \(error)")
+            throw Console.failure("migration failed: \(error)")
         }
     }
 }

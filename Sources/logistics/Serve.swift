@@ -32,7 +32,7 @@ enum ServerRunner {
                 await onServerRunning(port)
             }
         } catch {
-            throw CleanExit.message("error: cannot start: \(describe(error))")
+            throw Console.failure("cannot start: \(describe(error))")
         }
         try await built.application.runService()
     }

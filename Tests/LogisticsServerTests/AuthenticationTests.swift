@@ -57,10 +57,17 @@ struct AuthenticationTests {
                 ("issued in the future", "Bearer " + (try await Self.sign(Self.claims(issuedAgo: -600, now: now)))),
                 ("wrong issuer", "Bearer " + (try await Self.sign(Self.claims(iss: "someone-else", now: now)))),
                 ("wrong audience", "Bearer " + (try await Self.sign(Self.claims(aud: "another-api", now: now)))),
-                ("wrong signature", "Bearer " + (try await Self.sign(Self.claims(now: now), secret: "another-secret-entirely-000000000"))),
+                (
+                    "wrong signature",
+                    "Bearer "
+                        + (try await Self.sign(Self.claims(now: now), secret: "another-secret-entirely-000000000"))
+                ),
                 ("alg none", "Bearer " + noneToken),
                 ("algorithm confusion", "Bearer " + rsHeader),
-                ("tampered payload", "Bearer " + parts[0] + "." + Self.base64URL(#"{"role":"admin"}"#) + "." + parts[2]),
+                (
+                    "tampered payload",
+                    "Bearer " + parts[0] + "." + Self.base64URL(#"{"role":"admin"}"#) + "." + parts[2]
+                ),
                 ("unknown role", "Bearer " + (try await Self.sign(Self.claims(role: "superuser", now: now)))),
             ]
             for (name, header) in cases {
@@ -85,11 +92,23 @@ struct AuthenticationTests {
             let customer = try await server.token(.customer)
             let vendor = try await server.token(.vendor)
             let checks: [(String, Reply)] = [
-                ("rider creates order", try await server.send(.post, "/api/v1/orders", token: rider, json: Fixtures.order())),
-                ("customer creates order", try await server.send(.post, "/api/v1/orders", token: customer, json: Fixtures.order())),
+                (
+                    "rider creates order",
+                    try await server.send(.post, "/api/v1/orders", token: rider, json: Fixtures.order())
+                ),
+                (
+                    "customer creates order",
+                    try await server.send(.post, "/api/v1/orders", token: customer, json: Fixtures.order())
+                ),
                 ("vendor lists all orders", try await server.send(.get, "/api/v1/orders", token: vendor)),
-                ("vendor sets rider availability", try await server.send(.put, "/api/v1/rider/availability", token: vendor, json: ["status": "ONLINE"])),
-                ("rider suspends a rider", try await server.send(.post, "/api/v1/riders/\(UUID())/suspend", token: rider)),
+                (
+                    "vendor sets rider availability",
+                    try await server.send(.put, "/api/v1/rider/availability", token: vendor, json: ["status": "ONLINE"])
+                ),
+                (
+                    "rider suspends a rider",
+                    try await server.send(.post, "/api/v1/riders/\(UUID())/suspend", token: rider)
+                ),
             ]
             for (name, reply) in checks {
                 #expect(reply.status == 403, "\(name)")
@@ -99,7 +118,9 @@ struct AuthenticationTests {
         }
     }
 
-    @Test("riders are provisioned on first use; a suspended rider is refused until reinstated", arguments: StoreKind.available)
+    @Test(
+        "riders are provisioned on first use; a suspended rider is refused until reinstated",
+        arguments: StoreKind.available)
     func suspension(kind: StoreKind) async throws {
         try await TestServer.run(kind) { server in
             let riderId = UUID()
@@ -108,16 +129,19 @@ struct AuthenticationTests {
             #expect(me.status == 200)
             #expect(me["availability"] as? String == "OFFLINE")
             #expect(me["name"] as? String == "Ravi Kumar")
-            let online = try await server.send(.put, "/api/v1/rider/availability", token: rider, json: ["status": "ONLINE"])
+            let online = try await server.send(
+                .put, "/api/v1/rider/availability", token: rider, json: ["status": "ONLINE"])
             #expect(online["availability"] as? String == "ONLINE")
 
             let admin = try await server.token(.admin)
-            let suspended = try await server.send(.post, "/api/v1/riders/\(riderId.uuidString.lowercased())/suspend", token: admin)
+            let suspended = try await server.send(
+                .post, "/api/v1/riders/\(riderId.uuidString.lowercased())/suspend", token: admin)
             #expect(suspended["suspended"] as? Bool == true)
             let refused = try await server.send(.get, "/api/v1/rider/me", token: rider)
             #expect(refused.status == 403)
             #expect(refused.code == "FORBIDDEN")
-            _ = try await server.send(.post, "/api/v1/riders/\(riderId.uuidString.lowercased())/reinstate", token: admin)
+            _ = try await server.send(
+                .post, "/api/v1/riders/\(riderId.uuidString.lowercased())/reinstate", token: admin)
             #expect(try await server.send(.get, "/api/v1/rider/me", token: rider).status == 200)
             let unknown = try await server.send(.post, "/api/v1/riders/\(UUID())/suspend", token: admin)
             #expect(unknown.code == "NOT_FOUND")
@@ -130,10 +154,13 @@ struct AuthenticationTests {
         let keyFile = FileManager.default.temporaryDirectory.appendingPathComponent("rs256-\(UUID()).pem")
         try TestKeys.rsaPublic.write(to: keyFile, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: keyFile) }
-        try await TestServer.run(.sqlite, configure: {
-            $0.jwtPublicKeyFile = keyFile.path
-            $0.otpSecret = "otp-secret"
-        }) { server in
+        try await TestServer.run(
+            .sqlite,
+            configure: {
+                $0.jwtPublicKeyFile = keyFile.path
+                $0.otpSecret = "otp-secret"
+            }
+        ) { server in
             let signer = JWTKeyCollection()
             await signer.add(rsa: privateKey, digestAlgorithm: .sha256)
             let token = try await signer.sign(Self.claims(now: server.clock.now()))

@@ -20,11 +20,14 @@ struct DatabaseOutageTests {
         components.path = "/\(name)"
         let url = components.string!
         do {
-            try await TestServer.run(.sqlite, configure: {
-                $0.databaseURL = url
-                $0.databasePoolSize = 2
-                $0.databaseTimeoutSeconds = 2
-            }) { server in
+            try await TestServer.run(
+                .sqlite,
+                configure: {
+                    $0.databaseURL = url
+                    $0.databasePoolSize = 2
+                    $0.databaseTimeoutSeconds = 2
+                }
+            ) { server in
                 let dispatcher = try await server.token(.dispatcher)
                 #expect(try await server.send(.get, "/api/v1/orders", token: dispatcher).status == 200)
 
@@ -42,7 +45,8 @@ struct DatabaseOutageTests {
                 try await admin.query("ALTER DATABASE \(name) WITH ALLOW_CONNECTIONS true")
                 var recovered = false
                 for _ in 0..<40 where !recovered {
-                    let reply = try await server.send(.post, "/api/v1/orders", token: dispatcher, json: Fixtures.order())
+                    let reply = try await server.send(
+                        .post, "/api/v1/orders", token: dispatcher, json: Fixtures.order())
                     recovered = reply.status == 201
                     if !recovered { try await Task.sleep(for: .milliseconds(250)) }
                 }

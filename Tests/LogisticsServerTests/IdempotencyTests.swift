@@ -37,10 +37,12 @@ struct IdempotencyTests {
             let orderId = try #require(first["orderId"] as? String)
             try await server.database.query("UPDATE orders SET status = 'DELIVERED' WHERE id = ?", [.text(orderId)])
             let cancel = try await server.send(
-                .post, "/api/v1/orders/\(orderId)/cancel", token: dispatcher, json: [:], headers: ["Idempotency-Key": "c-1"])
+                .post, "/api/v1/orders/\(orderId)/cancel", token: dispatcher, json: [:],
+                headers: ["Idempotency-Key": "c-1"])
             #expect(cancel.status == 409)
             let cancelAgain = try await server.send(
-                .post, "/api/v1/orders/\(orderId)/cancel", token: dispatcher, json: [:], headers: ["Idempotency-Key": "c-1"])
+                .post, "/api/v1/orders/\(orderId)/cancel", token: dispatcher, json: [:],
+                headers: ["Idempotency-Key": "c-1"])
             #expect(cancelAgain.status == 409)
             #expect(cancelAgain.body == cancel.body)
         }

@@ -43,7 +43,9 @@ struct OperationsTests {
             }
             let served = Set(server.routes.map(\.description))
             #expect(served.subtracting(documented).isEmpty, "undocumented: \(served.subtracting(documented).sorted())")
-            #expect(documented.subtracting(served).isEmpty, "documented but not served: \(documented.subtracting(served).sorted())")
+            #expect(
+                documented.subtracting(served).isEmpty,
+                "documented but not served: \(documented.subtracting(served).sorted())")
             let components = try #require(reply["components"] as? [String: Any])
             let schemas = try #require(components["schemas"] as? [String: Any])
             #expect(schemas["Problem"] != nil)

@@ -5,13 +5,15 @@ import Testing
 
 @Suite("Orders end to end")
 struct OrderLifecycleTests {
-    @Test("create, read, ready, cancel: each change writes one event and its outbox row", arguments: StoreKind.available)
+    @Test(
+        "create, read, ready, cancel: each change writes one event and its outbox row", arguments: StoreKind.available)
     func lifecycle(kind: StoreKind) async throws {
         try await TestServer.run(kind) { server in
             let vendorId = UUID()
             let vendor = try await server.token(.vendor, vendorId)
             let customerId = UUID()
-            let created = try await server.send(.post, "/api/v1/orders", token: vendor, json: Fixtures.order(customerId: customerId))
+            let created = try await server.send(
+                .post, "/api/v1/orders", token: vendor, json: Fixtures.order(customerId: customerId))
             #expect(created.status == 201)
             let orderId = try #require(created["orderId"] as? String)
             #expect(created.headers[.location] == "/api/v1/orders/\(orderId)")
@@ -39,7 +41,9 @@ struct OrderLifecycleTests {
             #expect(log.map { $0["seq"] as? Int } == [1, 2, 3])
             let outboxEvents = try await server.count("outbox", "order_id = ? AND topic = 'event'", [.text(orderId)])
             #expect(outboxEvents == 3)
-            let pushes = try await server.repository.outbox(orderId: UUID(uuidString: orderId)!).filter { $0.topic == "push" }
+            let pushes = try await server.repository.outbox(orderId: UUID(uuidString: orderId)!).filter {
+                $0.topic == "push"
+            }
             #expect(pushes.map(\.title) == ["Order cancelled"])
             #expect(pushes.first?.recipientId == customerId)
         }
@@ -57,7 +61,8 @@ struct OrderLifecycleTests {
         }
     }
 
-    @Test("OTP orders show the code to their customer alone; the database holds no code", arguments: StoreKind.available)
+    @Test(
+        "OTP orders show the code to their customer alone; the database holds no code", arguments: StoreKind.available)
     func otpShownToCustomerOnly(kind: StoreKind) async throws {
         try await TestServer.run(kind) { server in
             let customerId = UUID()
@@ -73,7 +78,8 @@ struct OrderLifecycleTests {
             let code = try #require(own["deliveryOtp"] as? String)
             #expect(code.count == 4 && code.allSatisfy(\.isNumber))
 
-            let row = try #require(try await server.database.first("SELECT * FROM orders WHERE id = ?", [.text(orderId)]))
+            let row = try #require(
+                try await server.database.first("SELECT * FROM orders WHERE id = ?", [.text(orderId)]))
             for value in row.values.values {
                 if case .text(let text) = value { #expect(text != code) }
             }
@@ -102,7 +108,8 @@ struct OrderLifecycleTests {
             #expect(firstIds == [ids[4], ids[3]])
             let cursor = try #require(first["nextCursor"] as? String)
             let second = try await server.send(
-                .get, "/api/v1/orders?limit=2&cursor=\(cursor.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)",
+                .get,
+                "/api/v1/orders?limit=2&cursor=\(cursor.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)",
                 token: dispatcher)
             let secondIds = (second["orders"] as? [[String: Any]])?.compactMap { $0["orderId"] as? String }
             #expect(secondIds == [ids[2], ids[1]])

@@ -13,7 +13,8 @@ struct StoreTests {
             let created = try await server.send(.post, "/api/v1/orders", token: dispatcher, json: Fixtures.order())
             let orderId = try #require(created["orderId"] as? String)
             await #expect(throws: StoreError.self) {
-                try await server.database.query("UPDATE order_events SET type = 'Forged' WHERE order_id = ?", [.text(orderId)])
+                try await server.database.query(
+                    "UPDATE order_events SET type = 'Forged' WHERE order_id = ?", [.text(orderId)])
             }
             await #expect(throws: StoreError.self) {
                 try await server.database.query("DELETE FROM order_events WHERE order_id = ?", [.text(orderId)])

@@ -8,7 +8,9 @@ struct ValidationTests {
         (reply["errors"] as? [[String: Any]])?.compactMap { $0["field"] as? String } ?? []
     }
 
-    @Test("malformed, mistyped, missing and out-of-range fields are 400 VALIDATION_FAILED", arguments: StoreKind.available)
+    @Test(
+        "malformed, mistyped, missing and out-of-range fields are 400 VALIDATION_FAILED", arguments: StoreKind.available
+    )
     func validation(kind: StoreKind) async throws {
         try await TestServer.run(kind) { server in
             let dispatcher = try await server.token(.dispatcher)
@@ -32,7 +34,8 @@ struct ValidationTests {
             emptyName["vendor"] = ["name": " ", "address": "x", "location": ["lat": 1, "lon": 200]]
 
             let malformed = try await server.send(
-                .post, "/api/v1/orders", token: dispatcher, raw: Data("{\"vendor\": ".utf8), contentType: "application/json")
+                .post, "/api/v1/orders", token: dispatcher, raw: Data("{\"vendor\": ".utf8),
+                contentType: "application/json")
             #expect(malformed.code == "VALIDATION_FAILED")
             #expect(Self.fields(malformed) == ["body"])
 
@@ -56,14 +59,17 @@ struct ValidationTests {
             let several = try await server.send(.post, "/api/v1/orders", token: dispatcher, json: emptyName)
             #expect(Set(Self.fields(several)) == ["vendor.name", "vendor.location.lon"])
 
-            let empty = try await server.send(.post, "/api/v1/orders", token: dispatcher, raw: Data(), contentType: "application/json")
+            let empty = try await server.send(
+                .post, "/api/v1/orders", token: dispatcher, raw: Data(), contentType: "application/json")
             #expect(empty.code == "VALIDATION_FAILED")
 
             let rider = try await server.token(.rider)
-            let unknownEnum = try await server.send(.put, "/api/v1/rider/availability", token: rider, json: ["status": "BUSY"])
+            let unknownEnum = try await server.send(
+                .put, "/api/v1/rider/availability", token: rider, json: ["status": "BUSY"])
             #expect(unknownEnum.code == "VALIDATION_FAILED")
             #expect(Self.fields(unknownEnum) == ["status"])
-            let onTask = try await server.send(.put, "/api/v1/rider/availability", token: rider, json: ["status": "ON_TASK"])
+            let onTask = try await server.send(
+                .put, "/api/v1/rider/availability", token: rider, json: ["status": "ON_TASK"])
             #expect(onTask.code == "VALIDATION_FAILED")
 
             let badPath = try await server.send(.get, "/api/v1/orders/not-a-uuid", token: dispatcher)
@@ -74,7 +80,8 @@ struct ValidationTests {
                 #expect(reply.status == 400)
                 #expect(reply.contentType == "application/problem+json")
                 #expect(reply["title"] as? String == "Some of the information sent is not valid")
-                #expect(!reply.text.contains("Swift") && !reply.text.contains("/work/") && !reply.text.contains("SELECT"))
+                #expect(
+                    !reply.text.contains("Swift") && !reply.text.contains("/work/") && !reply.text.contains("SELECT"))
             }
             #expect(try await server.count("orders") == 0)
             #expect(try await server.count("order_events") == 0)
@@ -92,7 +99,8 @@ struct ValidationTests {
             #expect(tooLarge.code == "PAYLOAD_TOO_LARGE")
 
             let body = try JSONSerialization.data(withJSONObject: Fixtures.order())
-            let wrongType = try await server.send(.post, "/api/v1/orders", token: dispatcher, raw: body, contentType: "text/plain")
+            let wrongType = try await server.send(
+                .post, "/api/v1/orders", token: dispatcher, raw: body, contentType: "text/plain")
             #expect(wrongType.status == 415)
             #expect(wrongType.code == "UNSUPPORTED_MEDIA_TYPE")
             let noType = try await server.send(.post, "/api/v1/orders", token: dispatcher, raw: body)

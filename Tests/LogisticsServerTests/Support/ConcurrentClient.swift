@@ -23,7 +23,9 @@ enum ConcurrentClient {
         return try await TestClient.withClient(host: "127.0.0.1", port: port) { client in
             let response = try await client.execute(
                 .init(path, method: method, headers: finalHeaders, body: finalBody))
-            return Reply(status: response.status.code, headers: response.headers, body: Data(buffer: response.body ?? ByteBuffer()))
+            return Reply(
+                status: response.status.code, headers: response.headers,
+                body: Data(buffer: response.body ?? ByteBuffer()))
         }
     }
 }

@@ -48,7 +48,9 @@ struct IsolatedSchema {
     }
 
     func drop() async {
-        guard let admin = try? PostgresDatabase(settings: .init(url: url, poolSize: 1), logger: Logger(label: "test-admin"))
+        guard
+            let admin = try? PostgresDatabase(
+                settings: .init(url: url, poolSize: 1), logger: Logger(label: "test-admin"))
         else { return }
         _ = try? await admin.query("DROP SCHEMA \(name) CASCADE")
         await admin.close()

@@ -47,7 +47,8 @@ struct TestServer: Sendable {
         do {
             let built = try await buildApplication(configuration, clock: clock, logger: logger)
             try await built.application.test(.live) { client in
-                try await body(TestServer(
+                try await body(
+                    TestServer(
                         client: client, services: built.services, clock: clock, kind: kind, routes: built.routes))
             }
         } catch {

@@ -1,0 +1,64 @@
+import Foundation
+
+/// The real `logistics` binary, started as a child process the way an operator would.
+final class ServerProcess: @unchecked Sendable {
+    let process = Process()
+    private let output = Pipe()
+    private(set) var port = 0
+
+    /// The binary next to the test bundle (`swift build --build-tests` builds both).
+    static var binary: URL? {
+        let here = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let candidates = [
+            here.appendingPathComponent("logistics"),
+            here.deletingLastPathComponent().appendingPathComponent("logistics"),
+        ]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }
+
+    init(arguments: [String], environment: [String: String]) throws {
+        guard let binary = Self.binary else { throw ProcessError("logistics binary not found next to the tests") }
+        process.executableURL = binary
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env.removeValue(forKey: "DATABASE_URL")
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+    }
+
+    /// Starts the process and waits for the line announcing its URL.
+    func start(timeout: Duration = .seconds(60)) async throws {
+        try process.run()
+        let handle = output.fileHandleForReading
+        let deadline = ContinuousClock.now + timeout
+        var seen = ""
+        while ContinuousClock.now < deadline {
+            let chunk = handle.availableData
+            if chunk.isEmpty { break }
+            seen += String(decoding: chunk, as: UTF8.self)
+            if let range = seen.range(of: #"http://[0-9.]+:([0-9]+)"#, options: .regularExpression) {
+                let url = String(seen[range])
+                port = Int(url.split(separator: ":").last!)!
+                return
+            }
+        }
+        process.terminate()
+        throw ProcessError("server did not print its URL; output so far: \(seen)")
+    }
+
+    func kill(_ signal: Int32) {
+        Foundation.kill(process.processIdentifier, signal)
+    }
+
+    func waitForExit() async -> Int32 {
+        while process.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
+        return process.terminationStatus
+    }
+}
+
+struct ProcessError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
