@@ -10,6 +10,7 @@ public enum ErrorCode: String, Sendable, CaseIterable, Codable {
     case orderAlreadyAssigned = "ORDER_ALREADY_ASSIGNED"
     case orderCancelled = "ORDER_CANCELLED"
     case riderHasActiveTask = "RIDER_HAS_ACTIVE_TASK"
+    case noRiderAvailable = "NO_RIDER_AVAILABLE"
     case invalidStatusTransition = "INVALID_STATUS_TRANSITION"
     case podRequired = "POD_REQUIRED"
     case geofenceConfirmationRequired = "GEOFENCE_CONFIRMATION_REQUIRED"
@@ -37,6 +38,7 @@ public enum ErrorCode: String, Sendable, CaseIterable, Codable {
         case .methodNotAllowed: 405
         case .offerExpired, .trackingEnded: 410
         case .orderAlreadyAssigned, .orderCancelled, .riderHasActiveTask, .invalidStatusTransition, .podRequired,
+            .noRiderAvailable,
             .trackingNotAvailable, .idempotencyRequestInProgress, .conflict:
             409
         case .geofenceConfirmationRequired, .idempotencyKeyReused: 422
@@ -61,6 +63,7 @@ public enum ErrorCode: String, Sendable, CaseIterable, Codable {
         case .orderAlreadyAssigned: "Another rider has already taken this order"
         case .orderCancelled: "This order has been cancelled"
         case .riderHasActiveTask: "Finish your current delivery first"
+        case .noRiderAvailable: "No rider is available right now"
         case .invalidStatusTransition: "That step is not possible right now"
         case .podRequired: "Proof of delivery is needed before completing"
         case .geofenceConfirmationRequired: "You seem far from the delivery address. Please confirm you have arrived"

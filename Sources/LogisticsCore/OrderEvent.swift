@@ -49,6 +49,9 @@ public enum OrderEventType {
     public static let deliveryStatusUpdated = "DeliveryStatusUpdated"
     public static let proofOfDeliveryAccepted = "ProofOfDeliveryAccepted"
     public static let deliveryIssueReported = "DeliveryIssueReported"
+    public static let deliveryCodeLocked = "DeliveryCodeLocked"
+    public static let proofOfDeliveryOverridden = "ProofOfDeliveryOverridden"
+    public static let failureApproved = "FailureApproved"
 }
 
 /// A push message waiting in the outbox for a customer, rider or dispatcher.

@@ -44,9 +44,10 @@ public func buildApplication(
             try await Migrator(database: database, logger: logger).migrate()
         }
         let otp = DeliveryOTP(serverSecret: Array(otpSecret.utf8))
+        let repository = SQLLogisticsRepository(database: database, logger: logger)
         let services = LogisticsServices(
-            configuration: configuration, database: database,
-            repository: SQLLogisticsRepository(database: database, logger: logger), clock: clock, otp: otp,
+            configuration: configuration, database: database, repository: repository, deliveries: repository,
+            blobs: FileBlobStore(directory: configuration.blobDirectory), clock: clock, otp: otp,
             intake: OrderIntake(otp: otp),
             verifier: try await AccessTokenVerifier.make(configuration: configuration, secret: secret, clock: clock),
             tokens: secret == nil
@@ -59,7 +60,12 @@ public func buildApplication(
             router: router,
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port), serverName: "rider-logistics"),
-            services: [DatabaseLifecycle(database: database)],
+            services: [
+                DatabaseLifecycle(database: database),
+                OutboxDispatcher(
+                    repository: services.repository, deliveries: services.deliveries, subscribers: [],
+                    clock: clock, logger: logger),
+            ],
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
             logger: logger)
         return LogisticsApplication(application: application, services: services, routes: routes)
@@ -88,6 +94,9 @@ func makeRouter(_ services: LogisticsServices) -> (Router<LogisticsRequestContex
     RiderRoutes(services: services).register(in: &routes)
     RiderAdministrationRoutes(services: services).register(in: &routes)
     CustomerRoutes(services: services).register(in: &routes)
+    DispatchRoutes(services: services).register(in: &routes)
+    RiderTaskRoutes(services: services).register(in: &routes)
+    ProofOfDeliveryRoutes(services: services).register(in: &routes)
     return (router, operations.registered + routes.registered)
 }
 

@@ -13,7 +13,7 @@ struct IdempotencyGuard: Sendable {
     let clock: any WallClock
 
     func run(
-        _ request: Request, context: LogisticsRequestContext,
+        _ request: Request, context: LogisticsRequestContext, bodyLimit: Int,
         handler: @Sendable (Request, LogisticsRequestContext) async throws -> APIResponse
     ) async throws -> APIResponse {
         guard let key = request.headers[.idempotencyKey] else { return try await handler(request, context) }
@@ -21,7 +21,7 @@ struct IdempotencyGuard: Sendable {
             throw LogisticsError.validation(field: "Idempotency-Key", "must be 1 to 255 characters")
         }
         var request = request
-        let body = try await RequestBody.collect(&request)
+        let body = try await RequestBody.collect(&request, limit: bodyLimit)
         request.body = .init(buffer: body)
         var hasher = SHA256()
         hasher.update(data: Array("\(request.method.rawValue) \(request.uri.path)\n".utf8))

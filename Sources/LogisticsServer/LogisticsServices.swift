@@ -8,6 +8,8 @@ public struct LogisticsServices: Sendable {
     public let configuration: ServerConfiguration
     public let database: any SQLDatabase
     public let repository: any LogisticsRepository
+    public let deliveries: any DeliveryRepository
+    public let blobs: any BlobStore
     public let clock: any WallClock
     public let otp: DeliveryOTP
     public let intake: OrderIntake

@@ -63,20 +63,20 @@ struct OrderRoutes {
     }
 
     @Sendable func show(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
-        let order = try await visibleOrder(context, allowed: OrderAccess.canView)
+        let order = try await services.visibleOrder(context, allowed: OrderAccess.canView)
         return try .json(OrderRepresentation(order))
     }
 
     @Sendable func events(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
         _ = try context.caller(.dispatcher, .admin)
-        let order = try await visibleOrder(context, allowed: OrderAccess.canView)
+        let order = try await services.visibleOrder(context, allowed: OrderAccess.canView)
         let events = try await services.repository.events(orderId: order.id)
         return try .json(["events": events.map(OrderEventRepresentation.init)])
     }
 
     @Sendable func ready(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
         let actor = try context.caller(.vendor, .dispatcher, .admin)
-        let order = try await visibleOrder(context, allowed: OrderAccess.canManage)
+        let order = try await services.visibleOrder(context, allowed: OrderAccess.canManage)
         let updated = try await services.repository.markReady(orderId: order.id, by: actor, now: services.clock.now())
         return try .json(OrderRepresentation(updated))
     }
@@ -87,26 +87,12 @@ struct OrderRoutes {
         if let reason = body.reason, reason.count > 500 {
             throw LogisticsError.validation(field: "reason", "must be at most 500 characters")
         }
-        let order = try await visibleOrder(context, allowed: OrderAccess.canView)
+        let order = try await services.visibleOrder(context, allowed: OrderAccess.canView)
         guard OrderAccess.canCancel(order, actor) else {
             throw LogisticsError(.forbidden, "This order can no longer be cancelled by you")
         }
         let updated = try await services.repository.cancelOrder(
             orderId: order.id, reason: body.reason, by: actor, now: services.clock.now())
         return try .json(OrderRepresentation(updated))
-    }
-
-    /// The order in the path, if the caller may see it; otherwise NOT_FOUND (never FORBIDDEN, so
-    /// ids cannot be probed).
-    private func visibleOrder(
-        _ context: LogisticsRequestContext, allowed: (Order, Actor) -> Bool
-    ) async throws -> Order {
-        let actor = try context.caller()
-        let id = try context.uuidParameter("orderId")
-        guard let order = try await services.repository.order(id: id), OrderAccess.canView(order, actor) else {
-            throw LogisticsError.notFound("order")
-        }
-        guard allowed(order, actor) else { throw LogisticsError(.forbidden, "You may not change this order") }
-        return order
     }
 }

@@ -50,6 +50,8 @@ enum ProblemDocument {
                     .serviceUnavailable, "The database cannot be reached right now", retryAfterSeconds: 5)
             case .uniqueViolation:
                 return LogisticsError(.conflict, "This conflicts with something that already exists")
+            case .retryable:
+                return LogisticsError(.serviceUnavailable, "The service is busy; please retry", retryAfterSeconds: 1)
             case .corrupt, .rejected:
                 return LogisticsError(.internalError, "The request could not be completed")
             }

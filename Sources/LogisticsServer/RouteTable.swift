@@ -21,11 +21,11 @@ struct RouteTable {
     mutating func put(_ path: String, _ handler: @escaping Handler) { add(.put, path, handler) }
     mutating func patch(_ path: String, _ handler: @escaping Handler) { add(.patch, path, handler) }
 
-    /// POST routes honour `Idempotency-Key`.
-    mutating func post(_ path: String, _ handler: @escaping Handler) {
+    /// POST routes honour `Idempotency-Key`; `bodyLimit` bounds what the key's body hash may read.
+    mutating func post(_ path: String, bodyLimit: Int = RequestBody.jsonLimit, _ handler: @escaping Handler) {
         let idempotency = self.idempotency
         add(.post, path) { request, context in
-            try await idempotency.run(request, context: context, handler: handler)
+            try await idempotency.run(request, context: context, bodyLimit: bodyLimit, handler: handler)
         }
     }
 

@@ -29,6 +29,8 @@ public struct ServerConfiguration: Sendable {
     public var offerTTLSeconds: Int = 60
     public var failedWaitSeconds: Int = 600
     public var geofenceRadiusM: Double = 500
+    /// Where photos are kept; `<data-dir>/blobs` by default.
+    public var blobDirectoryOverride: String?
     public var migrate: Bool = true
     /// Use a throwaway in-memory SQLite database (tests only).
     public var inMemoryDatabase: Bool = false
@@ -36,6 +38,9 @@ public struct ServerConfiguration: Sendable {
     public init() {}
 
     public var sqlitePath: String { (dataDirectory as NSString).appendingPathComponent("logistics.sqlite") }
+    public var blobDirectory: String {
+        blobDirectoryOverride ?? (dataDirectory as NSString).appendingPathComponent("blobs")
+    }
     public var jwtSecretFile: String { (dataDirectory as NSString).appendingPathComponent("jwt-secret") }
 
     /// Applies `LOGISTICS_*` and `DATABASE_URL` environment variables over the defaults; flags are applied
@@ -66,6 +71,13 @@ public struct ServerConfiguration: Sendable {
         }
         if let ttl = environment["LOGISTICS_OFFER_TTL_SECONDS"] {
             configuration.offerTTLSeconds = try parseInt(ttl, name: "LOGISTICS_OFFER_TTL_SECONDS", range: 1...86_400)
+        }
+        if let radius = environment["LOGISTICS_GEOFENCE_RADIUS_M"] {
+            configuration.geofenceRadiusM = Double(
+                try parseInt(radius, name: "LOGISTICS_GEOFENCE_RADIUS_M", range: 10...100_000))
+        }
+        if let directory = environment["LOGISTICS_BLOB_DIR"], !directory.isEmpty {
+            configuration.blobDirectoryOverride = directory
         }
         if let wait = environment["LOGISTICS_FAILED_WAIT_SECONDS"] {
             configuration.failedWaitSeconds = try parseInt(

@@ -150,6 +150,7 @@ public final class PostgresDatabase: SQLDatabase {
             let state = error.serverInfo?[.sqlState] ?? ""
             let message = error.serverInfo?[.message] ?? "server error"
             if state == "23505" { return StoreError.uniqueViolation(message) }
+            if state == "40001" || state == "40P01" { return StoreError.retryable(message) }
             // Class 08 (connection), 57P (shutdown / cannot connect now), 53 (insufficient resources).
             if state.hasPrefix("08") || state.hasPrefix("57P") || state.hasPrefix("53") {
                 return StoreError.unavailable(message)

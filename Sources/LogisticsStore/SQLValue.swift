@@ -97,6 +97,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case corrupt(String)
     /// The database refused a statement (trigger, constraint, syntax).
     case rejected(String)
+    /// A deadlock or serialization failure: the transaction was rolled back and may be run again.
+    case retryable(String)
 
     public var description: String {
         switch self {
@@ -104,6 +106,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .uniqueViolation(let detail): "unique violation: \(detail)"
         case .corrupt(let detail): "corrupt row: \(detail)"
         case .rejected(let detail): "statement rejected: \(detail)"
+        case .retryable(let detail): "transaction conflict: \(detail)"
         }
     }
 }

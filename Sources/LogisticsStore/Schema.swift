@@ -113,6 +113,30 @@ enum Schema {
                 FOR EACH STATEMENT EXECUTE FUNCTION order_events_append_only()
                 """,
             ]
-        )
+        ),
+        Migration(
+            version: 2, name: "proof of delivery and delivery issues",
+            common: [
+                """
+                CREATE TABLE proofs_of_delivery (
+                    id TEXT PRIMARY KEY, task_id TEXT NOT NULL REFERENCES tasks (id),
+                    order_id TEXT NOT NULL REFERENCES orders (id), type TEXT NOT NULL,
+                    sha256 TEXT, content_type TEXT, byte_size BIGINT,
+                    captured_at BIGINT NOT NULL, lat DOUBLE PRECISION NOT NULL, lon DOUBLE PRECISION NOT NULL,
+                    accuracy_m DOUBLE PRECISION NOT NULL, created_by TEXT NOT NULL, created_at BIGINT NOT NULL)
+                """,
+                "CREATE INDEX proofs_of_delivery_task ON proofs_of_delivery (task_id)",
+                """
+                CREATE TABLE delivery_issues (
+                    id TEXT PRIMARY KEY, task_id TEXT NOT NULL REFERENCES tasks (id),
+                    order_id TEXT NOT NULL REFERENCES orders (id), type TEXT NOT NULL, note TEXT,
+                    lat DOUBLE PRECISION, lon DOUBLE PRECISION, occurred_at BIGINT NOT NULL,
+                    created_at BIGINT NOT NULL)
+                """,
+                "CREATE INDEX delivery_issues_task ON delivery_issues (task_id)",
+                "CREATE INDEX tasks_rider ON tasks (rider_id, status)",
+                "CREATE INDEX offers_open_expiry ON offers (status, expires_at)",
+            ]
+        ),
     ]
 }

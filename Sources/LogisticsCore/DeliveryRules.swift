@@ -1,0 +1,131 @@
+import Foundation
+
+/// The rules a rider's status change must satisfy, decided without touching storage.
+public enum DeliveryRules {
+    public static let maximumOTPAttempts = 5
+    /// A device clock may run ahead a little; further ahead is a bad timestamp, not a real tap.
+    public static let futureToleranceSeconds: TimeInterval = 120
+
+    public struct Settings: Sendable {
+        public var geofenceRadiusM: Double
+        public var failedWaitSeconds: TimeInterval
+
+        public init(geofenceRadiusM: Double, failedWaitSeconds: TimeInterval) {
+            self.geofenceRadiusM = geofenceRadiusM
+            self.failedWaitSeconds = failedWaitSeconds
+        }
+    }
+
+    /// A status change a rider asked for.
+    public struct StatusChange: Sendable {
+        public var status: TaskStatus
+        public var location: GeoPoint
+        public var occurredAt: Date
+        public var farFromDestinationConfirmed: Bool
+        public var reason: DeliveryIssueType?
+
+        public init(
+            status: TaskStatus, location: GeoPoint, occurredAt: Date, farFromDestinationConfirmed: Bool,
+            reason: DeliveryIssueType?
+        ) {
+            self.status = status
+            self.location = location
+            self.occurredAt = occurredAt
+            self.farFromDestinationConfirmed = farFromDestinationConfirmed
+            self.reason = reason
+        }
+    }
+
+    /// What the change will record about the geofence.
+    public struct Verdict: Sendable, Equatable {
+        public var geofenceDistanceM: Double?
+        public var geofenceOverride: Bool
+    }
+
+    /// Checks a change against the task's state; throws the API error that explains a refusal.
+    public static func check(
+        _ change: StatusChange, task: DeliveryTask, order: Order, now: Date, settings: Settings
+    ) throws -> Verdict {
+        if order.status == .cancelled || task.status == .cancelled {
+            throw LogisticsError(.orderCancelled, "The order was cancelled; stop this delivery")
+        }
+        if change.occurredAt.timeIntervalSince(now) > futureToleranceSeconds {
+            throw LogisticsError.validation(field: "occurredAt", "must not be more than 2 minutes in the future")
+        }
+        if change.occurredAt < task.acceptedAt {
+            throw LogisticsError.validation(field: "occurredAt", "must not be before the task was accepted")
+        }
+        guard task.status.allowedNext.contains(change.status) else {
+            throw LogisticsError(
+                .invalidStatusTransition,
+                "\(change.status.rawValue) cannot follow \(task.status.rawValue)",
+                extras: [
+                    "currentStatus": .string(task.status.rawValue),
+                    "allowedNext": .strings(task.status.allowedNext.map(\.rawValue)),
+                ])
+        }
+        var verdict = Verdict(geofenceDistanceM: nil, geofenceOverride: false)
+        switch change.status {
+        case .arrivedAtDestination:
+            let distance = change.location.distanceM(to: order.customer.location)
+            verdict.geofenceDistanceM = distance
+            if distance > settings.geofenceRadiusM {
+                guard change.farFromDestinationConfirmed else {
+                    throw LogisticsError(
+                        .geofenceConfirmationRequired,
+                        "You are \(Int(distance.rounded())) m from the delivery address",
+                        extras: ["distanceM": .double(distance), "radiusM": .double(settings.geofenceRadiusM)])
+                }
+                verdict.geofenceOverride = true
+            }
+        case .delivered:
+            guard task.podAccepted || task.podOverride else {
+                throw LogisticsError(.podRequired, "Submit a photo or the customer's code before completing")
+            }
+        case .failed:
+            guard change.reason != nil else {
+                throw LogisticsError.validation(field: "reason", "is required for FAILED")
+            }
+            if !task.failureApproved {
+                guard let reportedAt = task.issueReportedAt else {
+                    throw LogisticsError(
+                        .invalidStatusTransition,
+                        "Report an issue first; FAILED is allowed after waiting or with approval",
+                        extras: [
+                            "currentStatus": .string(task.status.rawValue),
+                            "allowedNext": .strings(task.status.allowedNext.map(\.rawValue)),
+                        ])
+                }
+                let waited = now.timeIntervalSince(reportedAt)
+                if waited < settings.failedWaitSeconds {
+                    throw LogisticsError(
+                        .invalidStatusTransition,
+                        "Wait for the customer a little longer, or ask a dispatcher to approve",
+                        extras: [
+                            "currentStatus": .string(task.status.rawValue),
+                            "allowedNext": .strings(task.status.allowedNext.map(\.rawValue)),
+                            "waitSeconds": .int(Int((settings.failedWaitSeconds - waited).rounded(.up))),
+                        ])
+                }
+            }
+        default:
+            break
+        }
+        return verdict
+    }
+
+    /// The customer-facing push for a status, if it has one.
+    public static func customerNotification(for status: TaskStatus, customerId: UUID) -> QueuedNotification? {
+        let message: (String, String)? =
+            switch status {
+            case .pickedUp: ("On its way", "Your order has been picked up and is on its way.")
+            case .arrivedAtDestination: ("Your rider has arrived!", "Your rider has arrived!")
+            case .delivered: ("Delivered", "Your order has been delivered. Enjoy!")
+            case .failed: ("Delivery failed", "We could not deliver your order. We will contact you.")
+            default: nil
+            }
+        return message.map {
+            QueuedNotification(recipientId: customerId, recipientRole: .customer, title: $0.0, body: $0.1)
+        }
+    }
+}

@@ -1,0 +1,193 @@
+import Foundation
+import Hummingbird
+import LogisticsCore
+import LogisticsStore
+import NIOCore
+
+/// Proof of delivery: a photo (multipart) or the customer's code (JSON), and serving stored photos.
+struct ProofOfDeliveryRoutes {
+    let services: LogisticsServices
+
+    static let photoLimit = 10 * 1024 * 1024
+    /// Room for the form's other fields and part headers around the photo.
+    static let formOverhead = 64 * 1024
+
+    func register(in routes: inout RouteTable) {
+        routes.post("/rider/tasks/{taskId}/pod", bodyLimit: Self.photoLimit + Self.formOverhead, submit)
+        routes.get("/pods/{podId}/image", image)
+    }
+
+    @Sendable func submit(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
+        let rider = try context.caller(.rider)
+        let taskId = try context.uuidParameter("taskId")
+        let contentType = request.headers[.contentType]
+        if RequestBody.isJSON(contentType) {
+            return try await submitCode(request, rider: rider, taskId: taskId)
+        }
+        guard let boundary = MultipartForm.boundary(fromContentType: contentType) else {
+            throw LogisticsError(
+                .unsupportedMediaType, "Send a photo as multipart/form-data or a code as application/json")
+        }
+        return try await submitPhoto(request, boundary: boundary, rider: rider, taskId: taskId)
+    }
+
+    private func submitPhoto(_ request: Request, boundary: String, rider: Actor, taskId: UUID) async throws
+        -> APIResponse
+    {
+        // Refuse before reading a byte of the photo when the task cannot take one.
+        try await precheck(taskId: taskId, rider: rider)
+        var request = request
+        let limit = Self.photoLimit + Self.formOverhead
+        let buffer = try await RequestBody.collect(&request, limit: limit)
+        let form = try MultipartForm(bytes: Array(buffer: buffer), boundary: boundary)
+
+        var errors: [FieldError] = []
+        func number(_ name: String) -> Double? {
+            guard let text = form.text(name) else {
+                errors.append(FieldError(field: name, message: "is required"))
+                return nil
+            }
+            guard let value = Double(text), value.isFinite else {
+                errors.append(FieldError(field: name, message: "must be a number"))
+                return nil
+            }
+            return value
+        }
+        let photo = form.part("photo")
+        if photo == nil { errors.append(FieldError(field: "photo", message: "is required")) }
+        var capturedAt: Date? = nil
+        if let text = form.text("capturedAt") {
+            capturedAt = RFC3339.date(from: text)
+            if capturedAt == nil {
+                errors.append(FieldError(field: "capturedAt", message: "must be an RFC 3339 date-time"))
+            }
+        } else {
+            errors.append(FieldError(field: "capturedAt", message: "is required"))
+        }
+        let lat = number("lat")
+        let lon = number("lon")
+        let accuracy = number("accuracyM")
+        var location: GeoPoint? = nil
+        if let lat, let lon, let accuracy {
+            location = GeoPoint(lat: lat, lon: lon, accuracyM: accuracy)
+            errors += location!.validationErrors(field: "").map {
+                FieldError(field: String($0.field.dropFirst()), message: $0.message)
+            }
+        }
+        guard errors.isEmpty, let photo, let capturedAt, let location else { throw LogisticsError.validation(errors) }
+        guard photo.body.count <= Self.photoLimit else {
+            throw LogisticsError(
+                .payloadTooLarge, "The photo is larger than \(Self.photoLimit / 1024 / 1024) MiB",
+                extras: ["limitBytes": .int(Self.photoLimit)])
+        }
+        guard let format = PhotoFormat.sniff(photo.body) else {
+            throw LogisticsError(.unsupportedMediaType, "The photo must be a JPEG, PNG, HEIC or WebP image")
+        }
+        let bytes = Array(photo.body)
+        let sha256 = try await services.blobs.put(bytes)
+        let now = services.clock.now()
+        let proof = try await services.deliveries.recordPhotoProof(
+            ProofOfDelivery(
+                id: UUID(), taskId: taskId, orderId: try await orderId(ofTask: taskId),
+                type: ProofOfDeliveryType.photo.rawValue,
+                sha256: sha256, contentType: format.contentType, byteSize: bytes.count, capturedAt: capturedAt,
+                location: location, createdBy: rider.id, createdAt: now),
+            by: rider, now: now)
+        return try .json(PhotoProofRepresentation(proof), status: .created)
+    }
+
+    private func submitCode(_ request: Request, rider: Actor, taskId: UUID) async throws -> APIResponse {
+        let body = try await RequestBody.decode(OTPProofRequest.self, from: request)
+        var errors = body.location.validationErrors(field: "location")
+        if body.type.uppercased() != "OTP" {
+            errors.append(FieldError(field: "type", message: "must be OTP for a JSON proof; send photos as multipart"))
+        }
+        if body.location.accuracyM == nil {
+            errors.append(FieldError(field: "location.accuracyM", message: "is required"))
+        }
+        if body.value.count != 4 || !body.value.allSatisfy({ $0.isASCII && $0.isNumber }) {
+            errors.append(FieldError(field: "value", message: "must be the 4-digit code"))
+        }
+        guard errors.isEmpty else { throw LogisticsError.validation(errors) }
+        let otp = services.otp
+        let attempt = body.value
+        let outcome = try await services.deliveries.attemptOTP(
+            taskId: taskId, capturedAt: body.capturedAt, location: body.location, by: rider, now: services.clock.now(),
+            verify: { order in
+                guard let hash = order.otpHash else { return false }
+                return otp.verify(orderId: order.id, attempt: attempt, storedHash: hash)
+            })
+        switch outcome {
+        case .verified:
+            return try .json(["verified": true])
+        case .wrong(let remaining):
+            throw LogisticsError(
+                .invalidOTP, "The code does not match", extras: ["attemptsRemaining": .int(remaining)])
+        case .locked:
+            throw LogisticsError(
+                .otpLocked, "Too many wrong codes; take a photo or ask a dispatcher to override",
+                extras: ["attemptsRemaining": .int(0)])
+        }
+    }
+
+    @Sendable func image(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
+        let actor = try context.caller()
+        let podId = try context.uuidParameter("podId")
+        guard let proof = try await services.deliveries.proof(id: podId), let sha256 = proof.sha256,
+            let order = try await services.repository.order(id: proof.orderId)
+        else { throw LogisticsError.notFound("photo") }
+        let task = try await services.deliveries.task(id: proof.taskId)
+        let allowed =
+            actor.role.isStaff || (actor.role == .customer && order.customer.id == actor.id)
+            || (actor.role == .rider && task?.riderId == actor.id)
+        guard allowed, let bytes = try await services.blobs.get(sha256: sha256) else {
+            throw LogisticsError.notFound("photo")
+        }
+        var response = APIResponse(
+            status: .ok, body: Data(bytes), contentType: proof.contentType ?? "application/octet-stream")
+        response.extraHeaders[.cacheControl] = "private, max-age=86400, immutable"
+        response.extraHeaders[.eTag] = "\"\(sha256)\""
+        return response
+    }
+
+    private func precheck(taskId: UUID, rider: Actor) async throws {
+        guard let task = try await services.deliveries.task(id: taskId) else { throw LogisticsError.notFound("task") }
+        guard task.riderId == rider.id else { throw LogisticsError(.forbidden, "This task belongs to another rider") }
+        if task.status == .cancelled { throw LogisticsError(.orderCancelled, "The order was cancelled") }
+        guard task.status == .arrivedAtDestination else {
+            throw LogisticsError(
+                .invalidStatusTransition, "Proof of delivery is taken at the customer's address",
+                extras: [
+                    "currentStatus": .string(task.status.rawValue),
+                    "allowedNext": .strings(task.status.allowedNext.map(\.rawValue)),
+                ])
+        }
+    }
+
+    private func orderId(ofTask taskId: UUID) async throws -> UUID {
+        guard let task = try await services.deliveries.task(id: taskId) else { throw LogisticsError.notFound("task") }
+        return task.orderId
+    }
+}
+
+struct PhotoProofRepresentation: Encodable {
+    var podId: String
+    var type: String
+    var imageUrl: String
+    var sha256: String?
+    var byteSize: Int?
+    var contentType: String?
+    var capturedAt: Date
+    var location: GeoPoint
+
+    init(_ proof: ProofOfDelivery) {
+        podId = proof.id.lowercased
+        type = proof.type
+        imageUrl = "/api/v1/pods/\(proof.id.lowercased)/image"
+        sha256 = proof.sha256
+        byteSize = proof.byteSize
+        contentType = proof.contentType
+        capturedAt = proof.capturedAt
+        location = proof.location
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import LogisticsCore
+
+/// A task as its rider sees it: what to do next, where, and what proof is needed.
+struct TaskRepresentation: Encodable {
+    var taskId: String
+    var orderId: String
+    var externalRef: String?
+    var status: TaskStatus
+    var allowedNext: [TaskStatus]
+    var podType: ProofOfDeliveryType
+    var proofOfDelivery: ProofState
+    var vendor: VendorStop
+    var customer: CustomerForRider
+    var nextStop: Stop?
+    var notes: String?
+    var acceptedAt: Date
+    var updatedAt: Date
+
+    struct ProofState: Encodable {
+        var accepted: Bool
+        var overridden: Bool
+        var otpAttemptsRemaining: Int
+        var otpLocked: Bool
+    }
+
+    /// The customer without their full phone number.
+    struct CustomerForRider: Encodable {
+        var name: String
+        var address: String
+        var location: GeoPoint
+        var phoneMasked: String
+    }
+
+    struct Stop: Encodable {
+        var kind: String
+        var name: String
+        var address: String
+        var location: GeoPoint
+    }
+
+    init(_ task: DeliveryTask, _ order: Order) {
+        taskId = task.id.lowercased
+        orderId = order.id.lowercased
+        externalRef = order.externalRef
+        status = task.status
+        allowedNext = task.status.allowedNext
+        podType = order.podType
+        proofOfDelivery = ProofState(
+            accepted: task.podAccepted, overridden: task.podOverride,
+            otpAttemptsRemaining: max(0, DeliveryRules.maximumOTPAttempts - task.otpFailedAttempts),
+            otpLocked: task.otpLocked)
+        vendor = order.vendor
+        customer = CustomerForRider(
+            name: order.customer.name, address: order.customer.address, location: order.customer.location,
+            phoneMasked: order.customer.maskedPhone)
+        switch task.status {
+        case .accepted, .arrivedAtStore:
+            nextStop = Stop(
+                kind: "STORE", name: order.vendor.name, address: order.vendor.address, location: order.vendor.location)
+        case .pickedUp, .arrivedAtDestination:
+            nextStop = Stop(
+                kind: "CUSTOMER", name: order.customer.name, address: order.customer.address,
+                location: order.customer.location)
+        default:
+            nextStop = nil
+        }
+        notes = order.notes
+        acceptedAt = task.acceptedAt
+        updatedAt = task.updatedAt
+    }
+}
+
+struct OfferRepresentation: Encodable {
+    var offerId: String
+    var riderId: String
+    var orderId: String
+    var status: OfferStatus
+    var expiresAt: Date
+    var secondsLeft: Int?
+    var pickup: VendorStop?
+    var dropoff: Dropoff?
+
+    struct Dropoff: Encodable {
+        var address: String
+        var location: GeoPoint
+    }
+
+    init(_ offer: Offer, order: Order? = nil, now: Date? = nil) {
+        offerId = offer.id.lowercased
+        riderId = offer.riderId.lowercased
+        orderId = offer.orderId.lowercased
+        status = offer.status
+        expiresAt = offer.expiresAt
+        secondsLeft = now.map { offer.secondsLeft(at: $0) }
+        pickup = order?.vendor
+        dropoff = order.map { Dropoff(address: $0.customer.address, location: $0.customer.location) }
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import LogisticsCore
+
+extension SQLLogisticsRepository {
+    /// One transaction: checks, then compare-and-set on the order row and on the rider row, so exactly
+    /// one rider wins however many race, on one instance or many sharing PostgreSQL. Every refusal
+    /// throws, which rolls the whole transaction back: nothing changes and the rider stays as they were.
+    /// Rows are locked order → offers → rider, as in every other writer, so racing acceptances queue on
+    /// the order row instead of deadlocking over each other's offers.
+    public func acceptOffer(offerId: UUID, by rider: Actor, now: Date) async throws -> (DeliveryTask, Order) {
+        try await database.transaction { transaction in
+            guard
+                let located = try await transaction.first(
+                    "SELECT order_id, rider_id FROM offers WHERE id = ?", [.uuid(offerId)])
+            else { throw LogisticsError.notFound("offer") }
+            guard try located.uuid("rider_id") == rider.id else {
+                throw LogisticsError(.forbidden, "This offer was made to another rider")
+            }
+            let order = try await lockedOrder(try located.uuid("order_id"), in: transaction)
+            let offer = try await lockedOffer(offerId, in: transaction)
+
+            // The winner retrying (lost response, double tap) gets the same answer.
+            if order.assignedRiderId == rider.id, let taskId = order.taskId, offer.status == .accepted {
+                return (try await lockedTask(taskId, in: transaction), order)
+            }
+            if order.status == .cancelled { throw LogisticsError(.orderCancelled, "The order was cancelled") }
+            if order.assignedRiderId != nil {
+                throw LogisticsError(.orderAlreadyAssigned, "Another rider accepted this order first")
+            }
+            guard offer.isOpen(at: now) else {
+                throw LogisticsError(
+                    .offerExpired,
+                    offer.status == .open ? "The offer window has closed" : "This offer is no longer open",
+                    extras: ["expiresAt": .string(RFC3339.string(from: offer.expiresAt))])
+            }
+            guard
+                let riderRow = try await transaction.first(
+                    "SELECT * FROM riders WHERE id = ?\(transaction.forUpdate)", [.uuid(rider.id)])
+            else { throw LogisticsError.notFound("rider") }
+            let current = try Rider(row: riderRow)
+            if current.availability == .offline { throw LogisticsError(.riderNotOnline, "Go online to accept offers") }
+            if current.activeTaskId != nil || current.availability == .onTask {
+                throw LogisticsError(.riderHasActiveTask, "Finish your current delivery before accepting another")
+            }
+            guard order.status == .readyForPickup else {
+                throw LogisticsError(
+                    .invalidStatusTransition, "The order is not ready for pickup",
+                    extras: ["currentStatus": .string(order.status.rawValue), "allowedNext": .strings([])])
+            }
+
+            let taskId = UUID()
+            let assigned = try await transaction.query(
+                """
+                UPDATE orders SET assigned_rider_id = ?, task_id = ?, status = 'RIDER_ASSIGNED', updated_at = ?
+                WHERE id = ? AND assigned_rider_id IS NULL AND status = 'READY_FOR_PICKUP' RETURNING id
+                """, [.uuid(rider.id), .uuid(taskId), .date(now), .uuid(order.id)])
+            guard !assigned.isEmpty else {
+                throw LogisticsError(.orderAlreadyAssigned, "Another rider accepted this order first")
+            }
+            let busy = try await transaction.query(
+                """
+                UPDATE riders SET availability = 'ON_TASK', active_task_id = ?, updated_at = ?
+                WHERE id = ? AND availability = 'ONLINE' AND active_task_id IS NULL RETURNING id
+                """, [.uuid(taskId), .date(now), .uuid(rider.id)])
+            guard !busy.isEmpty else {
+                throw LogisticsError(.riderHasActiveTask, "Finish your current delivery before accepting another")
+            }
+            try await transaction.query(
+                """
+                INSERT INTO tasks (id, order_id, rider_id, offer_id, status, accepted_at, updated_at)
+                VALUES (?, ?, ?, ?, 'ACCEPTED', ?, ?)
+                """, [.uuid(taskId), .uuid(order.id), .uuid(rider.id), .uuid(offerId), .date(now), .date(now)])
+            try await transaction.query(
+                "UPDATE offers SET status = 'ACCEPTED', closed_at = ? WHERE id = ?", [.date(now), .uuid(offerId)])
+            try await transaction.query(
+                "UPDATE offers SET status = 'SUPERSEDED', closed_at = ? WHERE order_id = ? AND id <> ? AND status = 'OPEN'",
+                [.date(now), .uuid(order.id), .uuid(offerId)])
+            try await EventLog(transaction: transaction).append(
+                .init(
+                    orderId: order.id, taskId: taskId, type: OrderEventType.orderAssigned,
+                    status: OrderStatus.riderAssigned.rawValue, occurredAt: now, receivedAt: now, actor: rider,
+                    details: ["riderId": rider.id.lowercased, "offerId": offerId.lowercased]),
+                notify: [
+                    QueuedNotification(
+                        recipientId: order.customer.id, recipientRole: .customer, title: "Rider assigned",
+                        body: "A rider has been assigned to your order")
+                ])
+            return (try await lockedTask(taskId, in: transaction), try await lockedOrder(order.id, in: transaction))
+        }
+    }
+
+    func lockedTask(_ id: UUID, in transaction: any SQLExecutor) async throws -> DeliveryTask {
+        guard
+            let row = try await transaction.first(
+                "SELECT * FROM tasks WHERE id = ?\(transaction.forUpdate)", [.uuid(id)])
+        else { throw LogisticsError.notFound("task") }
+        return try DeliveryTask(row: row)
+    }
+}
+
+extension DeliveryTask {
+    init(row: SQLRow) throws {
+        self.init(
+            id: try row.uuid("id"), orderId: try row.uuid("order_id"), riderId: try row.uuid("rider_id"),
+            offerId: try row.optionalUUID("offer_id"),
+            status: TaskStatus(rawValue: try row.string("status")) ?? .cancelled,
+            acceptedAt: try row.date("accepted_at"), updatedAt: try row.date("updated_at"),
+            podAccepted: row.bool("pod_accepted"), podOverride: row.bool("pod_override"),
+            otpFailedAttempts: row.optionalInt("otp_failed_attempts") ?? 0,
+            failureApproved: row.bool("failure_approved"), issueReportedAt: row.optionalDate("issue_reported_at"))
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import LogisticsCore
+
+/// How an order is offered: to named riders, or to the nearest free ones.
+public enum OfferTargets: Sendable, Equatable {
+    case riders([UUID])
+    case nearest(count: Int)
+}
+
+/// A stored proof of delivery.
+public struct ProofOfDelivery: Sendable, Equatable {
+    public var id: UUID
+    public var taskId: UUID
+    public var orderId: UUID
+    public var type: String
+    public var sha256: String?
+    public var contentType: String?
+    public var byteSize: Int?
+    public var capturedAt: Date
+    public var location: GeoPoint
+    public var createdBy: UUID
+    public var createdAt: Date
+
+    public init(
+        id: UUID, taskId: UUID, orderId: UUID, type: String, sha256: String?, contentType: String?, byteSize: Int?,
+        capturedAt: Date, location: GeoPoint, createdBy: UUID, createdAt: Date
+    ) {
+        self.id = id
+        self.taskId = taskId
+        self.orderId = orderId
+        self.type = type
+        self.sha256 = sha256
+        self.contentType = contentType
+        self.byteSize = byteSize
+        self.capturedAt = capturedAt
+        self.location = location
+        self.createdBy = createdBy
+        self.createdAt = createdAt
+    }
+}
+
+/// The outcome of a delivery-code attempt. Wrong attempts are committed before the caller reports them.
+public enum OTPAttemptOutcome: Sendable, Equatable {
+    case verified
+    case wrong(attemptsRemaining: Int)
+    case locked
+}
+
+/// A delivery issue a rider reported.
+public struct DeliveryIssue: Sendable, Equatable {
+    public var id: UUID
+    public var type: DeliveryIssueType
+    public var note: String?
+    public var location: GeoPoint?
+    public var occurredAt: Date
+}
+
+/// Offers, acceptance and the delivery itself.
+public protocol DeliveryRepository: Sendable {
+    func makeOffers(orderId: UUID, to targets: OfferTargets, ttl: TimeInterval, by actor: Actor, now: Date)
+        async throws -> [Offer]
+    func openOffers(riderId: UUID, now: Date) async throws -> [(Offer, Order)]
+    func declineOffer(offerId: UUID, riderId: UUID, now: Date) async throws -> Offer
+    func expireOffers(now: Date) async throws -> Int
+
+    /// Assigns the order to the rider atomically; exactly one rider ever wins an order.
+    func acceptOffer(offerId: UUID, by rider: Actor, now: Date) async throws -> (DeliveryTask, Order)
+    func task(id: UUID) async throws -> DeliveryTask?
+    func activeTask(riderId: UUID) async throws -> (DeliveryTask, Order)?
+    func changeStatus(
+        taskId: UUID, eventId: UUID, change: DeliveryRules.StatusChange, by rider: Actor, now: Date,
+        settings: DeliveryRules.Settings
+    ) async throws -> (DeliveryTask, Order)
+
+    func recordPhotoProof(_ proof: ProofOfDelivery, by rider: Actor, now: Date) async throws -> ProofOfDelivery
+    func attemptOTP(
+        taskId: UUID, capturedAt: Date, location: GeoPoint, by rider: Actor, now: Date,
+        verify: @escaping @Sendable (Order) -> Bool
+    ) async throws -> OTPAttemptOutcome
+    func proof(id: UUID) async throws -> ProofOfDelivery?
+
+    func reportIssue(
+        taskId: UUID, type: DeliveryIssueType, note: String?, location: GeoPoint?, occurredAt: Date, by rider: Actor,
+        now: Date
+    ) async throws -> DeliveryIssue
+    func overrideProof(orderId: UUID, reason: String, by actor: Actor, now: Date) async throws -> DeliveryTask
+    func approveFailure(orderId: UUID, reason: String?, by actor: Actor, now: Date) async throws -> DeliveryTask
+}

@@ -1,0 +1,106 @@
+import Foundation
+import LogisticsCore
+
+extension SQLLogisticsRepository {
+    public func reportIssue(
+        taskId: UUID, type: DeliveryIssueType, note: String?, location: GeoPoint?, occurredAt: Date, by rider: Actor,
+        now: Date
+    ) async throws -> DeliveryIssue {
+        try await database.transaction { transaction in
+            let (task, order) = try await lockedTaskAndOrder(taskId, rider: rider, in: transaction)
+            if order.status == .cancelled || task.status == .cancelled {
+                throw LogisticsError(.orderCancelled, "The order was cancelled; stop this delivery")
+            }
+            guard !task.status.isFinal else {
+                throw LogisticsError(
+                    .invalidStatusTransition, "The delivery has ended",
+                    extras: ["currentStatus": .string(task.status.rawValue), "allowedNext": .strings([])])
+            }
+            let issue = DeliveryIssue(id: UUID(), type: type, note: note, location: location, occurredAt: occurredAt)
+            try await transaction.query(
+                """
+                INSERT INTO delivery_issues (id, task_id, order_id, type, note, lat, lon, occurred_at, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    .uuid(issue.id), .uuid(taskId), .uuid(order.id), .text(type.rawValue), .text(note),
+                    .double(location?.lat), .double(location?.lon), .date(occurredAt), .date(now),
+                ])
+            if task.issueReportedAt == nil {
+                try await transaction.query(
+                    "UPDATE tasks SET issue_reported_at = ?, updated_at = ? WHERE id = ?",
+                    [.date(now), .date(now), .uuid(taskId)])
+            }
+            let customerMessage =
+                switch type {
+                case .customerUnavailable: "Your rider is at your address and can't reach you"
+                case .addressNotFound: "Your rider can't find your address"
+                case .other: "Your rider reported a problem with your delivery"
+                }
+            var details = ["issueId": issue.id.lowercased, "issueType": type.rawValue]
+            if let note { details["note"] = note }
+            try await EventLog(transaction: transaction).append(
+                .init(
+                    orderId: order.id, taskId: taskId, type: OrderEventType.deliveryIssueReported,
+                    status: task.status.rawValue, occurredAt: occurredAt, receivedAt: now, location: location,
+                    actor: rider, details: details),
+                notify: [
+                    QueuedNotification(
+                        recipientId: order.customer.id, recipientRole: .customer, title: "About your delivery",
+                        body: customerMessage),
+                    QueuedNotification(
+                        recipientId: nil, recipientRole: .dispatcher, title: "Delivery issue: \(type.rawValue)",
+                        body: "Order \(order.externalRef ?? order.id.lowercased): \(note ?? customerMessage)"),
+                ])
+            return issue
+        }
+    }
+
+    public func overrideProof(orderId: UUID, reason: String, by actor: Actor, now: Date) async throws -> DeliveryTask {
+        try await updateActiveTask(
+            orderId: orderId, set: "pod_override = 1", eventType: OrderEventType.proofOfDeliveryOverridden,
+            reason: reason, by: actor, now: now)
+    }
+
+    public func approveFailure(orderId: UUID, reason: String?, by actor: Actor, now: Date) async throws -> DeliveryTask
+    {
+        try await updateActiveTask(
+            orderId: orderId, set: "failure_approved = 1", eventType: OrderEventType.failureApproved, reason: reason,
+            by: actor, now: now)
+    }
+
+    /// A dispatcher's audited decision on the order's unfinished task.
+    private func updateActiveTask(
+        orderId: UUID, set assignment: String, eventType: String, reason: String?, by actor: Actor, now: Date
+    ) async throws -> DeliveryTask {
+        try await database.transaction { transaction in
+            let order = try await lockedOrder(orderId, in: transaction)
+            if order.status == .cancelled { throw LogisticsError(.orderCancelled, "The order was cancelled") }
+            guard let taskId = order.taskId else {
+                throw LogisticsError(
+                    .invalidStatusTransition, "The order has no rider yet",
+                    extras: ["currentStatus": .string(order.status.rawValue), "allowedNext": .strings([])])
+            }
+            let task = try await lockedTask(taskId, in: transaction)
+            guard !task.status.isFinal else {
+                throw LogisticsError(
+                    .invalidStatusTransition, "The delivery has ended",
+                    extras: ["currentStatus": .string(task.status.rawValue), "allowedNext": .strings([])])
+            }
+            try await transaction.query(
+                "UPDATE tasks SET \(assignment), updated_at = ? WHERE id = ?", [.date(now), .uuid(taskId)])
+            try await EventLog(transaction: transaction).append(
+                .init(
+                    orderId: orderId, taskId: taskId, type: eventType, status: task.status.rawValue, occurredAt: now,
+                    receivedAt: now, actor: actor, details: reason.map { ["reason": $0] } ?? [:]),
+                notify: [
+                    QueuedNotification(
+                        recipientId: task.riderId, recipientRole: .rider, title: "Dispatcher decision",
+                        body: eventType == OrderEventType.failureApproved
+                            ? "You may mark this delivery as failed."
+                            : "You may complete this delivery without the usual proof.")
+                ])
+            return try await lockedTask(taskId, in: transaction)
+        }
+    }
+}

@@ -1,0 +1,157 @@
+import Foundation
+import LogisticsCore
+
+extension SQLLogisticsRepository: DeliveryRepository {
+    public func makeOffers(orderId: UUID, to targets: OfferTargets, ttl: TimeInterval, by actor: Actor, now: Date)
+        async throws -> [Offer]
+    {
+        try await database.transaction { transaction in
+            let order = try await lockedOrder(orderId, in: transaction)
+            if order.status == .cancelled { throw LogisticsError(.orderCancelled, "The order was cancelled") }
+            if order.assignedRiderId != nil {
+                throw LogisticsError(.orderAlreadyAssigned, "The order already has a rider")
+            }
+            guard order.status == .readyForPickup else {
+                throw LogisticsError(
+                    .invalidStatusTransition, "Offers can be made once the order is READY_FOR_PICKUP",
+                    extras: ["currentStatus": .string(order.status.rawValue), "allowedNext": .strings([])])
+            }
+            let riders = try await offerRecipients(targets, order: order, in: transaction)
+            var offers: [Offer] = []
+            for riderId in riders {
+                try await transaction.query(
+                    """
+                    UPDATE offers SET status = 'SUPERSEDED', closed_at = ?
+                    WHERE order_id = ? AND rider_id = ? AND status = 'OPEN'
+                    """, [.date(now), .uuid(orderId), .uuid(riderId)])
+                let offer = Offer(
+                    id: UUID(), orderId: orderId, riderId: riderId, status: .open, createdAt: now,
+                    expiresAt: now.addingTimeInterval(ttl))
+                try await transaction.query(
+                    "INSERT INTO offers (id, order_id, rider_id, status, created_at, expires_at) VALUES (?, ?, ?, 'OPEN', ?, ?)",
+                    [.uuid(offer.id), .uuid(orderId), .uuid(riderId), .date(now), .date(offer.expiresAt)])
+                offers.append(offer)
+            }
+            try await EventLog(transaction: transaction).append(
+                .init(
+                    orderId: orderId, type: OrderEventType.offersMade, status: order.status.rawValue, occurredAt: now,
+                    receivedAt: now, actor: actor,
+                    details: ["riderIds": riders.map(\.lowercased).joined(separator: ","), "ttlSeconds": "\(Int(ttl))"]),
+                notify: riders.map {
+                    QueuedNotification(
+                        recipientId: $0, recipientRole: .rider, title: "New delivery offer",
+                        body: "Pickup at \(order.vendor.name). Accept within \(Int(ttl)) seconds.")
+                })
+            return offers
+        }
+    }
+
+    private func offerRecipients(_ targets: OfferTargets, order: Order, in transaction: any SQLExecutor) async throws
+        -> [UUID]
+    {
+        switch targets {
+        case .riders(let ids):
+            var unique: [UUID] = []
+            for (index, id) in ids.enumerated() where !unique.contains(id) {
+                guard let row = try await transaction.first("SELECT * FROM riders WHERE id = ?", [.uuid(id)]) else {
+                    throw LogisticsError.validation(field: "riderIds[\(index)]", "is not a known rider")
+                }
+                if try Rider(row: row).suspended {
+                    throw LogisticsError.validation(field: "riderIds[\(index)]", "is suspended")
+                }
+                unique.append(id)
+            }
+            return unique
+        case .nearest(let count):
+            // Straight-line distance from the rider's last fix to the store until road ETAs exist;
+            // riders with no fix yet come last. Riders who declined this order are not asked again.
+            let rows = try await transaction.query(
+                """
+                SELECT * FROM riders
+                WHERE availability = 'ONLINE' AND suspended = 0 AND active_task_id IS NULL
+                  AND id NOT IN (SELECT rider_id FROM offers WHERE order_id = ? AND status = 'DECLINED')
+                """, [.uuid(order.id)])
+            let ranked = rows.map { row -> (UUID?, Double) in
+                let id = try? row.uuid("id")
+                guard let lat = row.optionalDouble("last_lat"), let lon = row.optionalDouble("last_lon") else {
+                    return (id, .infinity)
+                }
+                return (id, GeoPoint(lat: lat, lon: lon).distanceM(to: order.vendor.location))
+            }
+            .sorted { $0.1 < $1.1 }
+            let chosen = ranked.compactMap(\.0).prefix(count)
+            guard !chosen.isEmpty else {
+                throw LogisticsError(.noRiderAvailable, "No rider is online and free right now", retryAfterSeconds: 30)
+            }
+            return Array(chosen)
+        }
+    }
+
+    public func openOffers(riderId: UUID, now: Date) async throws -> [(Offer, Order)] {
+        let rows = try await database.query(
+            """
+            SELECT o.*, f.id AS offer_id, f.status AS offer_status, f.created_at AS offer_created_at,
+                f.expires_at AS offer_expires_at, f.rider_id AS offer_rider_id
+            FROM offers f JOIN orders o ON o.id = f.order_id
+            WHERE f.rider_id = ? AND f.status = 'OPEN' AND f.expires_at > ? AND o.assigned_rider_id IS NULL
+              AND o.status = 'READY_FOR_PICKUP'
+            ORDER BY f.expires_at
+            """, [.uuid(riderId), .date(now)])
+        return try rows.map { row in
+            let offer = Offer(
+                id: try row.uuid("offer_id"), orderId: try row.uuid("id"), riderId: try row.uuid("offer_rider_id"),
+                status: .open, createdAt: try row.date("offer_created_at"), expiresAt: try row.date("offer_expires_at"))
+            return (offer, try Order(row: row))
+        }
+    }
+
+    public func declineOffer(offerId: UUID, riderId: UUID, now: Date) async throws -> Offer {
+        try await database.transaction { transaction in
+            guard
+                let located = try await transaction.first(
+                    "SELECT order_id, rider_id FROM offers WHERE id = ?", [.uuid(offerId)])
+            else { throw LogisticsError.notFound("offer") }
+            guard try located.uuid("rider_id") == riderId else {
+                throw LogisticsError(.forbidden, "This offer was made to another rider")
+            }
+            _ = try await lockedOrder(try located.uuid("order_id"), in: transaction)
+            let offer = try await lockedOffer(offerId, in: transaction)
+            if offer.status == .declined { return offer }
+            guard offer.isOpen(at: now) else { throw LogisticsError(.offerExpired, "This offer is no longer open") }
+            let row = try await transaction.first(
+                "UPDATE offers SET status = 'DECLINED', closed_at = ? WHERE id = ? RETURNING *",
+                [.date(now), .uuid(offerId)])
+            return try Offer(row: row!)
+        }
+    }
+
+    /// Marks lapsed offers EXPIRED for the audit trail. Rows an acceptance holds are skipped and
+    /// picked up by a later pass, so the sweeper never waits on (or deadlocks with) a rider.
+    public func expireOffers(now: Date) async throws -> Int {
+        let candidates =
+            database.dialect == .postgres
+            ? "SELECT id FROM offers WHERE status = 'OPEN' AND expires_at <= ? LIMIT 500 FOR UPDATE SKIP LOCKED"
+            : "SELECT id FROM offers WHERE status = 'OPEN' AND expires_at <= ? LIMIT 500"
+        return try await database.query(
+            "UPDATE offers SET status = 'EXPIRED', closed_at = expires_at WHERE id IN (\(candidates)) RETURNING id",
+            [.date(now)]
+        ).count
+    }
+
+    func lockedOffer(_ id: UUID, in transaction: any SQLExecutor) async throws -> Offer {
+        guard
+            let row = try await transaction.first(
+                "SELECT * FROM offers WHERE id = ?\(transaction.forUpdate)", [.uuid(id)])
+        else { throw LogisticsError.notFound("offer") }
+        return try Offer(row: row)
+    }
+}
+
+extension Offer {
+    init(row: SQLRow) throws {
+        self.init(
+            id: try row.uuid("id"), orderId: try row.uuid("order_id"), riderId: try row.uuid("rider_id"),
+            status: OfferStatus(rawValue: try row.string("status")) ?? .expired, createdAt: try row.date("created_at"),
+            expiresAt: try row.date("expires_at"), closedAt: row.optionalDate("closed_at"))
+    }
+}

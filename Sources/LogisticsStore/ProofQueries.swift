@@ -1,0 +1,126 @@
+import Foundation
+import LogisticsCore
+
+extension SQLLogisticsRepository {
+    public func recordPhotoProof(_ proof: ProofOfDelivery, by rider: Actor, now: Date) async throws -> ProofOfDelivery {
+        try await database.transaction { transaction in
+            let (task, order) = try await lockedTaskAndOrder(proof.taskId, rider: rider, in: transaction)
+            try ProofRules.checkSubmission(.photo, task: task, order: order)
+            try await insertProof(proof, in: transaction)
+            try await acceptProof(proof, task: task, rider: rider, now: now, in: transaction)
+            return proof
+        }
+    }
+
+    public func attemptOTP(
+        taskId: UUID, capturedAt: Date, location: GeoPoint, by rider: Actor, now: Date,
+        verify: @escaping @Sendable (Order) -> Bool
+    ) async throws -> OTPAttemptOutcome {
+        try await database.transaction { transaction in
+            let (task, order) = try await lockedTaskAndOrder(taskId, rider: rider, in: transaction)
+            try ProofRules.checkSubmission(.otp, task: task, order: order)
+            if task.otpLocked { return .locked }
+            if task.podAccepted { return .verified }
+            if verify(order) {
+                let proof = ProofOfDelivery(
+                    id: UUID(), taskId: taskId, orderId: order.id, type: ProofOfDeliveryType.otp.rawValue, sha256: nil,
+                    contentType: nil, byteSize: nil, capturedAt: capturedAt, location: location, createdBy: rider.id,
+                    createdAt: now)
+                try await insertProof(proof, in: transaction)
+                try await acceptProof(proof, task: task, rider: rider, now: now, in: transaction)
+                return .verified
+            }
+            let attempts = task.otpFailedAttempts + 1
+            try await transaction.query(
+                "UPDATE tasks SET otp_failed_attempts = ?, updated_at = ? WHERE id = ?",
+                [.int(attempts), .date(now), .uuid(taskId)])
+            guard attempts >= DeliveryRules.maximumOTPAttempts else {
+                return .wrong(attemptsRemaining: DeliveryRules.maximumOTPAttempts - attempts)
+            }
+            try await EventLog(transaction: transaction).append(
+                .init(
+                    orderId: order.id, taskId: taskId, type: OrderEventType.deliveryCodeLocked,
+                    status: task.status.rawValue,
+                    occurredAt: capturedAt, receivedAt: now, location: location, actor: rider,
+                    details: ["attempts": "\(attempts)"]),
+                notify: [
+                    QueuedNotification(
+                        recipientId: nil, recipientRole: .dispatcher, title: "Delivery code locked",
+                        body: "Too many wrong codes for order \(order.externalRef ?? order.id.lowercased).")
+                ])
+            return .locked
+        }
+    }
+
+    public func proof(id: UUID) async throws -> ProofOfDelivery? {
+        try await database.first("SELECT * FROM proofs_of_delivery WHERE id = ?", [.uuid(id)])
+            .map(ProofOfDelivery.init(row:))
+    }
+
+    private func insertProof(_ proof: ProofOfDelivery, in transaction: any SQLExecutor) async throws {
+        try await transaction.query(
+            """
+            INSERT INTO proofs_of_delivery (id, task_id, order_id, type, sha256, content_type, byte_size, captured_at,
+                lat, lon, accuracy_m, created_by, created_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [
+                .uuid(proof.id), .uuid(proof.taskId), .uuid(proof.orderId), .text(proof.type), .text(proof.sha256),
+                .text(proof.contentType), proof.byteSize.map { .int($0) } ?? .null, .date(proof.capturedAt),
+                .double(proof.location.lat), .double(proof.location.lon), .double(proof.location.accuracyM ?? 0),
+                .uuid(proof.createdBy), .date(proof.createdAt),
+            ])
+    }
+
+    private func acceptProof(
+        _ proof: ProofOfDelivery, task: DeliveryTask, rider: Actor, now: Date, in transaction: any SQLExecutor
+    ) async throws {
+        try await transaction.query(
+            "UPDATE tasks SET pod_accepted = 1, updated_at = ? WHERE id = ?", [.date(now), .uuid(task.id)])
+        var details = ["podId": proof.id.lowercased, "type": proof.type]
+        if let sha256 = proof.sha256 { details["sha256"] = sha256 }
+        try await EventLog(transaction: transaction).append(
+            .init(
+                orderId: proof.orderId, taskId: task.id, type: OrderEventType.proofOfDeliveryAccepted,
+                status: task.status.rawValue, occurredAt: proof.capturedAt, receivedAt: now, location: proof.location,
+                actor: rider, details: details))
+    }
+}
+
+/// Which proofs a task accepts at its current state.
+enum ProofRules {
+    static func checkSubmission(_ type: ProofOfDeliveryType, task: DeliveryTask, order: Order) throws {
+        if order.status == .cancelled || task.status == .cancelled {
+            throw LogisticsError(.orderCancelled, "The order was cancelled; stop this delivery")
+        }
+        guard task.status == .arrivedAtDestination else {
+            throw LogisticsError(
+                .invalidStatusTransition, "Proof of delivery is taken at the customer's address",
+                extras: [
+                    "currentStatus": .string(task.status.rawValue),
+                    "allowedNext": .strings(task.status.allowedNext.map(\.rawValue)),
+                ])
+        }
+        // A photo is the fallback for a locked code; otherwise the order's own type, unless overridden.
+        let allowed = order.podType == type || task.podOverride || (type == .photo && task.otpLocked)
+        guard allowed else {
+            throw LogisticsError.validation(
+                field: "type",
+                "this order is completed with \(order.podType == .otp ? "the customer's code" : "a photo")")
+        }
+    }
+}
+
+extension ProofOfDelivery {
+    init(row: SQLRow) throws {
+        self.init(
+            id: try row.uuid("id"), taskId: try row.uuid("task_id"), orderId: try row.uuid("order_id"),
+            type: try row.string("type"), sha256: row.optionalString("sha256"),
+            contentType: row.optionalString("content_type"), byteSize: row.optionalInt("byte_size"),
+            capturedAt: try row.date("captured_at"),
+            location: GeoPoint(
+                lat: row.optionalDouble("lat") ?? 0, lon: row.optionalDouble("lon") ?? 0,
+                accuracyM: row.optionalDouble("accuracy_m")),
+            createdBy: try row.uuid("created_by"), createdAt: try row.date("created_at"))
+    }
+}
