@@ -28,6 +28,8 @@ public final class ManualWallClock: WallClock {
 
 extension Date {
     /// Milliseconds since the epoch: how the store keeps every instant, identically in both dialects.
+    /// Rounded to the nearest millisecond, so a time parsed back from JSON (which may land a hair
+    /// below its printed value in binary floating point) maps to the same integer.
     public var epochMillis: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) }
 
     public init(epochMillis: Int64) {

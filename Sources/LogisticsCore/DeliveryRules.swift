@@ -52,7 +52,7 @@ public enum DeliveryRules {
         if change.occurredAt.timeIntervalSince(now) > futureToleranceSeconds {
             throw LogisticsError.validation(field: "occurredAt", "must not be more than 2 minutes in the future")
         }
-        if change.occurredAt < task.acceptedAt {
+        if change.occurredAt.epochMillis < task.acceptedAt.epochMillis {
             throw LogisticsError.validation(field: "occurredAt", "must not be before the task was accepted")
         }
         guard task.status.allowedNext.contains(change.status) else {

@@ -61,5 +61,7 @@ public struct Offer: Sendable, Equatable {
 
     public func isOpen(at now: Date) -> Bool { status == .open && now < expiresAt }
 
-    public func secondsLeft(at now: Date) -> Int { max(0, Int(expiresAt.timeIntervalSince(now).rounded(.up))) }
+    public func secondsLeft(at now: Date) -> Int {
+        max(0, Int((expiresAt.epochMillis - now.epochMillis + 999) / 1000))
+    }
 }

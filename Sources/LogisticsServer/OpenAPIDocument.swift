@@ -14,12 +14,12 @@ enum OpenAPIDocument {
             ],
             "servers": [["url": "/"]],
             "security": [["bearer": [String]()]],
-            "paths": OpenAPIPaths.all,
+            "paths": OpenAPIPaths.all.merging(OpenAPIDeliveryPaths.all) { first, _ in first },
             "components": [
                 "securitySchemes": [
                     "bearer": ["type": "http", "scheme": "bearer", "bearerFormat": "JWT"]
                 ],
-                "schemas": OpenAPISchemas.all,
+                "schemas": OpenAPISchemas.all.merging(OpenAPIDeliverySchemas.all) { first, _ in first },
                 "parameters": [
                     "IdempotencyKey": [
                         "name": "Idempotency-Key", "in": "header", "required": false,
@@ -73,16 +73,21 @@ enum OpenAPI {
         if !isPublic { allErrors += [.unauthenticated, .serviceUnavailable] }
         if body != nil { allErrors += [.validationFailed, .payloadTooLarge, .unsupportedMediaType] }
         if idempotent { allErrors += [.idempotencyKeyReused, .idempotencyRequestInProgress] }
-        let byStatus = Dictionary(grouping: Set(allErrors), by: \.httpStatus)
-        for (status, codes) in byStatus {
+        operation["responses"] = self.responses(success: responses, errors: allErrors)
+        if isPublic { operation["security"] = [[String: Any]]() }
+        return operation
+    }
+
+    /// Success responses plus one problem response per error status, listing that status's codes.
+    static func responses(success: [String: Any], errors: [ErrorCode]) -> [String: Any] {
+        var responses = success
+        for (status, codes) in Dictionary(grouping: Set(errors), by: \.httpStatus) {
             let names = codes.map(\.rawValue).sorted()
             responses[String(status)] = [
                 "description": names.joined(separator: ", "),
                 "content": ["application/problem+json": ["schema": ref("Problem"), "x-error-codes": names]],
             ]
         }
-        operation["responses"] = responses
-        if isPublic { operation["security"] = [[String: Any]]() }
-        return operation
+        return responses
     }
 }

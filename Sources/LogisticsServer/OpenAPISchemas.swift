@@ -2,7 +2,7 @@ import LogisticsCore
 
 /// The JSON shapes of requests, responses and problems.
 enum OpenAPISchemas {
-    static func object(_ properties: [String: Any], required: [String]) -> [String: Any] {
+    static func object(_ properties: [String: Any], _ required: [String]) -> [String: Any] {
         ["type": "object", "properties": properties, "required": required]
     }
 
@@ -18,15 +18,15 @@ enum OpenAPISchemas {
                     "lat": ["type": "number", "minimum": -90, "maximum": 90],
                     "lon": ["type": "number", "minimum": -180, "maximum": 180],
                     "accuracyM": ["type": "number", "minimum": 0],
-                ], required: ["lat", "lon"]),
+                ], ["lat", "lon"]),
             "VendorStop": object(
                 ["name": text(200), "address": text(500), "location": OpenAPI.ref("GeoPoint")],
-                required: ["name", "address", "location"]),
+                ["name", "address", "location"]),
             "Customer": object(
                 [
                     "id": uuid, "name": text(200), "phone": ["type": "string", "pattern": "^[0-9 +().-]{6,40}$"],
                     "address": text(500), "location": OpenAPI.ref("GeoPoint"),
-                ], required: ["id", "name", "phone", "address", "location"]),
+                ], ["id", "name", "phone", "address", "location"]),
             "CreateOrderRequest": object(
                 [
                     "externalRef": text(100), "vendor": OpenAPI.ref("VendorStop"), "customer": OpenAPI.ref("Customer"),
@@ -35,7 +35,7 @@ enum OpenAPISchemas {
                         "description": "PHOTO or OTP; an unknown value is stored as PHOTO and logged as a warning.",
                     ],
                     "notes": text(2000),
-                ], required: ["vendor", "customer"]),
+                ], ["vendor", "customer"]),
             "Order": object(
                 [
                     "orderId": uuid, "externalRef": ["type": "string"],
@@ -44,37 +44,36 @@ enum OpenAPISchemas {
                     "podType": enumeration(ProofOfDeliveryType.allCases.map(\.rawValue)), "notes": ["type": "string"],
                     "assignedRiderId": uuid, "taskId": uuid, "cancelReason": ["type": "string"], "createdAt": time,
                     "updatedAt": time,
-                ], required: ["orderId", "status", "vendor", "customer", "podType", "createdAt", "updatedAt"]),
+                ], ["orderId", "status", "vendor", "customer", "podType", "createdAt", "updatedAt"]),
             "OrderPage": object(
                 ["orders": ["type": "array", "items": OpenAPI.ref("Order")], "nextCursor": ["type": "string"]],
-                required: ["orders"]),
+                ["orders"]),
             "OrderEvent": object(
                 [
                     "eventId": uuid, "orderId": uuid, "taskId": uuid, "seq": ["type": "integer", "minimum": 1],
                     "type": ["type": "string"], "status": ["type": "string"], "occurredAt": time, "receivedAt": time,
                     "location": OpenAPI.ref("GeoPoint"),
                     "actor": object(
-                        ["id": uuid, "role": enumeration(Role.allCases.map(\.rawValue))], required: ["id", "role"]),
+                        ["id": uuid, "role": enumeration(Role.allCases.map(\.rawValue))], ["id", "role"]),
                     "geofenceDistanceM": ["type": "number"], "geofenceOverride": ["type": "boolean"],
                     "details": ["type": "object", "additionalProperties": ["type": "string"]],
-                ], required: ["eventId", "orderId", "seq", "type", "occurredAt", "receivedAt", "actor"]),
+                ], ["eventId", "orderId", "seq", "type", "occurredAt", "receivedAt", "actor"]),
             "EventLog": object(
-                ["events": ["type": "array", "items": OpenAPI.ref("OrderEvent")]], required: ["events"]),
-            "CancelOrderRequest": object(["reason": text(500)], required: []),
+                ["events": ["type": "array", "items": OpenAPI.ref("OrderEvent")]], ["events"]),
+            "CancelOrderRequest": object(["reason": text(500)], []),
             "Rider": object(
                 [
                     "riderId": uuid, "name": ["type": "string"],
                     "availability": enumeration(RiderAvailability.allCases.map(\.rawValue)),
                     "suspended": ["type": "boolean"], "activeTaskId": uuid,
-                ], required: ["riderId", "availability", "suspended"]),
-            "AvailabilityRequest": object(["status": enumeration(["ONLINE", "OFFLINE"])], required: ["status"]),
+                ], ["riderId", "availability", "suspended"]),
+            "AvailabilityRequest": object(["status": enumeration(["ONLINE", "OFFLINE"])], ["status"]),
             "CustomerOrder": object(
                 [
                     "orderId": uuid, "status": enumeration(OrderStatus.allCases.map(\.rawValue)),
                     "vendor": OpenAPI.ref("VendorStop"),
                     "destination": object(
-                        ["address": ["type": "string"], "location": OpenAPI.ref("GeoPoint")],
-                        required: ["address", "location"]),
+                        ["address": ["type": "string"], "location": OpenAPI.ref("GeoPoint")], ["address", "location"]),
                     "podType": enumeration(ProofOfDeliveryType.allCases.map(\.rawValue)),
                     "riderFirstName": ["type": "string"],
                     "deliveryOtp": ["type": "string", "pattern": "^[0-9]{4}$"],
@@ -82,13 +81,12 @@ enum OpenAPISchemas {
                         [
                             "available": ["type": "boolean"], "lastKnown": OpenAPI.ref("GeoPoint"),
                             "stale": ["type": "boolean"],
-                        ],
-                        required: ["available", "stale"]),
+                        ], ["available", "stale"]),
                     "createdAt": time, "updatedAt": time,
-                ], required: ["orderId", "status", "vendor", "destination", "podType", "tracking"]),
-            "Health": object(["status": ["type": "string"], "database": ["type": "string"]], required: ["status"]),
+                ], ["orderId", "status", "vendor", "destination", "podType", "tracking"]),
+            "Health": object(["status": ["type": "string"], "database": ["type": "string"]], ["status"]),
             "FieldError": object(
-                ["field": ["type": "string"], "message": ["type": "string"]], required: ["field", "message"]),
+                ["field": ["type": "string"], "message": ["type": "string"]], ["field", "message"]),
             "Problem": object(
                 [
                     "type": ["type": "string", "format": "uri"], "title": ["type": "string"],
@@ -97,7 +95,7 @@ enum OpenAPISchemas {
                     "errors": ["type": "array", "items": OpenAPI.ref("FieldError")],
                     "attemptsRemaining": ["type": "integer"], "distanceM": ["type": "number"],
                     "currentStatus": ["type": "string"], "allowedNext": ["type": "array", "items": ["type": "string"]],
-                ], required: ["type", "title", "status", "code"]),
+                ], ["type", "title", "status", "code"]),
         ]
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import LogisticsCore
 import Testing
 
@@ -27,5 +28,21 @@ struct GeoPointTests {
         ])
     func validation(point: GeoPoint, fields: [String]) {
         #expect(point.validationErrors(field: "p").map(\.field) == fields)
+    }
+}
+
+@Suite("Times")
+struct TimeTests {
+    @Test("RFC 3339 with milliseconds round-trips to the same stored millisecond")
+    func roundTrip() {
+        for _ in 0..<2000 {
+            let date = Date(timeIntervalSince1970: Double.random(in: 1_700_000_000...1_900_000_000))
+            let text = RFC3339.string(from: date)
+            #expect(text.hasSuffix("Z") && text.count == 24)
+            let parsed = RFC3339.date(from: text)!
+            #expect(parsed.epochMillis == date.epochMillis)
+            #expect(Date(epochMillis: date.epochMillis).epochMillis == date.epochMillis)
+        }
+        #expect(RFC3339.string(from: Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00.000Z")
     }
 }

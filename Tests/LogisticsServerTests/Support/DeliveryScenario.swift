@@ -85,7 +85,8 @@ struct DeliveryScenario {
             try await server.count("order_events", "order_id = ?", [.text(orderId)]),
             try await server.count("outbox", "order_id = ?", [.text(orderId)]),
             try await server.count("tasks", "order_id = ?", [.text(orderId)]),
-            try await server.count("offers", "order_id = ? AND status = 'OPEN'", [.text(orderId)]),
+            // Not OPEN offers: the background sweeper may expire those at any time, as it should.
+            try await server.count("offers", "order_id = ? AND status IN ('ACCEPTED', 'DECLINED')", [.text(orderId)]),
             try await server.count("riders", "availability = 'ON_TASK'"),
         ]
     }

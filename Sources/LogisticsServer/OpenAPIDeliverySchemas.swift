@@ -1,0 +1,114 @@
+import LogisticsCore
+
+/// Shapes of the offer, task and proof-of-delivery endpoints.
+enum OpenAPIDeliverySchemas {
+    static var all: [String: Any] {
+        let object = OpenAPISchemas.object
+        let uuid = OpenAPISchemas.uuid
+        let time = OpenAPISchemas.time
+        let enumeration = OpenAPISchemas.enumeration
+        let taskStatuses = TaskStatus.allCases.map(\.rawValue)
+        return [
+            "MakeOffersRequest": [
+                "oneOf": [
+                    object(
+                        ["riderIds": ["type": "array", "items": uuid, "minItems": 1, "maxItems": 50]], ["riderIds"]),
+                    object(
+                        [
+                            "strategy": enumeration(["nearest"]),
+                            "count": ["type": "integer", "minimum": 1, "maximum": 20],
+                        ],
+                        ["strategy"]),
+                ]
+            ],
+            "Offer": object(
+                [
+                    "offerId": uuid, "riderId": uuid, "orderId": uuid,
+                    "status": enumeration(["OPEN", "ACCEPTED", "DECLINED", "EXPIRED", "SUPERSEDED", "CANCELLED"]),
+                    "expiresAt": time, "secondsLeft": ["type": "integer", "minimum": 0],
+                    "pickup": OpenAPI.ref("VendorStop"),
+                    "dropoff": object(
+                        ["address": ["type": "string"], "location": OpenAPI.ref("GeoPoint")], ["address", "location"]),
+                ], ["offerId", "riderId", "orderId", "status", "expiresAt"]),
+            "OfferList": object(["offers": ["type": "array", "items": OpenAPI.ref("Offer")]], ["offers"]),
+            "Task": object(
+                [
+                    "taskId": uuid, "orderId": uuid, "externalRef": ["type": "string"],
+                    "status": enumeration(taskStatuses),
+                    "allowedNext": ["type": "array", "items": enumeration(taskStatuses)],
+                    "podType": enumeration(ProofOfDeliveryType.allCases.map(\.rawValue)),
+                    "proofOfDelivery": object(
+                        [
+                            "accepted": ["type": "boolean"], "overridden": ["type": "boolean"],
+                            "otpAttemptsRemaining": ["type": "integer"], "otpLocked": ["type": "boolean"],
+                        ], ["accepted", "overridden", "otpAttemptsRemaining", "otpLocked"]),
+                    "vendor": OpenAPI.ref("VendorStop"),
+                    "customer": object(
+                        [
+                            "name": ["type": "string"], "address": ["type": "string"],
+                            "location": OpenAPI.ref("GeoPoint"),
+                            "phoneMasked": ["type": "string"],
+                        ], ["name", "address", "location", "phoneMasked"]),
+                    "nextStop": object(
+                        [
+                            "kind": enumeration(["STORE", "CUSTOMER"]), "name": ["type": "string"],
+                            "address": ["type": "string"], "location": OpenAPI.ref("GeoPoint"),
+                        ], ["kind", "address", "location"]),
+                    "notes": ["type": "string"], "acceptedAt": time, "updatedAt": time,
+                ], ["taskId", "orderId", "status", "allowedNext", "podType", "vendor", "customer", "acceptedAt"]),
+            "StatusChange": object(
+                [
+                    "status": enumeration(taskStatuses.filter { $0 != "ACCEPTED" && $0 != "CANCELLED" }),
+                    "location": OpenAPI.ref("GeoPoint"),
+                    "occurredAt": [
+                        "type": "string", "format": "date-time",
+                        "description": "The device's tap time; at most 2 minutes ahead, never before acceptance.",
+                    ],
+                    "eventId": uuid, "farFromDestinationConfirmed": ["type": "boolean"],
+                    "reason": enumeration(DeliveryIssueType.allCases.map(\.rawValue)),
+                ], ["status", "location", "occurredAt", "eventId"]),
+            "PhotoProofForm": object(
+                [
+                    "photo": ["type": "string", "contentMediaType": "image/jpeg"], "capturedAt": time,
+                    "lat": ["type": "number"], "lon": ["type": "number"],
+                    "accuracyM": ["type": "number", "minimum": 0],
+                ], ["photo", "capturedAt", "lat", "lon", "accuracyM"]),
+            "PhotoProof": object(
+                [
+                    "podId": uuid, "type": enumeration(["PHOTO"]), "imageUrl": ["type": "string"],
+                    "sha256": ["type": "string", "pattern": "^[0-9a-f]{64}$"], "byteSize": ["type": "integer"],
+                    "contentType": ["type": "string"], "capturedAt": time, "location": OpenAPI.ref("GeoPoint"),
+                ], ["podId", "type", "imageUrl", "sha256", "capturedAt", "location"]),
+            "OTPProof": object(
+                [
+                    "type": enumeration(["OTP"]), "value": ["type": "string", "pattern": "^[0-9]{4}$"],
+                    "capturedAt": time, "location": OpenAPI.ref("GeoPoint"),
+                ], ["type", "value", "capturedAt", "location"]),
+            "OTPVerified": object(["verified": ["type": "boolean"]], ["verified"]),
+            "ReportIssue": object(
+                [
+                    "type": enumeration(DeliveryIssueType.allCases.map(\.rawValue)), "note": OpenAPISchemas.text(1000),
+                    "location": OpenAPI.ref("GeoPoint"), "occurredAt": time,
+                ], ["type"]),
+            "Issue": object(
+                [
+                    "issueId": uuid, "taskId": uuid, "type": enumeration(DeliveryIssueType.allCases.map(\.rawValue)),
+                    "note": ["type": "string"], "location": OpenAPI.ref("GeoPoint"), "occurredAt": time,
+                ], ["issueId", "taskId", "type", "occurredAt"]),
+            "DispatcherDecision": object(["reason": OpenAPISchemas.text(500)], []),
+            "NotificationList": object(
+                [
+                    "notifications": [
+                        "type": "array",
+                        "items": object(
+                            [
+                                "id": ["type": "integer"], "eventId": uuid, "orderId": uuid, "recipientId": uuid,
+                                "recipientRole": enumeration(Role.allCases.map(\.rawValue)),
+                                "title": ["type": "string"],
+                                "body": ["type": "string"], "createdAt": time, "sentAt": time,
+                            ], ["id", "eventId", "orderId", "createdAt"]),
+                    ]
+                ], ["notifications"]),
+        ]
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import LogisticsCore
+import Testing
+
+@Suite("Dispatching and delivery problems")
+struct DispatchTests {
+    @Test(
+        "nearest strategy offers to free online riders closest to the store; decline and expiry keep the audit trail",
+        arguments: StoreKind.available)
+    func nearestAndDecline(kind: StoreKind) async throws {
+        try await TestServer.run(kind) { server in
+            let scenario = try await DeliveryScenario.ready(server)
+            let near = try await scenario.onlineRider()
+            let far = try await scenario.onlineRider()
+            let unplaced = try await scenario.onlineRider()
+            let offline = try await server.token(.rider)
+            _ = try await server.send(.get, "/api/v1/rider/me", token: offline)
+            try await server.database.query(
+                "UPDATE riders SET last_lat = ?, last_lon = ? WHERE id = ?",
+                [.double(43.7400), .double(7.4280), .uuid(near.id)])
+            try await server.database.query(
+                "UPDATE riders SET last_lat = ?, last_lon = ? WHERE id = ?",
+                [.double(43.7600), .double(7.4400), .uuid(far.id)])
+            let made = try await server.send(
+                .post, "/api/v1/orders/\(scenario.orderId)/offers", token: scenario.dispatcher,
+                json: ["strategy": "nearest", "count": 2])
+            #expect(made.status == 201)
+            let riders = (made["offers"] as? [[String: Any]])?.compactMap { $0["riderId"] as? String }
+            #expect(riders == [near.id.lowercased, far.id.lowercased])
+            _ = unplaced
+
+            let offerId = try #require((made["offers"] as? [[String: Any]])?.first?["offerId"] as? String)
+            let declined = try await server.send(.post, "/api/v1/rider/offers/\(offerId)/decline", token: near.token)
+            #expect(declined["status"] as? String == "DECLINED")
+            let list = try await server.send(.get, "/api/v1/rider/offers", token: near.token)
+            #expect((list["offers"] as? [Any])?.isEmpty == true)
+            let again = try await server.send(
+                .post, "/api/v1/orders/\(scenario.orderId)/offers", token: scenario.dispatcher,
+                json: ["strategy": "nearest", "count": 1])
+            let next = (again["offers"] as? [[String: Any]])?.compactMap { $0["riderId"] as? String }
+            #expect(next == [far.id.lowercased])
+
+            server.clock.advance(by: 61)
+            let expiredList = try await server.send(.get, "/api/v1/rider/offers", token: far.token)
+            #expect((expiredList["offers"] as? [Any])?.isEmpty == true)
+            let swept = try await server.services.deliveries.expireOffers(now: server.clock.now())
+            #expect(swept >= 1)
+            #expect(
+                try await server.count("offers", "order_id = ? AND status = 'DECLINED'", [.text(scenario.orderId)]) == 1
+            )
+            #expect(
+                try await server.count(
+                    "offers", "order_id = ? AND status IN ('EXPIRED', 'SUPERSEDED')", [.text(scenario.orderId)]) == 2)
+
+            let bad = try await server.send(
+                .post, "/api/v1/orders/\(scenario.orderId)/offers", token: scenario.dispatcher,
+                json: ["strategy": "random"])
+            #expect(bad.code == "VALIDATION_FAILED")
+            let unknown = try await server.send(
+                .post, "/api/v1/orders/\(scenario.orderId)/offers", token: scenario.dispatcher,
+                json: ["riderIds": [UUID().uuidString]])
+            #expect(unknown.code == "VALIDATION_FAILED")
+        }
+    }
+
+    @Test("offers need a ready order; nobody free is NO_RIDER_AVAILABLE", arguments: StoreKind.available)
+    func offerPreconditions(kind: StoreKind) async throws {
+        try await TestServer.run(kind) { server in
+            let dispatcher = try await server.token(.dispatcher)
+            let created = try await server.send(.post, "/api/v1/orders", token: dispatcher, json: Fixtures.order())
+            let orderId = try #require(created["orderId"] as? String)
+            let early = try await server.send(
+                .post, "/api/v1/orders/\(orderId)/offers", token: dispatcher, json: ["strategy": "nearest"])
+            #expect(early.code == "INVALID_STATUS_TRANSITION")
+            _ = try await server.send(.post, "/api/v1/orders/\(orderId)/ready", token: dispatcher)
+            let nobody = try await server.send(
+                .post, "/api/v1/orders/\(orderId)/offers", token: dispatcher, json: ["strategy": "nearest"])
+            #expect(nobody.status == 409)
+            #expect(nobody.code == "NO_RIDER_AVAILABLE")
+            #expect(try await server.count("offers") == 0)
+        }
+    }
+
+    @Test(
+        "issues notify customer and dispatcher; FAILED waits the configured time or a dispatcher's approval",
+        arguments: StoreKind.available)
+    func issuesAndFailure(kind: StoreKind) async throws {
+        try await TestServer.run(kind) { server in
+            let scenario = try await DeliveryScenario.ready(server)
+            let (_, rider, taskId) = try await scenario.assigned()
+            try await scenario.arrive(taskId, rider: rider)
+            let tooEarly = try await scenario.status(
+                taskId, "FAILED", rider: rider, extra: ["reason": "CUSTOMER_UNAVAILABLE"])
+            #expect(tooEarly.code == "INVALID_STATUS_TRANSITION")
+
+            let issue = try await server.send(
+                .post, "/api/v1/rider/tasks/\(taskId)/issues", token: rider,
+                json: [
+                    "type": "CUSTOMER_UNAVAILABLE", "note": "rang twice", "location": ["lat": 43.7347, "lon": 7.424],
+                ])
+            #expect(issue.status == 201)
+            let pushes = try await server.repository.outbox(orderId: UUID(uuidString: scenario.orderId)!).filter {
+                $0.topic == "push"
+            }
+            #expect(
+                pushes.contains {
+                    $0.body == "Your rider is at your address and can't reach you"
+                        && $0.recipientId == scenario.customerId
+                })
+            #expect(
+                pushes.contains {
+                    $0.recipientRole == .dispatcher && $0.title == "Delivery issue: CUSTOMER_UNAVAILABLE"
+                })
+
+            server.clock.advance(by: 300)
+            let waiting = try await scenario.status(
+                taskId, "FAILED", rider: rider, extra: ["reason": "CUSTOMER_UNAVAILABLE"])
+            #expect(waiting.code == "INVALID_STATUS_TRANSITION")
+            #expect((waiting["waitSeconds"] as? Int ?? 0) > 200)
+            let noReason = try await scenario.status(taskId, "FAILED", rider: rider)
+            #expect(noReason.code == "VALIDATION_FAILED")
+            server.clock.advance(by: 301)
+            let failed = try await scenario.status(
+                taskId, "FAILED", rider: rider, extra: ["reason": "CUSTOMER_UNAVAILABLE"])
+            #expect(failed.status == 200)
+            #expect(failed["status"] as? String == "FAILED")
+            #expect(
+                try await server.send(.get, "/api/v1/rider/me", token: rider)["availability"] as? String == "ONLINE")
+
+            // With a dispatcher's approval there is no waiting.
+            let second = try await DeliveryScenario.ready(server)
+            let (_, rider2, task2) = try await second.assigned()
+            try await second.arrive(task2, rider: rider2)
+            _ = try await server.send(
+                .post, "/api/v1/rider/tasks/\(task2)/issues", token: rider2, json: ["type": "ADDRESS_NOT_FOUND"])
+            let approved = try await server.send(
+                .post, "/api/v1/orders/\(second.orderId)/failure-approval", token: second.dispatcher,
+                json: ["reason": "address does not exist"])
+            #expect(approved.status == 200)
+            let failedNow = try await second.status(
+                task2, "FAILED", rider: rider2, extra: ["reason": "ADDRESS_NOT_FOUND"])
+            #expect(failedNow.status == 200)
+            let badType = try await server.send(
+                .post, "/api/v1/rider/tasks/\(task2)/issues", token: rider2, json: ["type": "FLAT_TYRE"])
+            #expect(badType.code == "VALIDATION_FAILED")
+        }
+    }
+}
