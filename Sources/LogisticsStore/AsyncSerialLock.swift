@@ -16,6 +16,12 @@ final class AsyncSerialLock: Sendable {
         return try await body()
     }
 
+    func withLockIgnoringCancellation(_ body: () async -> Void) async {
+        await acquire()
+        await body()
+        release()
+    }
+
     private func acquire() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let acquired = state.withLock { state -> Bool in

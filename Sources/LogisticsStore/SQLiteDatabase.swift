@@ -56,8 +56,13 @@ public final class SQLiteDatabase: SQLDatabase {
         try await query("SELECT 1")
     }
 
+    /// Closes even when the caller's task is cancelled: SQLite must release the file, or the WAL is left
+    /// for the next start to recover.
     public func close() async {
-        try? await connection.close()
+        let connection = self.connection
+        await lock.withLockIgnoringCancellation {
+            await Task.detached { try? await connection.close() }.value
+        }
     }
 
     @discardableResult

@@ -1,0 +1,133 @@
+import ArgumentParser
+import AsyncHTTPClient
+import Foundation
+import Logging
+import LogisticsCore
+import LogisticsServer
+import NIOHTTP1
+
+struct Bench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Load benchmarks against a server on localhost (not tests: they print figures).",
+        subcommands: [DeliveryBench.self])
+}
+
+struct DeliveryBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "delivery",
+        abstract: "N concurrent simulated riders doing whole deliveries; per-endpoint p50/p95/p99 and requests/s.")
+
+    @Option(help: "A running server (http://127.0.0.1:PORT). Without it, one is started in-process on a free port.")
+    var server: String?
+    @Option(help: "Concurrent riders.") var riders: Int = 16
+    @Option(help: "Deliveries to complete in total.") var deliveries: Int = 400
+    @Option(name: .customLong("database-url"), help: "For the in-process server: PostgreSQL instead of SQLite.")
+    var databaseURL: String?
+    @Option(name: .customLong("data-dir"), help: "Data dir whose jwt-secret signs tokens (with --server).")
+    var dataDirectory: String?
+
+    func validate() throws {
+        guard (1...500).contains(riders) else { throw ValidationError("--riders must be 1...500") }
+        guard (1...100_000).contains(deliveries) else { throw ValidationError("--deliveries must be 1...100000") }
+        if let server, !(server.hasPrefix("http://127.") || server.hasPrefix("http://localhost") || server.hasPrefix("http://[::1]")) {
+            throw ValidationError("--server must be on this machine (loopback)")
+        }
+    }
+
+    func run() async throws {
+        if let server {
+            var configuration = try ServerConfiguration.fromEnvironment(ProcessInfo.processInfo.environment)
+            if let dataDirectory { configuration.dataDirectory = dataDirectory }
+            var logger = Logger(label: "bench")
+            logger.logLevel = .error
+            let secret = try JWTSecret.resolve(configuration, logger: logger)
+            try await measure(base: server, secret: secret, store: "external server")
+            return
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("logistics-bench-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var configuration = ServerConfiguration()
+        configuration.port = 0
+        configuration.dataDirectory = directory.path
+        configuration.databaseURL = databaseURL
+        configuration.databasePoolSize = 16
+        configuration.jwtSecret = UUID().uuidString + UUID().uuidString
+        var logger = Logger(label: "bench")
+        // Stopping the in-process server by cancellation makes it log; the figures are what matter here.
+        logger.logLevel = .critical
+        let (ports, reporter) = AsyncStream.makeStream(of: Int.self)
+        Console.line("Starting an in-process server on \(databaseURL == nil ? "SQLite" : "PostgreSQL") ...")
+        let built = try await buildApplication(configuration, logger: logger) { port in
+            reporter.yield(port)
+            reporter.finish()
+        }
+        let store = databaseURL == nil ? "SQLite (WAL)" : "PostgreSQL"
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await built.application.runService() }
+            for await port in ports {
+                try await measure(base: "http://127.0.0.1:\(port)", secret: configuration.jwtSecret!, store: store)
+            }
+            group.cancelAll()
+        }
+    }
+
+    private func measure(base: String, secret: String, store: String) async throws {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: riders + 4)
+        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        let recorder = LatencyRecorder()
+        let floor = LatencyRecorder()
+        let client = BenchClient(http: http, base: base, recorder: recorder)
+        let load = DeliveryLoad(client: client, tokens: await AccessTokenIssuer(secret: secret), riders: riders, deliveries: deliveries)
+        Console.line("Driving \(riders) riders through \(deliveries) deliveries against \(base) (\(store)) ...")
+        let finished = DeliveryCounter()
+        let result: DeliveryLoad.Result
+        do {
+            result = try await withThrowingTaskGroup(of: DeliveryLoad.Result?.self) { group in
+                group.addTask {
+                    try await load.run { finished.add($0) }
+                }
+                // The floor: the cheapest endpoint, sampled throughout the same run.
+                group.addTask {
+                    let probe = BenchClient(http: http, base: base, recorder: floor)
+                    while !Task.isCancelled {
+                        try? await probe.call("GET /health/live", .GET, "/health/live", token: nil)
+                        try? await Task.sleep(for: .milliseconds(5))
+                    }
+                    return nil
+                }
+                group.addTask {
+                    while !Task.isCancelled {
+                        try await Task.sleep(for: .seconds(2))
+                        Console.line("  \(finished.value)/\(deliveries) deliveries")
+                    }
+                    return nil
+                }
+                let result = try await group.next()!!
+                group.cancelAll()
+                return result
+            }
+        } catch {
+            try? await http.shutdown()
+            throw Console.failure("benchmark stopped: \(error)")
+        }
+        try await http.shutdown()
+        report(result, recorder: recorder, floor: floor, store: store)
+    }
+
+    private func report(_ result: DeliveryLoad.Result, recorder: LatencyRecorder, floor: LatencyRecorder, store: String) {
+        let seconds = Double(result.elapsed.components.seconds) + Double(result.elapsed.components.attoseconds) / 1e18
+        let requests = recorder.total
+        Console.line()
+        Console.line("store: \(store); riders: \(riders); deliveries completed: \(result.completed) in \(String(format: "%.1f", seconds)) s")
+        Console.line("mixed load: \(requests) requests, \(String(format: "%.0f", Double(requests) / seconds)) requests/s")
+        Console.line()
+        Console.line("endpoint                 count  fail   p50 ms   p95 ms   p99 ms   max ms")
+        for row in recorder.rows() + floor.rows() {
+            Console.line(
+                row.endpoint.padding(toLength: 22, withPad: " ", startingAt: 0)
+                    + String(format: " %7d %5d %8.2f %8.2f %8.2f %8.2f", row.count, row.failures, row.p50 * 1000, row.p95 * 1000, row.p99 * 1000, row.max * 1000))
+        }
+    }
+}
+

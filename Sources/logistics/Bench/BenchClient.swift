@@ -1,0 +1,39 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// A JSON client for the load generator that times every call under an endpoint label.
+struct BenchClient: Sendable {
+    let http: HTTPClient
+    let base: String
+    let recorder: LatencyRecorder
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    @discardableResult
+    func call(
+        _ label: String, _ method: HTTPMethod, _ path: String, token: String?, json: [String: Any]? = nil,
+        expect: Int = 200
+    ) async throws -> [String: Any] {
+        var request = HTTPClientRequest(url: base + path)
+        request.method = method
+        if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        if let json {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: json)))
+        }
+        let start = ContinuousClock.now
+        let response = try await http.execute(request, timeout: .seconds(30))
+        let body = try await response.body.collect(upTo: 1 << 20)
+        let elapsed = ContinuousClock.now - start
+        guard Int(response.status.code) == expect else {
+            recorder.fail(label)
+            throw Failure(description: "\(label): HTTP \(response.status.code) \(String(buffer: body).prefix(200))")
+        }
+        recorder.record(label, seconds: Double(elapsed.components.attoseconds) / 1e18 + Double(elapsed.components.seconds))
+        return ((try? JSONSerialization.jsonObject(with: Data(buffer: body))) as? [String: Any]) ?? [:]
+    }
+}

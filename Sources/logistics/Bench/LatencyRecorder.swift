@@ -1,0 +1,43 @@
+import Foundation
+import Synchronization
+
+/// Latencies per endpoint, kept whole so percentiles are exact.
+final class LatencyRecorder: Sendable {
+    private let samples = Mutex<[String: [Double]]>([:])
+    private let failures = Mutex<[String: Int]>([:])
+
+    func record(_ endpoint: String, seconds: Double) {
+        samples.withLock { $0[endpoint, default: []].append(seconds) }
+    }
+
+    func fail(_ endpoint: String) {
+        failures.withLock { $0[endpoint, default: 0] += 1 }
+    }
+
+    struct Row {
+        var endpoint: String
+        var count: Int
+        var failures: Int
+        var p50: Double
+        var p95: Double
+        var p99: Double
+        var max: Double
+    }
+
+    func rows() -> [Row] {
+        let all = samples.withLock { $0 }
+        let failed = failures.withLock { $0 }
+        return Set(all.keys).union(failed.keys).sorted().map { endpoint in
+            let sorted = (all[endpoint] ?? []).sorted()
+            func percentile(_ p: Double) -> Double {
+                guard !sorted.isEmpty else { return 0 }
+                return sorted[min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.up)) - 1)]
+            }
+            return Row(
+                endpoint: endpoint, count: sorted.count, failures: failed[endpoint] ?? 0, p50: percentile(0.50),
+                p95: percentile(0.95), p99: percentile(0.99), max: sorted.last ?? 0)
+        }
+    }
+
+    var total: Int { samples.withLock { $0.values.reduce(0) { $0 + $1.count } } }
+}
