@@ -5,6 +5,9 @@ public enum DeliveryRules {
     public static let maximumOTPAttempts = 5
     /// A device clock may run ahead a little; further ahead is a bad timestamp, not a real tap.
     public static let futureToleranceSeconds: TimeInterval = 120
+    /// Phone clocks drift; a tap stamped a few seconds before the server recorded the acceptance is
+    /// still a tap after it.
+    public static let acceptanceSkewToleranceMillis: Int64 = 5_000
 
     public struct Settings: Sendable {
         public var geofenceRadiusM: Double
@@ -52,7 +55,7 @@ public enum DeliveryRules {
         if change.occurredAt.timeIntervalSince(now) > futureToleranceSeconds {
             throw LogisticsError.validation(field: "occurredAt", "must not be more than 2 minutes in the future")
         }
-        if change.occurredAt.epochMillis < task.acceptedAt.epochMillis {
+        if change.occurredAt.epochMillis < task.acceptedAt.epochMillis - acceptanceSkewToleranceMillis {
             throw LogisticsError.validation(field: "occurredAt", "must not be before the task was accepted")
         }
         guard task.status.allowedNext.contains(change.status) else {

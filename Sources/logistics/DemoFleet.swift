@@ -41,7 +41,11 @@ enum DemoFleet {
         let now = services.clock.now()
         for rider in riders {
             _ = try await services.repository.provisionRider(rider, now: now)
-            _ = try await services.repository.setAvailability(riderId: rider.id, to: .online, now: now)
+            do {
+                _ = try await services.repository.setAvailability(riderId: rider.id, to: .online, now: now)
+            } catch let error as LogisticsError where error.code == .riderHasActiveTask {
+                // Still delivering from an earlier demo run: leave the rider on that task.
+            }
         }
         var generator = SystemRandomNumberGenerator()
         var orders: [Order] = []
@@ -82,16 +86,26 @@ enum DemoFleet {
         Console.line("  export RIDER=\(riderToken)")
         Console.line("  export CUSTOMER=\(customerToken)")
         Console.line()
-        Console.line("Try:")
-        Console.line("  curl -s \(base)/api/v1/orders -H \"Authorization: Bearer $DISPATCHER\"")
-        Console.line("  curl -s \(base)/api/v1/orders/\(first)/events -H \"Authorization: Bearer $DISPATCHER\"")
-        Console.line("  curl -s \(base)/api/v1/rider/me -H \"Authorization: Bearer $RIDER\"")
-        Console.line("  curl -s \(base)/api/v1/customer/orders/\(first) -H \"Authorization: Bearer $CUSTOMER\"")
+        let rider = riders[0].id.lowercased
+        let second = seeded.orders[1].id.lowercased
         Console.line(
-            "  curl -s -X POST \(base)/api/v1/orders/\(first)/cancel -H \"Authorization: Bearer $VENDOR\" -H 'Content-Type: application/json' -d '{\"reason\":\"demo\"}'"
-        )
-        Console.line("  curl -s \(base)/openapi.json")
-        Console.line()
+            #"""
+            Try:
+              curl -s \#(base)/api/v1/orders -H "Authorization: Bearer $DISPATCHER"
+              curl -s \#(base)/api/v1/customer/orders/\#(first) -H "Authorization: Bearer $CUSTOMER"
+
+            A delivery, step by step (order \#(second), rider Ravi Kumar):
+              curl -s -X POST \#(base)/api/v1/orders/\#(second)/offers -H "Authorization: Bearer $DISPATCHER" \
+                -H 'Content-Type: application/json' -d '{"riderIds":["\#(rider)"]}'
+              OFFER_ID=$(curl -s \#(base)/api/v1/rider/offers -H "Authorization: Bearer $RIDER" | sed 's/.*"offerId":"\([^"]*\)".*/\1/')
+              TASK_ID=$(curl -s -X POST \#(base)/api/v1/rider/offers/$OFFER_ID/accept -H "Authorization: Bearer $RIDER" | sed 's/.*"taskId":"\([^"]*\)".*/\1/')
+              curl -s -X PATCH \#(base)/api/v1/rider/tasks/$TASK_ID/status -H "Authorization: Bearer $RIDER" \
+                -H 'Content-Type: application/json' -d "{\"status\":\"ARRIVED_AT_STORE\",\"eventId\":\"$(cat /proc/sys/kernel/random/uuid)\",
+                \"occurredAt\":\"$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)\",\"location\":{\"lat\":43.7396,\"lon\":7.4276,\"accuracyM\":5}}"
+              curl -s \#(base)/api/v1/orders/\#(second)/events -H "Authorization: Bearer $DISPATCHER"
+              curl -s \#(base)/openapi.json
+
+            """#)
         Console.line("Press Ctrl-C to stop.")
     }
 }

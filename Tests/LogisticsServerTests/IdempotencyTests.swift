@@ -1,4 +1,5 @@
 import Foundation
+import LogisticsCore
 import Testing
 
 @Suite("Idempotency-Key on POST")
@@ -45,6 +46,33 @@ struct IdempotencyTests {
                 headers: ["Idempotency-Key": "c-1"])
             #expect(cancelAgain.status == 409)
             #expect(cancelAgain.body == cancel.body)
+        }
+    }
+
+    @Test(
+        "a request whose key is still being processed is 409 IDEMPOTENCY_REQUEST_IN_PROGRESS",
+        arguments: StoreKind.available)
+    func inProgress(kind: StoreKind) async throws {
+        try await TestServer.run(kind) { server in
+            let dispatcherId = UUID()
+            let dispatcher = try await server.token(.dispatcher, dispatcherId)
+            let body = try JSONSerialization.data(withJSONObject: Fixtures.order(), options: [.sortedKeys])
+            var hasher = SHA256Hasher()
+            let hash = hasher.hex(Array("POST /api/v1/orders\n".utf8) + Array(body))
+            // As if a first request with this key were still running on another instance.
+            try await server.database.query(
+                "INSERT INTO idempotency_keys (principal, idempotency_key, request_hash, status, created_at) VALUES (?, ?, ?, 0, ?)",
+                [
+                    .text("dispatcher:\(dispatcherId.lowercased)"), .text("busy-key"), .text(hash),
+                    .date(server.clock.now()),
+                ])
+            let reply = try await server.send(
+                .post, "/api/v1/orders", token: dispatcher, raw: body, contentType: "application/json",
+                headers: ["Idempotency-Key": "busy-key"])
+            #expect(reply.status == 409)
+            #expect(reply.code == "IDEMPOTENCY_REQUEST_IN_PROGRESS")
+            #expect(reply.headers[.retryAfter] == "1")
+            #expect(try await server.count("orders") == 0)
         }
     }
 

@@ -32,7 +32,8 @@ struct MultiInstanceTests {
             configuration.databaseSchema = schema.name
             configuration.databasePoolSize = 10
             configuration.jwtSecret = "multi-instance-secret-0123456789abcdef"
-            configuration.dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("mi-\(UUID())").path
+            configuration.dataDirectory =
+                FileManager.default.temporaryDirectory.appendingPathComponent("mi-\(UUID())").path
             return configuration
         }
         var logger = Logger(label: "test")

@@ -29,7 +29,10 @@ struct DeliveryBench: AsyncParsableCommand {
     func validate() throws {
         guard (1...500).contains(riders) else { throw ValidationError("--riders must be 1...500") }
         guard (1...100_000).contains(deliveries) else { throw ValidationError("--deliveries must be 1...100000") }
-        if let server, !(server.hasPrefix("http://127.") || server.hasPrefix("http://localhost") || server.hasPrefix("http://[::1]")) {
+        if let server,
+            !(server.hasPrefix("http://127.") || server.hasPrefix("http://localhost")
+                || server.hasPrefix("http://[::1]"))
+        {
             throw ValidationError("--server must be on this machine (loopback)")
         }
     }
@@ -73,12 +76,14 @@ struct DeliveryBench: AsyncParsableCommand {
 
     private func measure(base: String, secret: String, store: String) async throws {
         var configuration = HTTPClient.Configuration()
-        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: riders + 4)
+        configuration.connectionPool = .init(
+            idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: riders + 4)
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         let recorder = LatencyRecorder()
         let floor = LatencyRecorder()
         let client = BenchClient(http: http, base: base, recorder: recorder)
-        let load = DeliveryLoad(client: client, tokens: await AccessTokenIssuer(secret: secret), riders: riders, deliveries: deliveries)
+        let load = DeliveryLoad(
+            client: client, tokens: await AccessTokenIssuer(secret: secret), riders: riders, deliveries: deliveries)
         Console.line("Driving \(riders) riders through \(deliveries) deliveries against \(base) (\(store)) ...")
         let finished = DeliveryCounter()
         let result: DeliveryLoad.Result
@@ -115,19 +120,24 @@ struct DeliveryBench: AsyncParsableCommand {
         report(result, recorder: recorder, floor: floor, store: store)
     }
 
-    private func report(_ result: DeliveryLoad.Result, recorder: LatencyRecorder, floor: LatencyRecorder, store: String) {
+    private func report(_ result: DeliveryLoad.Result, recorder: LatencyRecorder, floor: LatencyRecorder, store: String)
+    {
         let seconds = Double(result.elapsed.components.seconds) + Double(result.elapsed.components.attoseconds) / 1e18
         let requests = recorder.total
         Console.line()
-        Console.line("store: \(store); riders: \(riders); deliveries completed: \(result.completed) in \(String(format: "%.1f", seconds)) s")
-        Console.line("mixed load: \(requests) requests, \(String(format: "%.0f", Double(requests) / seconds)) requests/s")
+        Console.line(
+            "store: \(store); riders: \(riders); deliveries completed: \(result.completed) in \(String(format: "%.1f", seconds)) s"
+        )
+        Console.line(
+            "mixed load: \(requests) requests, \(String(format: "%.0f", Double(requests) / seconds)) requests/s")
         Console.line()
         Console.line("endpoint                 count  fail   p50 ms   p95 ms   p99 ms   max ms")
         for row in recorder.rows() + floor.rows() {
             Console.line(
                 row.endpoint.padding(toLength: 22, withPad: " ", startingAt: 0)
-                    + String(format: " %7d %5d %8.2f %8.2f %8.2f %8.2f", row.count, row.failures, row.p50 * 1000, row.p95 * 1000, row.p99 * 1000, row.max * 1000))
+                    + String(
+                        format: " %7d %5d %8.2f %8.2f %8.2f %8.2f", row.count, row.failures, row.p50 * 1000,
+                        row.p95 * 1000, row.p99 * 1000, row.max * 1000))
         }
     }
 }
-

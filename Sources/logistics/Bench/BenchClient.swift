@@ -33,7 +33,8 @@ struct BenchClient: Sendable {
             recorder.fail(label)
             throw Failure(description: "\(label): HTTP \(response.status.code) \(String(buffer: body).prefix(200))")
         }
-        recorder.record(label, seconds: Double(elapsed.components.attoseconds) / 1e18 + Double(elapsed.components.seconds))
+        recorder.record(
+            label, seconds: Double(elapsed.components.attoseconds) / 1e18 + Double(elapsed.components.seconds))
         return ((try? JSONSerialization.jsonObject(with: Data(buffer: body))) as? [String: Any]) ?? [:]
     }
 }

@@ -38,7 +38,8 @@ struct DeliveryLoad {
     {
         let riderId = UUID()
         let rider = try await tokens.token(subject: riderId, role: .rider, name: "Bench Rider \(index)", ttl: 86_400)
-        try await client.call("PUT availability", .PUT, "/api/v1/rider/availability", token: rider, json: ["status": "ONLINE"])
+        try await client.call(
+            "PUT availability", .PUT, "/api/v1/rider/availability", token: rider, json: ["status": "ONLINE"])
         var done = 0
         while remaining.take() {
             let customerId = UUID()
@@ -52,13 +53,16 @@ struct DeliveryLoad {
                 json: ["riderIds": [riderId.lowercased]], expect: 201)
             let offerId = ((offers["offers"] as! [[String: Any]])[0])["offerId"] as! String
             try await client.call("GET rider/offers", .GET, "/api/v1/rider/offers", token: rider)
-            let task = try await client.call("POST accept", .POST, "/api/v1/rider/offers/\(offerId)/accept", token: rider)
+            let task = try await client.call(
+                "POST accept", .POST, "/api/v1/rider/offers/\(offerId)/accept", token: rider)
             let taskId = task["taskId"] as! String
             for status in ["ARRIVED_AT_STORE", "PICKED_UP", "ARRIVED_AT_DESTINATION"] {
                 try await client.call(
-                    "PATCH status", .PATCH, "/api/v1/rider/tasks/\(taskId)/status", token: rider, json: Self.tap(status))
+                    "PATCH status", .PATCH, "/api/v1/rider/tasks/\(taskId)/status", token: rider, json: Self.tap(status)
+                )
             }
-            let view = try await client.call("GET customer order", .GET, "/api/v1/customer/orders/\(orderId)", token: customer)
+            let view = try await client.call(
+                "GET customer order", .GET, "/api/v1/customer/orders/\(orderId)", token: customer)
             try await client.call(
                 "POST pod (OTP)", .POST, "/api/v1/rider/tasks/\(taskId)/pod", token: rider,
                 json: [
@@ -66,7 +70,8 @@ struct DeliveryLoad {
                     "location": ["lat": 43.7347, "lon": 7.4240, "accuracyM": 5],
                 ])
             try await client.call(
-                "PATCH status", .PATCH, "/api/v1/rider/tasks/\(taskId)/status", token: rider, json: Self.tap("DELIVERED"))
+                "PATCH status", .PATCH, "/api/v1/rider/tasks/\(taskId)/status", token: rider,
+                json: Self.tap("DELIVERED"))
             done += 1
             progress(1)
         }
@@ -76,7 +81,9 @@ struct DeliveryLoad {
     static func order(_ customerId: UUID) -> [String: Any] {
         [
             "externalRef": "BENCH", "podType": "OTP",
-            "vendor": ["name": "Café de Paris", "address": "Place du Casino", "location": ["lat": 43.7396, "lon": 7.4276]],
+            "vendor": [
+                "name": "Café de Paris", "address": "Place du Casino", "location": ["lat": 43.7396, "lon": 7.4276],
+            ],
             "customer": [
                 "id": customerId.lowercased, "name": "Bench Customer", "phone": "+377 93 15 00 01",
                 "address": "Quai Antoine 1er", "location": ["lat": 43.7347, "lon": 7.4240],
@@ -111,4 +118,3 @@ final class Countdown: Sendable {
         }
     }
 }
-
