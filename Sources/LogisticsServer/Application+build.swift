@@ -47,6 +47,7 @@ public func buildApplication(
         let repository = SQLLogisticsRepository(database: database, logger: logger)
         let services = LogisticsServices(
             configuration: configuration, database: database, repository: repository, deliveries: repository,
+            locations: repository,
             blobs: FileBlobStore(directory: configuration.blobDirectory), clock: clock, otp: otp,
             intake: OrderIntake(otp: otp),
             verifier: try await AccessTokenVerifier.make(configuration: configuration, secret: secret, clock: clock),
@@ -97,6 +98,7 @@ func makeRouter(_ services: LogisticsServices) -> (Router<LogisticsRequestContex
     DispatchRoutes(services: services).register(in: &routes)
     RiderTaskRoutes(services: services).register(in: &routes)
     ProofOfDeliveryRoutes(services: services).register(in: &routes)
+    LocationRoutes(services: services).register(in: &routes)
     return (router, operations.registered + routes.registered)
 }
 

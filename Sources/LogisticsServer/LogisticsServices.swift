@@ -9,6 +9,7 @@ public struct LogisticsServices: Sendable {
     public let database: any SQLDatabase
     public let repository: any LogisticsRepository
     public let deliveries: any DeliveryRepository
+    public let locations: any LocationRepository
     public let blobs: any BlobStore
     public let clock: any WallClock
     public let otp: DeliveryOTP

@@ -103,6 +103,12 @@ enum OpenAPIDeliveryPaths {
                     roles: [.rider], parameters: [taskId], body: "ReportIssue", success: 201, response: "Issue",
                     errors: [.forbidden, .notFound, .orderCancelled, .invalidStatusTransition], idempotent: true)
             ],
+            "/api/v1/rider/locations": [
+                "post": OpenAPI.operation(
+                    "A batch of up to 500 GPS fixes; bad fixes are rejected one by one, not with the batch",
+                    tag: "Rider", roles: [.rider], body: "LocationBatch", success: 202, response: "LocationReceipt",
+                    errors: [.forbidden], idempotent: true)
+            ],
             "/api/v1/pods/{podId}/image": [
                 "get": [
                     "summary": "A proof-of-delivery photo", "tags": ["Proof of delivery"],

@@ -95,6 +95,30 @@ enum OpenAPIDeliverySchemas {
                     "issueId": uuid, "taskId": uuid, "type": enumeration(DeliveryIssueType.allCases.map(\.rawValue)),
                     "note": ["type": "string"], "location": OpenAPI.ref("GeoPoint"), "occurredAt": time,
                 ], ["issueId", "taskId", "type", "occurredAt"]),
+            "LocationBatch": object(
+                [
+                    "fixes": [
+                        "type": "array", "minItems": 1, "maxItems": 500,
+                        "items": object(
+                            [
+                                "lat": ["type": "number", "minimum": -90, "maximum": 90],
+                                "lon": ["type": "number", "minimum": -180, "maximum": 180],
+                                "accuracyM": ["type": "number", "minimum": 0],
+                                "speedMps": ["type": "number", "minimum": 0],
+                                "headingDeg": ["type": "number", "minimum": 0, "exclusiveMaximum": 360],
+                                "recordedAt": time,
+                            ], ["lat", "lon", "recordedAt"]),
+                    ]
+                ], ["fixes"]),
+            "LocationReceipt": object(
+                [
+                    "accepted": ["type": "integer"], "rejected": ["type": "integer"],
+                    "rejections": [
+                        "type": "array",
+                        "items": object(
+                            ["index": ["type": "integer"], "reason": ["type": "string"]], ["index", "reason"]),
+                    ],
+                ], ["accepted", "rejected", "rejections"]),
             "DispatcherDecision": object(["reason": OpenAPISchemas.text(500)], []),
             "NotificationList": object(
                 [

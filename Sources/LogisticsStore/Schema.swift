@@ -138,5 +138,19 @@ enum Schema {
                 "CREATE INDEX offers_open_expiry ON offers (status, expires_at)",
             ]
         ),
+        Migration(
+            version: 3, name: "rider location fixes",
+            common: [
+                """
+                CREATE TABLE rider_locations (
+                    id AUTO_ID, rider_id TEXT NOT NULL REFERENCES riders (id), task_id TEXT, order_id TEXT,
+                    lat DOUBLE PRECISION NOT NULL, lon DOUBLE PRECISION NOT NULL, accuracy_m DOUBLE PRECISION,
+                    speed_mps DOUBLE PRECISION, heading_deg DOUBLE PRECISION,
+                    recorded_at BIGINT NOT NULL, received_at BIGINT NOT NULL)
+                """,
+                "CREATE INDEX rider_locations_rider_time ON rider_locations (rider_id, recorded_at)",
+                "CREATE INDEX rider_locations_order_time ON rider_locations (order_id, recorded_at)",
+            ]
+        ),
     ]
 }

@@ -1,0 +1,45 @@
+import Foundation
+import LogisticsCore
+
+/// Where riders are: the fixes they send, and the newest one per rider for dispatch.
+public protocol LocationRepository: Sendable {
+    /// Stores the fixes and moves the rider's last known position forward (never backward: batches
+    /// replayed after an outage may arrive out of order).
+    func recordFixes(_ fixes: [LocationFix], riderId: UUID, now: Date) async throws
+}
+
+extension SQLLogisticsRepository: LocationRepository {
+    public func recordFixes(_ fixes: [LocationFix], riderId: UUID, now: Date) async throws {
+        guard let newest = fixes.max(by: { $0.recordedAt < $1.recordedAt }) else { return }
+        try await database.transaction { transaction in
+            let active = try await transaction.first(
+                """
+                SELECT id, order_id FROM tasks WHERE rider_id = ? AND status NOT IN ('DELIVERED', 'CANCELLED', 'FAILED')
+                """, [.uuid(riderId)])
+            let taskId = try active?.optionalUUID("id")
+            let orderId = try active?.optionalUUID("order_id")
+            for fix in fixes {
+                try await transaction.query(
+                    """
+                    INSERT INTO rider_locations (rider_id, task_id, order_id, lat, lon, accuracy_m, speed_mps, heading_deg,
+                        recorded_at, received_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                    [
+                        .uuid(riderId), .uuid(taskId), .uuid(orderId), .double(fix.lat), .double(fix.lon),
+                        .double(fix.accuracyM), .double(fix.speedMps), .double(fix.headingDeg), .date(fix.recordedAt),
+                        .date(now),
+                    ])
+            }
+            try await transaction.query(
+                """
+                UPDATE riders SET last_lat = ?, last_lon = ?, last_fix_at = ?
+                WHERE id = ? AND (last_fix_at IS NULL OR last_fix_at < ?)
+                """,
+                [
+                    .double(newest.lat), .double(newest.lon), .date(newest.recordedAt), .uuid(riderId),
+                    .date(newest.recordedAt),
+                ])
+        }
+    }
+}
