@@ -43,8 +43,8 @@ struct DispatchTests {
             server.clock.advance(by: 61)
             let expiredList = try await server.send(.get, "/api/v1/rider/offers", token: far.token)
             #expect((expiredList["offers"] as? [Any])?.isEmpty == true)
-            let swept = try await server.services.deliveries.expireOffers(now: server.clock.now())
-            #expect(swept >= 1)
+            // The background sweeper may already have expired them; this pass catches the rest.
+            _ = try await server.services.deliveries.expireOffers(now: server.clock.now())
             #expect(
                 try await server.count("offers", "order_id = ? AND status = 'DECLINED'", [.text(scenario.orderId)]) == 1
             )

@@ -31,6 +31,7 @@ struct MultiInstanceTests {
             configuration.databaseURL = url
             configuration.databaseSchema = schema.name
             configuration.databasePoolSize = 10
+            configuration.databaseTimeoutSeconds = 30
             configuration.jwtSecret = "multi-instance-secret-0123456789abcdef"
             configuration.dataDirectory =
                 FileManager.default.temporaryDirectory.appendingPathComponent("mi-\(UUID())").path

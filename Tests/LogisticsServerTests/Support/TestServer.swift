@@ -38,7 +38,9 @@ struct TestServer: Sendable {
             schema = try await IsolatedSchema.create(url: url)
             configuration.databaseURL = url
             configuration.databaseSchema = schema?.name
-            configuration.databasePoolSize = 8
+            configuration.databasePoolSize = 4
+            // Many suites share one cluster on two cores; a slow moment is not an outage here.
+            configuration.databaseTimeoutSeconds = 30
         }
         configure(&configuration)
         var logger = Logger(label: "test")
