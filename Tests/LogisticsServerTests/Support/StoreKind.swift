@@ -41,7 +41,8 @@ struct IsolatedSchema {
 
     static func create(url: String) async throws -> IsolatedSchema {
         let name = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(20)
-        let admin = try PostgresDatabase(settings: .init(url: url, poolSize: 1, operationTimeout: .seconds(30)), logger: Logger(label: "test-admin"))
+        let admin = try PostgresDatabase(
+            settings: .init(url: url, poolSize: 1, operationTimeout: .seconds(30)), logger: Logger(label: "test-admin"))
         try await admin.query("CREATE SCHEMA \(name)")
         await admin.close()
         return IsolatedSchema(name: String(name), url: url)
@@ -50,7 +51,8 @@ struct IsolatedSchema {
     func drop() async {
         guard
             let admin = try? PostgresDatabase(
-                settings: .init(url: url, poolSize: 1, operationTimeout: .seconds(30)), logger: Logger(label: "test-admin"))
+                settings: .init(url: url, poolSize: 1, operationTimeout: .seconds(30)),
+                logger: Logger(label: "test-admin"))
         else { return }
         _ = try? await admin.query("DROP SCHEMA \(name) CASCADE")
         await admin.close()
