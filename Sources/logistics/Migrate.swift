@@ -20,8 +20,13 @@ struct Migrate: AsyncParsableCommand {
             }
         do {
             let database = try await StoreFactory.open(location, logger: logger)
-            defer { Task { await database.close() } }
-            let applied = try await Migrator(database: database, logger: logger).migrate()
+            let applied: [Int]
+            do {
+                applied = try await Migrator(database: database, logger: logger).migrate()
+            } catch {
+                await database.close()
+                throw error
+            }
             await database.close()
             print(
                 applied.isEmpty
