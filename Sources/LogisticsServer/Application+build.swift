@@ -89,7 +89,8 @@ func makeRouter(_ services: LogisticsServices) -> (Router<LogisticsRequestContex
     let api = router.group("/api/v1")
         .add(
             middleware: AuthenticationMiddleware(
-                verifier: services.verifier, repository: services.repository, clock: services.clock))
+                verifier: services.verifier, repository: services.repository, clock: services.clock,
+                known: services.knownCallers))
     var routes = RouteTable(group: api, prefix: "/api/v1", idempotency: idempotency)
     OrderRoutes(services: services).register(in: &routes)
     RiderRoutes(services: services).register(in: &routes)

@@ -10,6 +10,7 @@ struct AuthenticationMiddleware: RouterMiddleware {
     let verifier: AccessTokenVerifier
     let repository: any LogisticsRepository
     let clock: any WallClock
+    let known: KnownCallers
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
@@ -24,10 +25,17 @@ struct AuthenticationMiddleware: RouterMiddleware {
         let actor = try await verifier.actor(fromBearer: String(parts[1]).trimmingCharacters(in: .whitespaces))
         switch actor.role {
         case .rider:
-            let rider = try await repository.provisionRider(actor, now: clock.now())
-            if rider.suspended { throw LogisticsError(.forbidden, "This rider account is suspended") }
+            let now = clock.now()
+            if !known.riderIsKnownActive(actor.id, now: now) {
+                let rider = try await repository.provisionRider(actor, now: now)
+                if rider.suspended { throw LogisticsError(.forbidden, "This rider account is suspended") }
+                known.rememberActiveRider(actor.id, now: now)
+            }
         case .customer:
-            try await repository.provisionCustomer(actor, now: clock.now())
+            if !known.customerIsKnown(actor.id) {
+                try await repository.provisionCustomer(actor, now: clock.now())
+                known.rememberCustomer(actor.id)
+            }
         case .dispatcher, .admin, .vendor:
             break
         }

@@ -17,6 +17,7 @@ public struct LogisticsServices: Sendable {
     public let verifier: AccessTokenVerifier
     public let tokens: AccessTokenIssuer?
     public let logger: Logger
+    let knownCallers = KnownCallers()
 
     var databaseDialect: String { database.dialect.rawValue }
 }

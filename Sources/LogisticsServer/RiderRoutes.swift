@@ -43,6 +43,7 @@ struct RiderAdministrationRoutes {
         let riderId = try context.uuidParameter("riderId")
         let rider = try await services.repository.setRiderSuspended(
             id: riderId, suspended: suspended, now: services.clock.now())
+        services.knownCallers.forgetRider(riderId)
         return try .json(RiderRepresentation(rider))
     }
 }

@@ -6,18 +6,20 @@ extension SQLLogisticsRepository {
     /// one rider wins however many race, on one instance or many sharing PostgreSQL. Every refusal
     /// throws, which rolls the whole transaction back: nothing changes and the rider stays as they were.
     /// Rows are locked order → offers → rider, as in every other writer, so racing acceptances queue on
-    /// the order row instead of deadlocking over each other's offers.
+    /// the order row instead of deadlocking over each other's offers. Statements are few on purpose: on
+    /// PostgreSQL each one is a round trip made while the order row is locked.
     public func acceptOffer(offerId: UUID, by rider: Actor, now: Date) async throws -> (DeliveryTask, Order) {
         try await database.transaction { transaction in
             guard
-                let located = try await transaction.first(
-                    "SELECT order_id, rider_id FROM offers WHERE id = ?", [.uuid(offerId)])
+                let orderRow = try await transaction.first(
+                    "SELECT * FROM orders WHERE id = (SELECT order_id FROM offers WHERE id = ?)\(transaction.forUpdate)",
+                    [.uuid(offerId)])
             else { throw LogisticsError.notFound("offer") }
-            guard try located.uuid("rider_id") == rider.id else {
+            let order = try Order(row: orderRow)
+            let offer = try await lockedOffer(offerId, in: transaction)
+            guard offer.riderId == rider.id else {
                 throw LogisticsError(.forbidden, "This offer was made to another rider")
             }
-            let order = try await lockedOrder(try located.uuid("order_id"), in: transaction)
-            let offer = try await lockedOffer(offerId, in: transaction)
 
             // The winner retrying (lost response, double tap) gets the same answer.
             if order.assignedRiderId == rider.id, let taskId = order.taskId, offer.status == .accepted {
@@ -48,15 +50,16 @@ extension SQLLogisticsRepository {
                     extras: ["currentStatus": .string(order.status.rawValue), "allowedNext": .strings([])])
             }
 
+            // The compare-and-set also takes the order's next event number.
             let taskId = UUID()
-            let assigned = try await transaction.query(
-                """
-                UPDATE orders SET assigned_rider_id = ?, task_id = ?, status = 'RIDER_ASSIGNED', updated_at = ?
-                WHERE id = ? AND assigned_rider_id IS NULL AND status = 'READY_FOR_PICKUP' RETURNING id
-                """, [.uuid(rider.id), .uuid(taskId), .date(now), .uuid(order.id)])
-            guard !assigned.isEmpty else {
-                throw LogisticsError(.orderAlreadyAssigned, "Another rider accepted this order first")
-            }
+            guard
+                let assigned = try await transaction.first(
+                    """
+                    UPDATE orders SET assigned_rider_id = ?, task_id = ?, status = 'RIDER_ASSIGNED', updated_at = ?,
+                        last_seq = last_seq + 1
+                    WHERE id = ? AND assigned_rider_id IS NULL AND status = 'READY_FOR_PICKUP' RETURNING *
+                    """, [.uuid(rider.id), .uuid(taskId), .date(now), .uuid(order.id)])
+            else { throw LogisticsError(.orderAlreadyAssigned, "Another rider accepted this order first") }
             let busy = try await transaction.query(
                 """
                 UPDATE riders SET availability = 'ON_TASK', active_task_id = ?, updated_at = ?
@@ -65,27 +68,30 @@ extension SQLLogisticsRepository {
             guard !busy.isEmpty else {
                 throw LogisticsError(.riderHasActiveTask, "Finish your current delivery before accepting another")
             }
+            guard
+                let taskRow = try await transaction.first(
+                    """
+                    INSERT INTO tasks (id, order_id, rider_id, offer_id, status, accepted_at, updated_at)
+                    VALUES (?, ?, ?, ?, 'ACCEPTED', ?, ?) RETURNING *
+                    """, [.uuid(taskId), .uuid(order.id), .uuid(rider.id), .uuid(offerId), .date(now), .date(now)])
+            else { throw StoreError.corrupt("task insert returned nothing") }
             try await transaction.query(
                 """
-                INSERT INTO tasks (id, order_id, rider_id, offer_id, status, accepted_at, updated_at)
-                VALUES (?, ?, ?, ?, 'ACCEPTED', ?, ?)
-                """, [.uuid(taskId), .uuid(order.id), .uuid(rider.id), .uuid(offerId), .date(now), .date(now)])
-            try await transaction.query(
-                "UPDATE offers SET status = 'ACCEPTED', closed_at = ? WHERE id = ?", [.date(now), .uuid(offerId)])
-            try await transaction.query(
-                "UPDATE offers SET status = 'SUPERSEDED', closed_at = ? WHERE order_id = ? AND id <> ? AND status = 'OPEN'",
-                [.date(now), .uuid(order.id), .uuid(offerId)])
-            try await EventLog(transaction: transaction).append(
+                UPDATE offers SET status = CASE WHEN id = ? THEN 'ACCEPTED' ELSE 'SUPERSEDED' END, closed_at = ?
+                WHERE order_id = ? AND (id = ? OR status = 'OPEN')
+                """, [.uuid(offerId), .date(now), .uuid(order.id), .uuid(offerId)])
+            try await EventLog(transaction: transaction).write(
                 .init(
                     orderId: order.id, taskId: taskId, type: OrderEventType.orderAssigned,
                     status: OrderStatus.riderAssigned.rawValue, occurredAt: now, receivedAt: now, actor: rider,
                     details: ["riderId": rider.id.lowercased, "offerId": offerId.lowercased]),
+                seq: try assigned.int("last_seq"),
                 notify: [
                     QueuedNotification(
                         recipientId: order.customer.id, recipientRole: .customer, title: "Rider assigned",
                         body: "A rider has been assigned to your order")
                 ])
-            return (try await lockedTask(taskId, in: transaction), try await lockedOrder(order.id, in: transaction))
+            return (try DeliveryTask(row: taskRow), try Order(row: assigned))
         }
     }
 

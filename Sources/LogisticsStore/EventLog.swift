@@ -22,18 +22,42 @@ struct EventLog {
         var details: [String: String] = [:]
     }
 
+    /// Appends the event with the order's next sequence number, optionally setting the order's status in
+    /// the same statement.
     @discardableResult
-    func append(_ draft: Draft, notify notifications: [QueuedNotification] = []) async throws -> OrderEvent {
-        guard
-            let row = try await transaction.first(
-                "UPDATE orders SET last_seq = last_seq + 1 WHERE id = ? RETURNING last_seq", [.uuid(draft.orderId)])
-        else { throw LogisticsError.notFound("order") }
+    func append(
+        _ draft: Draft, settingOrderStatus status: OrderStatus? = nil, notify notifications: [QueuedNotification] = []
+    ) async throws -> OrderEvent {
+        let seq = try await nextSequence(orderId: draft.orderId, settingStatus: status, at: draft.receivedAt)
+        return try await write(draft, seq: seq, notify: notifications)
+    }
+
+    /// Bumps the order's event counter (serialising writers per order) and returns the new value.
+    func nextSequence(orderId: UUID, settingStatus status: OrderStatus? = nil, at now: Date) async throws -> Int {
+        let row: SQLRow?
+        if let status {
+            row = try await transaction.first(
+                "UPDATE orders SET last_seq = last_seq + 1, status = ?, updated_at = ? WHERE id = ? RETURNING last_seq",
+                [.text(status.rawValue), .date(now), .uuid(orderId)])
+        } else {
+            row = try await transaction.first(
+                "UPDATE orders SET last_seq = last_seq + 1 WHERE id = ? RETURNING last_seq", [.uuid(orderId)])
+        }
+        guard let row else { throw LogisticsError.notFound("order") }
+        return try row.int("last_seq")
+    }
+
+    /// Writes the event row and all its outbox rows (one multi-row insert) under a sequence number the
+    /// caller already took.
+    @discardableResult
+    func write(_ draft: Draft, seq: Int, notify notifications: [QueuedNotification] = []) async throws -> OrderEvent {
         let event = OrderEvent(
-            id: draft.id, orderId: draft.orderId, taskId: draft.taskId, seq: try row.int("last_seq"),
-            type: draft.type, status: draft.status, occurredAt: draft.occurredAt, receivedAt: draft.receivedAt,
-            location: draft.location, actorId: draft.actor.id, actorRole: draft.actor.role,
-            geofenceDistanceM: draft.geofenceDistanceM, geofenceOverride: draft.geofenceOverride,
-            details: draft.details)
+            id: draft.id, orderId: draft.orderId, taskId: draft.taskId, seq: seq, type: draft.type,
+            status: draft.status,
+            occurredAt: draft.occurredAt, receivedAt: draft.receivedAt, location: draft.location,
+            actorId: draft.actor.id,
+            actorRole: draft.actor.role, geofenceDistanceM: draft.geofenceDistanceM,
+            geofenceOverride: draft.geofenceOverride, details: draft.details)
         let details = String(decoding: try JSONEncoder.sorted.encode(event.details), as: UTF8.self)
         try await transaction.query(
             """
@@ -49,26 +73,22 @@ struct EventLog {
                 .text(details),
             ])
         let payload = String(decoding: try JSONEncoder.sorted.encode(OutboxEventPayload(event)), as: UTF8.self)
-        try await insertOutbox(event: event, topic: "event", notification: nil, payload: payload)
-        for notification in notifications {
-            try await insertOutbox(event: event, topic: "push", notification: notification, payload: payload)
-        }
-        return event
-    }
-
-    private func insertOutbox(
-        event: OrderEvent, topic: String, notification: QueuedNotification?, payload: String
-    ) async throws {
-        try await transaction.query(
-            """
-            INSERT INTO outbox (event_id, order_id, topic, recipient_id, recipient_role, title, body, payload, created_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """,
-            [
+        let rows: [(String, QueuedNotification?)] = [("event", nil)] + notifications.map { ("push", $0) }
+        var binds: [SQLValue] = []
+        for (topic, notification) in rows {
+            binds += [
                 .uuid(event.id), .uuid(event.orderId), .text(topic), .uuid(notification?.recipientId),
                 .text(notification?.recipientRole.rawValue), .text(notification?.title), .text(notification?.body),
                 .text(payload), .date(event.receivedAt),
-            ])
+            ]
+        }
+        let values = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?)", count: rows.count).joined(separator: ", ")
+        try await transaction.query(
+            """
+            INSERT INTO outbox (event_id, order_id, topic, recipient_id, recipient_role, title, body, payload, created_at)
+            VALUES \(values)
+            """, binds)
+        return event
     }
 }
 

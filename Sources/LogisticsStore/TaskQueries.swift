@@ -24,14 +24,25 @@ extension SQLLogisticsRepository {
         settings: DeliveryRules.Settings
     ) async throws -> (DeliveryTask, Order) {
         try await database.transaction { transaction in
-            let (task, order) = try await lockedTaskAndOrder(taskId, rider: rider, in: transaction)
+            let order = try await lockedOrder(ofTask: taskId, in: transaction)
+            // The task, locked, with whatever this event id already recorded.
+            guard
+                let row = try await transaction.first(
+                    """
+                    SELECT t.*, e.task_id AS previous_task_id, e.status AS previous_status
+                    FROM tasks t LEFT JOIN order_events e ON e.id = ?
+                    WHERE t.id = ?\(transaction.dialect == .postgres ? " FOR UPDATE OF t" : "")
+                    """, [.uuid(eventId), .uuid(taskId)])
+            else { throw LogisticsError.notFound("task") }
+            let task = try DeliveryTask(row: row)
+            guard task.riderId == rider.id else {
+                throw LogisticsError(.forbidden, "This task belongs to another rider")
+            }
 
             // A retried or replayed tap: the same event id gives the first result and writes nothing.
-            if let previous = try await transaction.first(
-                "SELECT task_id, status FROM order_events WHERE id = ?", [.uuid(eventId)])
-            {
-                guard try previous.optionalUUID("task_id") == taskId,
-                    previous.optionalString("status") == change.status.rawValue
+            if !row.isNull("previous_status") || !row.isNull("previous_task_id") {
+                guard try row.optionalUUID("previous_task_id") == taskId,
+                    row.optionalString("previous_status") == change.status.rawValue
                 else {
                     throw LogisticsError(
                         .idempotencyKeyReused, "eventId \(eventId.lowercased) was already used for another change")
@@ -40,12 +51,11 @@ extension SQLLogisticsRepository {
             }
 
             let verdict = try DeliveryRules.check(change, task: task, order: order, now: now, settings: settings)
-            try await transaction.query(
-                "UPDATE tasks SET status = ?, updated_at = ? WHERE id = ?",
-                [.text(change.status.rawValue), .date(now), .uuid(taskId)])
-            try await transaction.query(
-                "UPDATE orders SET status = ?, updated_at = ? WHERE id = ?",
-                [.text(change.status.orderStatus.rawValue), .date(now), .uuid(order.id)])
+            guard
+                let updated = try await transaction.first(
+                    "UPDATE tasks SET status = ?, updated_at = ? WHERE id = ? RETURNING *",
+                    [.text(change.status.rawValue), .date(now), .uuid(taskId)])
+            else { throw LogisticsError.notFound("task") }
             if change.status.isFinal {
                 try await transaction.query(
                     """
@@ -69,8 +79,11 @@ extension SQLLogisticsRepository {
                     status: change.status.rawValue, occurredAt: change.occurredAt, receivedAt: now,
                     location: change.location, actor: rider, geofenceDistanceM: verdict.geofenceDistanceM,
                     geofenceOverride: verdict.geofenceOverride, details: details),
-                notify: notifications)
-            return (try await lockedTask(taskId, in: transaction), try await lockedOrder(order.id, in: transaction))
+                settingOrderStatus: change.status.orderStatus, notify: notifications)
+            var changedOrder = order
+            changedOrder.status = change.status.orderStatus
+            changedOrder.updatedAt = now
+            return (try DeliveryTask(row: updated), changedOrder)
         }
     }
 
@@ -78,13 +91,19 @@ extension SQLLogisticsRepository {
     func lockedTaskAndOrder(_ taskId: UUID, rider: Actor, in transaction: any SQLExecutor) async throws
         -> (DeliveryTask, Order)
     {
+        let order = try await lockedOrder(ofTask: taskId, in: transaction)
+        let task = try await lockedTask(taskId, in: transaction)
+        guard task.riderId == rider.id else { throw LogisticsError(.forbidden, "This task belongs to another rider") }
+        return (task, order)
+    }
+
+    /// The task's order, locked, in one statement.
+    func lockedOrder(ofTask taskId: UUID, in transaction: any SQLExecutor) async throws -> Order {
         guard
-            let row = try await transaction.first("SELECT order_id, rider_id FROM tasks WHERE id = ?", [.uuid(taskId)])
+            let row = try await transaction.first(
+                "SELECT * FROM orders WHERE id = (SELECT order_id FROM tasks WHERE id = ?)\(transaction.forUpdate)",
+                [.uuid(taskId)])
         else { throw LogisticsError.notFound("task") }
-        guard try row.uuid("rider_id") == rider.id else {
-            throw LogisticsError(.forbidden, "This task belongs to another rider")
-        }
-        let order = try await lockedOrder(try row.uuid("order_id"), in: transaction)
-        return (try await lockedTask(taskId, in: transaction), order)
+        return try Order(row: row)
     }
 }

@@ -21,6 +21,8 @@ struct DeliveryBench: AsyncParsableCommand {
     var server: String?
     @Option(help: "Concurrent riders.") var riders: Int = 16
     @Option(help: "Deliveries to complete in total.") var deliveries: Int = 400
+    @Option(help: "Offered load in requests/s, spread evenly (open loop). 0 = as fast as the riders can go.")
+    var rate: Double = 350
     @Option(name: .customLong("database-url"), help: "For the in-process server: PostgreSQL instead of SQLite.")
     var databaseURL: String?
     @Option(name: .customLong("data-dir"), help: "Data dir whose jwt-secret signs tokens (with --server).")
@@ -28,6 +30,7 @@ struct DeliveryBench: AsyncParsableCommand {
 
     func validate() throws {
         guard (1...500).contains(riders) else { throw ValidationError("--riders must be 1...500") }
+        guard rate >= 0, rate <= 20_000 else { throw ValidationError("--rate must be 0...20000") }
         guard (1...100_000).contains(deliveries) else { throw ValidationError("--deliveries must be 1...100000") }
         if let server,
             !(server.hasPrefix("http://127.") || server.hasPrefix("http://localhost")
@@ -81,10 +84,13 @@ struct DeliveryBench: AsyncParsableCommand {
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         let recorder = LatencyRecorder()
         let floor = LatencyRecorder()
-        let client = BenchClient(http: http, base: base, recorder: recorder)
+        let client = BenchClient(
+            http: http, base: base, recorder: recorder, pacer: rate > 0 ? Pacer(requestsPerSecond: rate) : nil)
         let load = DeliveryLoad(
             client: client, tokens: await AccessTokenIssuer(secret: secret), riders: riders, deliveries: deliveries)
-        Console.line("Driving \(riders) riders through \(deliveries) deliveries against \(base) (\(store)) ...")
+        Console.line(
+            "Driving \(riders) riders through \(deliveries) deliveries against \(base) (\(store)), "
+                + (rate > 0 ? "offered load \(Int(rate)) requests/s ..." : "as fast as they can ..."))
         let finished = DeliveryCounter()
         let result: DeliveryLoad.Result
         do {
@@ -118,6 +124,11 @@ struct DeliveryBench: AsyncParsableCommand {
         }
         try await http.shutdown()
         report(result, recorder: recorder, floor: floor, store: store)
+        reportTail(result)
+    }
+
+    private func reportTail(_ result: DeliveryLoad.Result) {
+        Console.line("deliveries completed: \(result.completed)")
     }
 
     private func report(_ result: DeliveryLoad.Result, recorder: LatencyRecorder, floor: LatencyRecorder, store: String)

@@ -8,6 +8,7 @@ struct BenchClient: Sendable {
     let http: HTTPClient
     let base: String
     let recorder: LatencyRecorder
+    var pacer: Pacer? = nil
 
     struct Failure: Error, CustomStringConvertible {
         var description: String
@@ -25,6 +26,7 @@ struct BenchClient: Sendable {
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: json)))
         }
+        await pacer?.wait()
         let start = ContinuousClock.now
         let response = try await http.execute(request, timeout: .seconds(30))
         let body = try await response.body.collect(upTo: 1 << 20)
