@@ -59,13 +59,8 @@ public enum DeliveryRules {
             throw LogisticsError.validation(field: "occurredAt", "must not be before the task was accepted")
         }
         guard task.status.allowedNext.contains(change.status) else {
-            throw LogisticsError(
-                .invalidStatusTransition,
-                "\(change.status.rawValue) cannot follow \(task.status.rawValue)",
-                extras: [
-                    "currentStatus": .string(task.status.rawValue),
-                    "allowedNext": .strings(task.status.allowedNext.map(\.rawValue)),
-                ])
+            throw LogisticsError.invalidTransition(
+                from: task.status, "\(change.status.rawValue) cannot follow \(task.status.rawValue)")
         }
         var verdict = Verdict(geofenceDistanceM: nil, geofenceOverride: false)
         switch change.status {
@@ -91,24 +86,15 @@ public enum DeliveryRules {
             }
             if !task.failureApproved {
                 guard let reportedAt = task.issueReportedAt else {
-                    throw LogisticsError(
-                        .invalidStatusTransition,
-                        "Report an issue first; FAILED is allowed after waiting or with approval",
-                        extras: [
-                            "currentStatus": .string(task.status.rawValue),
-                            "allowedNext": .strings(task.status.allowedNext.map(\.rawValue)),
-                        ])
+                    throw LogisticsError.invalidTransition(
+                        from: task.status, "Report an issue first; FAILED is allowed after waiting or with approval")
                 }
                 let waited = now.timeIntervalSince(reportedAt)
                 if waited < settings.failedWaitSeconds {
-                    throw LogisticsError(
-                        .invalidStatusTransition,
-                        "Wait for the customer a little longer, or ask a dispatcher to approve",
-                        extras: [
-                            "currentStatus": .string(task.status.rawValue),
-                            "allowedNext": .strings(task.status.allowedNext.map(\.rawValue)),
-                            "waitSeconds": .int(Int((settings.failedWaitSeconds - waited).rounded(.up))),
-                        ])
+                    var error = LogisticsError.invalidTransition(
+                        from: task.status, "Wait for the customer a little longer, or ask a dispatcher to approve")
+                    error.extras["waitSeconds"] = .int(Int((settings.failedWaitSeconds - waited).rounded(.up)))
+                    throw error
                 }
             }
         default:

@@ -129,3 +129,21 @@ public struct LogisticsError: Error, Sendable, Equatable, CustomStringConvertibl
 
     public var description: String { "\(code.rawValue): \(detail)" }
 }
+
+extension LogisticsError {
+    /// 409 INVALID_STATUS_TRANSITION for a task, with the fields a rider app needs to recover.
+    public static func invalidTransition(from status: TaskStatus, _ detail: String) -> LogisticsError {
+        LogisticsError(
+            .invalidStatusTransition, detail,
+            extras: [
+                "currentStatus": .string(status.rawValue), "allowedNext": .strings(status.allowedNext.map(\.rawValue)),
+            ])
+    }
+
+    /// 409 INVALID_STATUS_TRANSITION for an order-level action (ready, cancel, offers).
+    public static func invalidTransition(from status: OrderStatus, _ detail: String) -> LogisticsError {
+        LogisticsError(
+            .invalidStatusTransition, detail,
+            extras: ["currentStatus": .string(status.rawValue), "allowedNext": .strings([])])
+    }
+}

@@ -35,7 +35,7 @@ struct ProofOfDeliveryRoutes {
         -> APIResponse
     {
         // Refuse before reading a byte of the photo when the task cannot take one.
-        try await precheck(taskId: taskId, rider: rider)
+        let task = try await precheck(taskId: taskId, rider: rider)
         var request = request
         let limit = Self.photoLimit + Self.formOverhead
         let buffer = try await RequestBody.collect(&request, limit: limit)
@@ -88,7 +88,7 @@ struct ProofOfDeliveryRoutes {
         let now = services.clock.now()
         let proof = try await services.deliveries.recordPhotoProof(
             ProofOfDelivery(
-                id: UUID(), taskId: taskId, orderId: try await orderId(ofTask: taskId),
+                id: UUID(), taskId: taskId, orderId: task.orderId,
                 type: ProofOfDeliveryType.photo.rawValue,
                 sha256: sha256, contentType: format.contentType, byteSize: bytes.count, capturedAt: capturedAt,
                 location: location, createdBy: rider.id, createdAt: now),
@@ -150,23 +150,16 @@ struct ProofOfDeliveryRoutes {
         return response
     }
 
-    private func precheck(taskId: UUID, rider: Actor) async throws {
+    @discardableResult
+    private func precheck(taskId: UUID, rider: Actor) async throws -> DeliveryTask {
         guard let task = try await services.deliveries.task(id: taskId) else { throw LogisticsError.notFound("task") }
         guard task.riderId == rider.id else { throw LogisticsError(.forbidden, "This task belongs to another rider") }
         if task.status == .cancelled { throw LogisticsError(.orderCancelled, "The order was cancelled") }
         guard task.status == .arrivedAtDestination else {
-            throw LogisticsError(
-                .invalidStatusTransition, "Proof of delivery is taken at the customer's address",
-                extras: [
-                    "currentStatus": .string(task.status.rawValue),
-                    "allowedNext": .strings(task.status.allowedNext.map(\.rawValue)),
-                ])
+            throw LogisticsError.invalidTransition(
+                from: task.status, "Proof of delivery is taken at the customer's address")
         }
-    }
-
-    private func orderId(ofTask taskId: UUID) async throws -> UUID {
-        guard let task = try await services.deliveries.task(id: taskId) else { throw LogisticsError.notFound("task") }
-        return task.orderId
+        return task
     }
 }
 

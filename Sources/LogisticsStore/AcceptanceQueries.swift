@@ -45,9 +45,7 @@ extension SQLLogisticsRepository {
                 throw LogisticsError(.riderHasActiveTask, "Finish your current delivery before accepting another")
             }
             guard order.status == .readyForPickup else {
-                throw LogisticsError(
-                    .invalidStatusTransition, "The order is not ready for pickup",
-                    extras: ["currentStatus": .string(order.status.rawValue), "allowedNext": .strings([])])
+                throw LogisticsError.invalidTransition(from: order.status, "The order is not ready for pickup")
             }
 
             // The compare-and-set also takes the order's next event number.

@@ -12,9 +12,7 @@ extension SQLLogisticsRepository {
                 throw LogisticsError(.orderCancelled, "The order was cancelled; stop this delivery")
             }
             guard !task.status.isFinal else {
-                throw LogisticsError(
-                    .invalidStatusTransition, "The delivery has ended",
-                    extras: ["currentStatus": .string(task.status.rawValue), "allowedNext": .strings([])])
+                throw LogisticsError.invalidTransition(from: task.status, "The delivery has ended")
             }
             let issue = DeliveryIssue(id: UUID(), type: type, note: note, location: location, occurredAt: occurredAt)
             try await transaction.query(
@@ -77,15 +75,11 @@ extension SQLLogisticsRepository {
             let order = try await lockedOrder(orderId, in: transaction)
             if order.status == .cancelled { throw LogisticsError(.orderCancelled, "The order was cancelled") }
             guard let taskId = order.taskId else {
-                throw LogisticsError(
-                    .invalidStatusTransition, "The order has no rider yet",
-                    extras: ["currentStatus": .string(order.status.rawValue), "allowedNext": .strings([])])
+                throw LogisticsError.invalidTransition(from: order.status, "The order has no rider yet")
             }
             let task = try await lockedTask(taskId, in: transaction)
             guard !task.status.isFinal else {
-                throw LogisticsError(
-                    .invalidStatusTransition, "The delivery has ended",
-                    extras: ["currentStatus": .string(task.status.rawValue), "allowedNext": .strings([])])
+                throw LogisticsError.invalidTransition(from: task.status, "The delivery has ended")
             }
             try await transaction.query(
                 "UPDATE tasks SET \(assignment), updated_at = ? WHERE id = ?", [.date(now), .uuid(taskId)])

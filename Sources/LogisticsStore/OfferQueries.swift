@@ -12,9 +12,8 @@ extension SQLLogisticsRepository: DeliveryRepository {
                 throw LogisticsError(.orderAlreadyAssigned, "The order already has a rider")
             }
             guard order.status == .readyForPickup else {
-                throw LogisticsError(
-                    .invalidStatusTransition, "Offers can be made once the order is READY_FOR_PICKUP",
-                    extras: ["currentStatus": .string(order.status.rawValue), "allowedNext": .strings([])])
+                throw LogisticsError.invalidTransition(
+                    from: order.status, "Offers can be made once the order is READY_FOR_PICKUP")
             }
             let riders = try await offerRecipients(targets, order: order, in: transaction)
             var offers: [Offer] = []

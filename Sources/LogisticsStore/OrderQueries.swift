@@ -74,9 +74,8 @@ extension SQLLogisticsRepository {
             case .cancelled:
                 throw LogisticsError(.orderCancelled, "The order was cancelled")
             default:
-                throw LogisticsError(
-                    .invalidStatusTransition, "Only an order still being prepared can be marked ready",
-                    extras: ["currentStatus": .string(order.status.rawValue), "allowedNext": .strings([])])
+                throw LogisticsError.invalidTransition(
+                    from: order.status, "Only an order still being prepared can be marked ready")
             }
         }
     }
@@ -86,9 +85,8 @@ extension SQLLogisticsRepository {
             let order = try await lockedOrder(orderId, in: transaction)
             if order.status == .cancelled { return order }
             if order.status.isFinal {
-                throw LogisticsError(
-                    .invalidStatusTransition, "A \(order.status.rawValue) order can no longer be cancelled",
-                    extras: ["currentStatus": .string(order.status.rawValue), "allowedNext": .strings([])])
+                throw LogisticsError.invalidTransition(
+                    from: order.status, "A \(order.status.rawValue) order can no longer be cancelled")
             }
             try await transaction.query(
                 "UPDATE orders SET status = 'CANCELLED', cancel_reason = ?, updated_at = ? WHERE id = ?",

@@ -94,12 +94,8 @@ enum ProofRules {
             throw LogisticsError(.orderCancelled, "The order was cancelled; stop this delivery")
         }
         guard task.status == .arrivedAtDestination else {
-            throw LogisticsError(
-                .invalidStatusTransition, "Proof of delivery is taken at the customer's address",
-                extras: [
-                    "currentStatus": .string(task.status.rawValue),
-                    "allowedNext": .strings(task.status.allowedNext.map(\.rawValue)),
-                ])
+            throw LogisticsError.invalidTransition(
+                from: task.status, "Proof of delivery is taken at the customer's address")
         }
         // A photo is the fallback for a locked code; otherwise the order's own type, unless overridden.
         let allowed = order.podType == type || task.podOverride || (type == .photo && task.otpLocked)
