@@ -81,9 +81,10 @@ func makeRouter(_ services: LogisticsServices) -> (Router<LogisticsRequestContex
     let router = Router(context: LogisticsRequestContext.self)
     router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
     router.add(middleware: RequestIdMiddleware())
-    router.add(middleware: ProblemMiddleware())
+    let catalog = RouteCatalog()
+    router.add(middleware: ProblemMiddleware(catalog: catalog))
     let idempotency = IdempotencyGuard(repository: services.repository, clock: services.clock)
-    var operations = RouteTable(group: router.group(), prefix: "", idempotency: idempotency)
+    var operations = RouteTable(group: router.group(), prefix: "", idempotency: idempotency, catalog: catalog)
     OperationsRoutes(services: services, metrics: metrics).register(in: &operations)
 
     let api = router.group("/api/v1")
@@ -91,7 +92,7 @@ func makeRouter(_ services: LogisticsServices) -> (Router<LogisticsRequestContex
             middleware: AuthenticationMiddleware(
                 verifier: services.verifier, repository: services.repository, clock: services.clock,
                 known: services.knownCallers))
-    var routes = RouteTable(group: api, prefix: "/api/v1", idempotency: idempotency)
+    var routes = RouteTable(group: api, prefix: "/api/v1", idempotency: idempotency, catalog: catalog)
     OrderRoutes(services: services).register(in: &routes)
     RiderRoutes(services: services).register(in: &routes)
     RiderAdministrationRoutes(services: services).register(in: &routes)
@@ -100,7 +101,7 @@ func makeRouter(_ services: LogisticsServices) -> (Router<LogisticsRequestContex
     RiderTaskRoutes(services: services).register(in: &routes)
     ProofOfDeliveryRoutes(services: services).register(in: &routes)
     LocationRoutes(services: services).register(in: &routes)
-    return (router, operations.registered + routes.registered)
+    return (router, catalog.all)
 }
 
 /// Closes the database after the server has drained its in-flight requests.

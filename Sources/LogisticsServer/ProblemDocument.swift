@@ -77,12 +77,27 @@ enum ProblemDocument {
 /// Converts every thrown error into a problem document, and logs the ones that are our fault.
 struct ProblemMiddleware: RouterMiddleware {
     typealias Context = LogisticsRequestContext
+    let catalog: RouteCatalog
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         do {
             return try await next(request, context)
+        } catch let error as HTTPError where error.status == .notFound {
+            // The router says 404 for a known path with the wrong method too; tell the two apart.
+            let allowed = catalog.methods(servingPath: request.uri.path)
+            guard !allowed.isEmpty else {
+                return ProblemDocument.response(
+                    for: ProblemDocument.problem(for: error), instance: request.uri.path, requestId: context.requestId)
+            }
+            var response = ProblemDocument.response(
+                for: LogisticsError(
+                    .methodNotAllowed,
+                    "\(request.method.rawValue) is not served here; use \(allowed.joined(separator: ", "))"),
+                instance: request.uri.path, requestId: context.requestId)
+            response.headers[.allow] = allowed.joined(separator: ", ")
+            return response
         } catch {
             let problem = ProblemDocument.problem(for: error)
             if problem.code.httpStatus >= 500 {

@@ -9,12 +9,16 @@ struct RouteTable {
     let group: RouterGroup<LogisticsRequestContext>
     let prefix: String
     let idempotency: IdempotencyGuard
-    private(set) var registered: [RegisteredRoute] = []
+    let catalog: RouteCatalog
 
-    init(group: RouterGroup<LogisticsRequestContext>, prefix: String, idempotency: IdempotencyGuard) {
+    init(
+        group: RouterGroup<LogisticsRequestContext>, prefix: String, idempotency: IdempotencyGuard,
+        catalog: RouteCatalog
+    ) {
         self.group = group
         self.prefix = prefix
         self.idempotency = idempotency
+        self.catalog = catalog
     }
 
     mutating func get(_ path: String, _ handler: @escaping Handler) { add(.get, path, handler) }
@@ -31,7 +35,7 @@ struct RouteTable {
 
     private mutating func add(_ method: HTTPRequest.Method, _ path: String, _ handler: @escaping Handler) {
         group.on(RouterPath(path), method: method) { request, context in try await handler(request, context) }
-        registered.append(RegisteredRoute(method: method.rawValue, path: prefix + path))
+        catalog.add(RegisteredRoute(method: method.rawValue, path: prefix + path))
     }
 }
 

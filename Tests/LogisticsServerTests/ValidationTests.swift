@@ -109,6 +109,23 @@ struct ValidationTests {
         }
     }
 
+    @Test("a known path with the wrong method is 405 METHOD_NOT_ALLOWED with Allow")
+    func wrongMethod() async throws {
+        try await TestServer.run(.sqlite) { server in
+            let dispatcher = try await server.token(.dispatcher)
+            let reply = try await server.send(.delete, "/api/v1/orders", token: dispatcher)
+            #expect(reply.status == 405)
+            #expect(reply.code == "METHOD_NOT_ALLOWED")
+            #expect(reply.headers[.allow] == "GET, POST")
+            #expect(reply.contentType == "application/problem+json")
+            let withId = try await server.send(.put, "/api/v1/orders/\(UUID())/ready", token: dispatcher)
+            #expect(withId.status == 405)
+            #expect(withId.headers[.allow] == "POST")
+            let health = try await server.send(.post, "/health/live")
+            #expect(health.status == 405)
+        }
+    }
+
     @Test("unknown routes are 404 problem documents")
     func unknownRoute() async throws {
         try await TestServer.run(.sqlite) { server in
