@@ -103,6 +103,29 @@ public enum DeliveryRules {
         return verdict
     }
 
+    /// Proof of delivery is taken only at the customer's address, on a task still under way.
+    public static func checkProofStage(_ task: DeliveryTask, orderCancelled: Bool = false) throws {
+        if orderCancelled || task.status == .cancelled {
+            throw LogisticsError(.orderCancelled, "The order was cancelled; stop this delivery")
+        }
+        guard task.status == .arrivedAtDestination else {
+            throw LogisticsError.invalidTransition(
+                from: task.status, "Proof of delivery is taken at the customer's address")
+        }
+    }
+
+    /// Which proofs a task accepts: the order's own type; a photo once the code is locked; anything
+    /// after a dispatcher's override.
+    public static func checkProof(_ type: ProofOfDeliveryType, task: DeliveryTask, order: Order) throws {
+        try checkProofStage(task, orderCancelled: order.status == .cancelled)
+        let allowed = order.podType == type || task.podOverride || (type == .photo && task.otpLocked)
+        guard allowed else {
+            throw LogisticsError.validation(
+                field: "type",
+                "this order is completed with \(order.podType == .otp ? "the customer's code" : "a photo")")
+        }
+    }
+
     /// The customer-facing push for a status, if it has one.
     public static func customerNotification(for status: TaskStatus, customerId: UUID) -> QueuedNotification? {
         let message: (String, String)? =

@@ -31,12 +31,7 @@ struct LocationRoutes {
 
     @Sendable func ingest(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
         let rider = try context.caller(.rider)
-        var request = request
-        guard RequestBody.isJSON(request.headers[.contentType]) else {
-            throw LogisticsError(.unsupportedMediaType, "Send the fixes as application/json")
-        }
-        let buffer = try await RequestBody.collect(&request, limit: Self.bodyLimit)
-        let batch = try RequestBody.decodeJSON(Batch.self, from: Data(buffer: buffer))
+        let batch = try await RequestBody.decode(Batch.self, from: request, limit: Self.bodyLimit)
         guard (1...LocationFix.maximumBatch).contains(batch.fixes.count) else {
             throw LogisticsError.validation(field: "fixes", "must hold 1 to \(LocationFix.maximumBatch) fixes")
         }

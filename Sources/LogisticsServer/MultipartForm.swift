@@ -17,10 +17,7 @@ struct MultipartForm {
         let pieces = contentType.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
         guard pieces.first?.lowercased() == "multipart/form-data" else { return nil }
         for piece in pieces.dropFirst() where piece.lowercased().hasPrefix("boundary=") {
-            var value = String(piece.dropFirst("boundary=".count))
-            if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 {
-                value = String(value.dropFirst().dropLast())
-            }
+            let value = unquoted(piece.dropFirst("boundary=".count))
             return value.isEmpty || value.count > 70 ? nil : value
         }
         return nil
@@ -75,13 +72,15 @@ struct MultipartForm {
     private static func parameter(_ key: String, in line: String) -> String? {
         for piece in line.split(separator: ";").map({ $0.trimmingCharacters(in: .whitespaces) }) {
             guard piece.lowercased().hasPrefix("\(key)=") else { continue }
-            var value = String(piece.dropFirst(key.count + 1))
-            if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 {
-                value = String(value.dropFirst().dropLast())
-            }
-            return value
+            return unquoted(piece.dropFirst(key.count + 1))
         }
         return nil
+    }
+
+    /// A header parameter value without its surrounding quotes, if it has them.
+    private static func unquoted(_ value: Substring) -> String {
+        guard value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") else { return String(value) }
+        return String(value.dropFirst().dropLast())
     }
 
     private static func find(_ needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {

@@ -154,11 +154,7 @@ struct ProofOfDeliveryRoutes {
     private func precheck(taskId: UUID, rider: Actor) async throws -> DeliveryTask {
         guard let task = try await services.deliveries.task(id: taskId) else { throw LogisticsError.notFound("task") }
         guard task.riderId == rider.id else { throw LogisticsError(.forbidden, "This task belongs to another rider") }
-        if task.status == .cancelled { throw LogisticsError(.orderCancelled, "The order was cancelled") }
-        guard task.status == .arrivedAtDestination else {
-            throw LogisticsError.invalidTransition(
-                from: task.status, "Proof of delivery is taken at the customer's address")
-        }
+        try DeliveryRules.checkProofStage(task)
         return task
     }
 }

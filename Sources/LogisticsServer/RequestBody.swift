@@ -20,12 +20,14 @@ public enum RequestBody {
         }
     }
 
-    public static func decode<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T {
+    public static func decode<T: Decodable>(_ type: T.Type, from request: Request, limit: Int = jsonLimit)
+        async throws -> T
+    {
         var request = request
         guard isJSON(request.headers[.contentType]) else {
             throw LogisticsError(.unsupportedMediaType, "Send the body as application/json")
         }
-        let buffer = try await collect(&request)
+        let buffer = try await collect(&request, limit: limit)
         return try decodeJSON(type, from: Data(buffer: buffer))
     }
 

@@ -10,12 +10,7 @@ extension SQLLogisticsRepository {
     /// PostgreSQL each one is a round trip made while the order row is locked.
     public func acceptOffer(offerId: UUID, by rider: Actor, now: Date) async throws -> (DeliveryTask, Order) {
         try await database.transaction { transaction in
-            guard
-                let orderRow = try await transaction.first(
-                    "SELECT * FROM orders WHERE id = (SELECT order_id FROM offers WHERE id = ?)\(transaction.forUpdate)",
-                    [.uuid(offerId)])
-            else { throw LogisticsError.notFound("offer") }
-            let order = try Order(row: orderRow)
+            let order = try await lockedOrder(ofOffer: offerId, in: transaction)
             let offer = try await lockedOffer(offerId, in: transaction)
             guard offer.riderId == rider.id else {
                 throw LogisticsError(.forbidden, "This offer was made to another rider")

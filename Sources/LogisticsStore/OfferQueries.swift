@@ -106,15 +106,11 @@ extension SQLLogisticsRepository: DeliveryRepository {
 
     public func declineOffer(offerId: UUID, riderId: UUID, now: Date) async throws -> Offer {
         try await database.transaction { transaction in
-            guard
-                let located = try await transaction.first(
-                    "SELECT order_id, rider_id FROM offers WHERE id = ?", [.uuid(offerId)])
-            else { throw LogisticsError.notFound("offer") }
-            guard try located.uuid("rider_id") == riderId else {
+            _ = try await lockedOrder(ofOffer: offerId, in: transaction)
+            let offer = try await lockedOffer(offerId, in: transaction)
+            guard offer.riderId == riderId else {
                 throw LogisticsError(.forbidden, "This offer was made to another rider")
             }
-            _ = try await lockedOrder(try located.uuid("order_id"), in: transaction)
-            let offer = try await lockedOffer(offerId, in: transaction)
             if offer.status == .declined { return offer }
             guard offer.isOpen(at: now) else { throw LogisticsError(.offerExpired, "This offer is no longer open") }
             let row = try await transaction.first(
@@ -135,6 +131,16 @@ extension SQLLogisticsRepository: DeliveryRepository {
             "UPDATE offers SET status = 'EXPIRED', closed_at = expires_at WHERE id IN (\(candidates)) RETURNING id",
             [.date(now)]
         ).count
+    }
+
+    /// The offer's order, locked, in one statement: every writer takes the order row before its offers.
+    func lockedOrder(ofOffer offerId: UUID, in transaction: any SQLExecutor) async throws -> Order {
+        guard
+            let row = try await transaction.first(
+                "SELECT * FROM orders WHERE id = (SELECT order_id FROM offers WHERE id = ?)\(transaction.forUpdate)",
+                [.uuid(offerId)])
+        else { throw LogisticsError.notFound("offer") }
+        return try Order(row: row)
     }
 
     func lockedOffer(_ id: UUID, in transaction: any SQLExecutor) async throws -> Offer {

@@ -63,13 +63,11 @@ extension SQLLogisticsRepository {
             case .readyForPickup:
                 return order
             case .pendingVendorAcceptance, .preparing:
-                try await transaction.query(
-                    "UPDATE orders SET status = ?, updated_at = ? WHERE id = ?",
-                    [.text(OrderStatus.readyForPickup.rawValue), .date(now), .uuid(orderId)])
                 try await EventLog(transaction: transaction).append(
                     .init(
                         orderId: orderId, type: OrderEventType.orderReady,
-                        status: OrderStatus.readyForPickup.rawValue, occurredAt: now, receivedAt: now, actor: actor))
+                        status: OrderStatus.readyForPickup.rawValue, occurredAt: now, receivedAt: now, actor: actor),
+                    settingOrderStatus: .readyForPickup)
                 return try await lockedOrder(orderId, in: transaction)
             case .cancelled:
                 throw LogisticsError(.orderCancelled, "The order was cancelled")
@@ -105,11 +103,7 @@ extension SQLLogisticsRepository {
                     UPDATE tasks SET status = 'CANCELLED', updated_at = ?
                     WHERE id = ? AND status NOT IN ('DELIVERED', 'CANCELLED', 'FAILED')
                     """, [.date(now), .uuid(taskId)])
-                try await transaction.query(
-                    """
-                    UPDATE riders SET availability = 'ONLINE', active_task_id = NULL, updated_at = ?
-                    WHERE id = ? AND active_task_id = ?
-                    """, [.date(now), .uuid(riderId), .uuid(taskId)])
+                try await releaseRider(riderId, from: taskId, at: now, in: transaction)
                 notifications.append(
                     QueuedNotification(
                         recipientId: riderId, recipientRole: .rider, title: "Delivery cancelled",

@@ -5,7 +5,7 @@ extension SQLLogisticsRepository {
     public func recordPhotoProof(_ proof: ProofOfDelivery, by rider: Actor, now: Date) async throws -> ProofOfDelivery {
         try await database.transaction { transaction in
             let (task, order) = try await lockedTaskAndOrder(proof.taskId, rider: rider, in: transaction)
-            try ProofRules.checkSubmission(.photo, task: task, order: order)
+            try DeliveryRules.checkProof(.photo, task: task, order: order)
             try await insertProof(proof, in: transaction)
             try await acceptProof(proof, task: task, rider: rider, now: now, in: transaction)
             return proof
@@ -18,7 +18,7 @@ extension SQLLogisticsRepository {
     ) async throws -> OTPAttemptOutcome {
         try await database.transaction { transaction in
             let (task, order) = try await lockedTaskAndOrder(taskId, rider: rider, in: transaction)
-            try ProofRules.checkSubmission(.otp, task: task, order: order)
+            try DeliveryRules.checkProof(.otp, task: task, order: order)
             if task.otpLocked { return .locked }
             if task.podAccepted { return .verified }
             if verify(order) {
@@ -84,26 +84,6 @@ extension SQLLogisticsRepository {
                 orderId: proof.orderId, taskId: task.id, type: OrderEventType.proofOfDeliveryAccepted,
                 status: task.status.rawValue, occurredAt: proof.capturedAt, receivedAt: now, location: proof.location,
                 actor: rider, details: details))
-    }
-}
-
-/// Which proofs a task accepts at its current state.
-enum ProofRules {
-    static func checkSubmission(_ type: ProofOfDeliveryType, task: DeliveryTask, order: Order) throws {
-        if order.status == .cancelled || task.status == .cancelled {
-            throw LogisticsError(.orderCancelled, "The order was cancelled; stop this delivery")
-        }
-        guard task.status == .arrivedAtDestination else {
-            throw LogisticsError.invalidTransition(
-                from: task.status, "Proof of delivery is taken at the customer's address")
-        }
-        // A photo is the fallback for a locked code; otherwise the order's own type, unless overridden.
-        let allowed = order.podType == type || task.podOverride || (type == .photo && task.otpLocked)
-        guard allowed else {
-            throw LogisticsError.validation(
-                field: "type",
-                "this order is completed with \(order.podType == .otp ? "the customer's code" : "a photo")")
-        }
     }
 }
 

@@ -57,11 +57,7 @@ extension SQLLogisticsRepository {
                     [.text(change.status.rawValue), .date(now), .uuid(taskId)])
             else { throw LogisticsError.notFound("task") }
             if change.status.isFinal {
-                try await transaction.query(
-                    """
-                    UPDATE riders SET availability = 'ONLINE', active_task_id = NULL, updated_at = ?
-                    WHERE id = ? AND active_task_id = ?
-                    """, [.date(now), .uuid(rider.id), .uuid(taskId)])
+                try await releaseRider(rider.id, from: taskId, at: now, in: transaction)
             }
             var notifications = [DeliveryRules.customerNotification(for: change.status, customerId: order.customer.id)]
                 .compactMap { $0 }
@@ -95,6 +91,15 @@ extension SQLLogisticsRepository {
         let task = try await lockedTask(taskId, in: transaction)
         guard task.riderId == rider.id else { throw LogisticsError(.forbidden, "This task belongs to another rider") }
         return (task, order)
+    }
+
+    /// Puts the rider back ONLINE when the task ends, if that task is still the rider's active one.
+    func releaseRider(_ riderId: UUID, from taskId: UUID, at now: Date, in transaction: any SQLExecutor) async throws {
+        try await transaction.query(
+            """
+            UPDATE riders SET availability = 'ONLINE', active_task_id = NULL, updated_at = ?
+            WHERE id = ? AND active_task_id = ?
+            """, [.date(now), .uuid(riderId), .uuid(taskId)])
     }
 
     /// The task's order, locked, in one statement.

@@ -124,16 +124,11 @@ struct DeliveryBench: AsyncParsableCommand {
         }
         try await http.shutdown()
         report(result, recorder: recorder, floor: floor, store: store)
-        reportTail(result)
-    }
-
-    private func reportTail(_ result: DeliveryLoad.Result) {
-        Console.line("deliveries completed: \(result.completed)")
     }
 
     private func report(_ result: DeliveryLoad.Result, recorder: LatencyRecorder, floor: LatencyRecorder, store: String)
     {
-        let seconds = Double(result.elapsed.components.seconds) + Double(result.elapsed.components.attoseconds) / 1e18
+        let seconds = result.elapsed.inSeconds
         let requests = recorder.total
         Console.line()
         Console.line(
@@ -150,5 +145,7 @@ struct DeliveryBench: AsyncParsableCommand {
                         format: " %7d %5d %8.2f %8.2f %8.2f %8.2f", row.count, row.failures, row.p50 * 1000,
                         row.p95 * 1000, row.p99 * 1000, row.max * 1000))
         }
+        // The last line, for scripts: the same shape `logistics simulate` ends with.
+        Console.line("deliveries completed: \(result.completed)")
     }
 }

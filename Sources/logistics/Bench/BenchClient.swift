@@ -35,8 +35,11 @@ struct BenchClient: Sendable {
             recorder.fail(label)
             throw Failure(description: "\(label): HTTP \(response.status.code) \(String(buffer: body).prefix(200))")
         }
-        recorder.record(
-            label, seconds: Double(elapsed.components.attoseconds) / 1e18 + Double(elapsed.components.seconds))
+        recorder.record(label, seconds: elapsed.inSeconds)
         return ((try? JSONSerialization.jsonObject(with: Data(buffer: body))) as? [String: Any]) ?? [:]
     }
+}
+
+extension Duration {
+    var inSeconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }
