@@ -19,12 +19,21 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
     ],
     targets: [
         // The domain: no I/O, no server framework.
         .target(
             name: "LogisticsCore",
             dependencies: [.product(name: "Crypto", package: "swift-crypto")]
+        ),
+        // OpenStreetMap import, road graph, contraction hierarchies, route narration, live speeds. No server code.
+        .target(
+            name: "RoadRouting",
+            dependencies: [
+                "LogisticsCore",
+                .product(name: "CompressNIO", package: "compress-nio"),
+            ]
         ),
         .target(
             name: "LogisticsStore",
@@ -41,7 +50,9 @@ let package = Package(
             dependencies: [
                 "LogisticsCore",
                 "LogisticsStore",
+                "RoadRouting",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -51,11 +62,13 @@ let package = Package(
             name: "logistics",
             dependencies: [
                 "LogisticsServer",
+                "RoadRouting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
         .testTarget(name: "LogisticsCoreTests", dependencies: ["LogisticsCore"]),
+        .testTarget(name: "RoadRoutingTests", dependencies: ["RoadRouting"], exclude: ["Fixtures"]),
         .testTarget(
             name: "LogisticsServerTests",
             dependencies: [

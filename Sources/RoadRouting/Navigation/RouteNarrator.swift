@@ -1,0 +1,99 @@
+import Foundation
+import LogisticsCore
+
+/// Turns the pieces of a found path into the route a rider follows: geometry, congestion, live durations, steps
+/// with maneuvers, text and voice instructions.
+struct RouteNarrator {
+    let map: RoadMap
+    let now: Date
+
+    /// One piece with everything the narration needs.
+    struct Leg {
+        var piece: RoutePiece
+        var start: GeoPoint
+        var end: GeoPoint
+        var distanceM: Double
+        var durationS: Double
+        var congestion: LiveTraffic.Congestion
+        var observedAt: Date?
+        var name: String
+        var isRoundabout: Bool
+        var bearing: Double
+        /// The original node at the piece's end, when the piece reaches it.
+        var endNode: Int32?
+        var startNode: Int32
+    }
+
+    func route(pieces: [RoutePiece], start: SegmentIndex.Snap, end: SegmentIndex.Snap) -> Route {
+        let legs = describe(pieces)
+        var points = [legs.first?.start ?? start.point]
+        points.append(contentsOf: legs.map(\.end))
+        if legs.isEmpty { points.append(end.point) }
+        let steps = StepBuilder(map: map, legs: legs).steps(start: start.point, end: end.point)
+        let distance = legs.reduce(0) { $0 + $1.distanceM }
+        let duration = legs.reduce(0) { $0 + $1.durationS }.roundedTo(1)
+        let newest = legs.compactMap(\.observedAt).max()
+        let graph = map.graph
+        return Route(
+            distanceM: distance.roundedTo(1), durationS: duration.roundedTo(1),
+            etaAt: RFC3339.string(from: now.addingTimeInterval(duration)), geometry: Polyline.encode(points),
+            legs: [RouteLeg(distanceM: distance.roundedTo(1), durationS: duration.roundedTo(1), steps: steps)],
+            congestion: legs.map(\.congestion.rawValue), provider: "builtin",
+            dataAgeS: newest.map { max(0, Int(now.timeIntervalSince($0))) },
+            waypoints: [
+                Waypoint(
+                    location: start.point.rounded(), name: graph.names[Int(graph.wayName[Int(start.way)])],
+                    snapDistanceM: start.distanceM.roundedTo(1)),
+                Waypoint(
+                    location: end.point.rounded(), name: graph.names[Int(graph.wayName[Int(end.way)])],
+                    snapDistanceM: end.distanceM.roundedTo(1)),
+            ])
+    }
+
+    private func describe(_ pieces: [RoutePiece]) -> [Leg] {
+        let graph = map.graph
+        let canonical = pieces.map { map.canonicalArc($0.arc) }
+        let observations = map.traffic.observations(arcs: canonical, now: now)
+        return pieces.enumerated().map { offset, piece in
+            let arc = piece.arc
+            let source = graph.sourceNode(ofArc: arc)
+            let target = graph.arcTarget[arc]
+            let a = graph.coordinate(source)
+            let b = graph.coordinate(target)
+            let share = piece.to - piece.from
+            let distance = Double(graph.arcDistanceM[arc]) * share
+            let freeFlowDuration = Double(graph.arcDurationS[arc]) * share
+            let freeFlowSpeed = Double(graph.arcDistanceM[arc]) / max(0.001, Double(graph.arcDurationS[arc]))
+            let observation = observations[offset]
+            let duration = observation.map { distance / max(1, $0.metresPerSecond) } ?? freeFlowDuration
+            let way = Int(graph.arcWay[arc])
+            return Leg(
+                piece: piece, start: a.interpolated(to: b, piece.from), end: a.interpolated(to: b, piece.to),
+                distanceM: distance, durationS: duration,
+                congestion: LiveTraffic.congestion(
+                    liveMetresPerSecond: observation?.metresPerSecond, freeFlowMetresPerSecond: freeFlowSpeed),
+                observedAt: observation?.observedAt, name: graph.names[Int(graph.wayName[way])],
+                isRoundabout: graph.wayIsRoundabout[way], bearing: Bearing.degrees(from: a, to: b),
+                endNode: piece.to >= 1 ? graph.originalNode[Int(target)] : nil,
+                startNode: graph.originalNode[Int(source)])
+        }
+    }
+}
+
+extension GeoPoint {
+    func interpolated(to other: GeoPoint, _ fraction: Double) -> GeoPoint {
+        GeoPoint(lat: lat + (other.lat - lat) * fraction, lon: lon + (other.lon - lon) * fraction)
+    }
+
+    /// Seven decimals: about a centimetre, and what OSM stores.
+    func rounded() -> GeoPoint {
+        GeoPoint(lat: (lat * 1e7).rounded() / 1e7, lon: (lon * 1e7).rounded() / 1e7)
+    }
+}
+
+extension Double {
+    func roundedTo(_ digits: Int) -> Double {
+        let factor = pow(10, Double(digits))
+        return (self * factor).rounded() / factor
+    }
+}

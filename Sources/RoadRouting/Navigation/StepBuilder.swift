@@ -1,0 +1,158 @@
+import LogisticsCore
+
+/// Groups a route's pieces into steps: a new step where the road name changes, at a real turn where the rider has
+/// a choice, and at roundabouts (one step from entry to exit, with the exit number).
+struct StepBuilder {
+    let map: RoadMap
+    let legs: [RouteNarrator.Leg]
+
+    private struct Draft {
+        var type: String
+        var modifier: String?
+        var location: GeoPoint
+        var bearingAfter: Double
+        var exit: Int?
+        var name: String
+        var distanceM = 0.0
+        var durationS = 0.0
+        var geometryStart: Int
+        var geometryEnd: Int
+    }
+
+    func steps(start: GeoPoint, end: GeoPoint) -> [RouteStep] {
+        var drafts: [Draft] = []
+        if let first = legs.first {
+            drafts.append(
+                Draft(
+                    type: first.isRoundabout ? "roundabout" : "depart", modifier: nil, location: first.start,
+                    bearingAfter: first.bearing, name: first.name, geometryStart: 0, geometryEnd: 0))
+        }
+        var exitsPassed = 0
+        var roundaboutEntryBearing: Double?
+        for (index, leg) in legs.enumerated() {
+            if index > 0 {
+                let previous = legs[index - 1]
+                let turn = Bearing.turn(from: previous.bearing, to: leg.bearing)
+                if let entryBearing = roundaboutEntryBearing {
+                    if leg.isRoundabout {
+                        if let node = previous.endNode, hasExit(at: node) { exitsPassed += 1 }
+                    } else {
+                        // Leaving the roundabout: the step continues onto the exit road.
+                        drafts[drafts.count - 1].exit = exitsPassed + 1
+                        drafts[drafts.count - 1].modifier = Self.modifier(
+                            Bearing.turn(from: entryBearing, to: leg.bearing))
+                        drafts[drafts.count - 1].name = leg.name
+                        roundaboutEntryBearing = nil
+                    }
+                } else if leg.isRoundabout {
+                    roundaboutEntryBearing = previous.bearing
+                    exitsPassed = 0
+                    drafts.append(newDraft("roundabout", modifier: nil, leg: leg, index: index))
+                } else if leg.name != previous.name {
+                    let modifier = Self.modifier(turn)
+                    drafts.append(
+                        newDraft(
+                            modifier == "straight" ? "new name" : "turn", modifier: modifier, leg: leg, index: index))
+                } else if abs(turn) >= 45, let node = previous.endNode,
+                    hasChoice(at: node, arrivingFrom: previous.startNode)
+                {
+                    drafts.append(newDraft("continue", modifier: Self.modifier(turn), leg: leg, index: index))
+                }
+            }
+            drafts[drafts.count - 1].distanceM += leg.distanceM
+            drafts[drafts.count - 1].durationS += leg.durationS
+            drafts[drafts.count - 1].geometryEnd = index + 1
+        }
+        if roundaboutEntryBearing != nil, !drafts.isEmpty {
+            // The destination is on the roundabout itself.
+            drafts[drafts.count - 1].exit = exitsPassed + 1
+        }
+        let last = legs.count
+        drafts.append(
+            Draft(
+                type: "arrive", modifier: nil, location: legs.last?.end ?? end, bearingAfter: 0,
+                name: legs.last?.name ?? "",
+                geometryStart: last, geometryEnd: last))
+        return drafts.enumerated().map { index, draft in
+            let next = index + 1 < drafts.count ? drafts[index + 1] : nil
+            return RouteStep(
+                maneuver: Maneuver(
+                    type: draft.type, modifier: draft.modifier, location: draft.location.rounded(),
+                    bearingAfter: Int(draft.bearingAfter.rounded()) % 360, exit: draft.exit),
+                name: draft.name, distanceM: draft.distanceM.roundedTo(1), durationS: draft.durationS.roundedTo(1),
+                instruction: Self.instruction(for: draft),
+                voiceInstructions: voice(draft, next: next, isFirst: index == 0),
+                geometryStart: draft.geometryStart, geometryEnd: draft.geometryEnd)
+        }
+    }
+
+    private func newDraft(_ type: String, modifier: String?, leg: RouteNarrator.Leg, index: Int) -> Draft {
+        Draft(
+            type: type, modifier: modifier, location: leg.start, bearingAfter: leg.bearing, name: leg.name,
+            geometryStart: index, geometryEnd: index)
+    }
+
+    /// A node on a roundabout counts as an exit if a non-roundabout road leaves it.
+    private func hasExit(at node: Int32) -> Bool {
+        let graph = map.graph
+        return graph.arcs(from: node).contains { !graph.wayIsRoundabout[Int(graph.arcWay[$0])] }
+    }
+
+    /// Whether the rider could have gone another way at this node (not counting going back).
+    private func hasChoice(at node: Int32, arrivingFrom previous: Int32) -> Bool {
+        let graph = map.graph
+        let onwards = Set(graph.arcs(from: node).map { graph.originalNode[Int(graph.arcTarget[$0])] })
+        return onwards.subtracting([previous]).count >= 2
+    }
+
+    static func modifier(_ turn: Double) -> String {
+        let side = turn > 0 ? "right" : "left"
+        switch abs(turn) {
+        case ..<20: return "straight"
+        case ..<60: return "slight \(side)"
+        case ..<140: return side
+        case ..<170: return "sharp \(side)"
+        default: return "uturn"
+        }
+    }
+
+    private static func instruction(for draft: Draft) -> String {
+        InstructionText.instruction(
+            type: draft.type, modifier: draft.modifier, name: draft.name, exit: draft.exit,
+            bearingAfter: draft.bearingAfter)
+    }
+
+    /// Announcements for the maneuver that ends this step, spoken at distances a rider can act on: early
+    /// warnings at 400 m and 150 m when the step is long enough, then the instruction itself ~30 m before.
+    private func voice(_ draft: Draft, next: Draft?, isFirst: Bool) -> [VoiceInstruction] {
+        guard let next else { return [] }
+        let nextText = next.type == "arrive" ? "You will arrive at your destination" : Self.instruction(for: next)
+        let finalText = next.type == "arrive" ? "You have arrived at your destination" : nextText
+        let length = draft.distanceM
+        var announcements: [VoiceInstruction] = []
+        if isFirst {
+            let head = Self.instruction(for: draft)
+            if length < 100 {
+                return [
+                    VoiceInstruction(
+                        distanceAlongStepM: 0, announcement: "\(head), then \(Self.lowercasedFirst(finalText))")
+                ]
+            }
+            announcements.append(VoiceInstruction(distanceAlongStepM: 0, announcement: head))
+        }
+        for warning in [400.0, 150.0] where length - warning >= 50 {
+            announcements.append(
+                VoiceInstruction(
+                    distanceAlongStepM: (length - warning).roundedTo(1),
+                    announcement: "In \(Int(warning)) meters, \(Self.lowercasedFirst(nextText))"))
+        }
+        announcements.append(
+            VoiceInstruction(distanceAlongStepM: max(0, length - 30).roundedTo(1), announcement: finalText))
+        return announcements
+    }
+
+    private static func lowercasedFirst(_ text: String) -> String {
+        guard let first = text.first else { return text }
+        return first.lowercased() + text.dropFirst()
+    }
+}

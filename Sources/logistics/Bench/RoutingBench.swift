@@ -1,0 +1,166 @@
+import ArgumentParser
+import Foundation
+import LogisticsCore
+import RoadRouting
+
+struct RoutingBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "routing",
+        abstract: "Import/preprocessing time, graph memory and query latency, CH against plain Dijkstra, on Monaco and "
+            + "a generated grid road network.")
+
+    @Option(help: "The OpenStreetMap extract to measure.") var map: String = "Maps/monaco.osm.pbf"
+    @Option(help: "Side of the generated grid (side² nodes); 0 skips it.") var gridSide: Int = 1000
+    @Option(help: "Random pairs for CH queries.") var pairs: Int = 10_000
+    @Option(help: "Random pairs for plain Dijkstra on the map (the same pairs, first N).") var dijkstraPairs: Int =
+        10_000
+    @Option(help: "Random pairs for plain Dijkstra on the grid (each takes ~a second there).")
+    var gridDijkstraPairs: Int = 100
+
+    func validate() throws {
+        guard gridSide == 0 || (10...2000).contains(gridSide) else {
+            throw ValidationError("--grid-side must be 0 or 10...2000")
+        }
+        guard (1...1_000_000).contains(pairs) else { throw ValidationError("--pairs must be 1...1000000") }
+    }
+
+    func run() async throws {
+        Console.line(
+            "machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory / 1_073_741_824) GiB"
+        )
+        do {
+            try measureMap()
+            if gridSide > 0 { measureGrid() }
+        } catch let error as MapImportError {
+            throw Console.failure(error.description)
+        }
+    }
+
+    private func measureMap() throws(MapImportError) {
+        Console.line("== \(map) (motorcycle profile)")
+        let rssBefore = ResidentMemory.bytes()
+        let importStart = Date()
+        let (graph, _) = try MapImporter.importGraph(
+            pbf: try PBFReader(path: map), profile: RoutingProfile(.motorcycle))
+        let importSeconds = Date().timeIntervalSince(importStart)
+        let contractStart = Date()
+        let roadMap = RoadMap.prepare(graph: graph)
+        let contractSeconds = Date().timeIntervalSince(contractStart)
+        Console.line(
+            String(
+                format:
+                    "import %.2f s, contraction (both metrics) %.2f s, %d nodes, %d arcs, graph + hierarchies %.1f MiB, RSS +%.0f MiB",
+                importSeconds, contractSeconds, graph.nodeCount, graph.arcCount,
+                Double(roadMap.memoryBytes) / 1_048_576, Double(ResidentMemory.bytes() - rssBefore) / 1_048_576))
+        compare(roadMap, pairs: pairs, dijkstraPairs: dijkstraPairs)
+
+        // The whole built-in route call: snapping, search, narration, encoding of steps and geometry.
+        let planner = RoutePlanner(map: roadMap)
+        var random = SeededGenerator(state: 11)
+        let nodes = mainNodes(graph)
+        var latencies: [Double] = []
+        for _ in 0..<min(pairs, 2_000) {
+            let from = graph.coordinate(nodes.randomElement(using: &random)!)
+            let to = graph.coordinate(nodes.randomElement(using: &random)!)
+            let start = DispatchTime.now().uptimeNanoseconds
+            _ = try? planner.route(RouteRequest(from: from, to: to), now: Date())
+            latencies.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+        }
+        Console.line("full route (snap + CH + steps) over \(latencies.count) pairs: \(Self.summary(latencies))")
+    }
+
+    private func measureGrid() {
+        Console.line("== generated grid \(gridSide)×\(gridSide) (\(gridSide * gridSide) nodes)")
+        let rssBefore = ResidentMemory.bytes()
+        let generateStart = Date()
+        let graph = GridRoadNetwork.generate(side: gridSide)
+        let generateSeconds = Date().timeIntervalSince(generateStart)
+        let contractStart = Date()
+        var lastDecile = -1
+        let hierarchy = ContractionHierarchy.build(graph: graph, metric: .time) { fraction in
+            let decile = Int(fraction * 10)
+            if decile != lastDecile {
+                lastDecile = decile
+                Console.line("  contracting \(decile * 10)%")
+            }
+        }
+        let contractSeconds = Date().timeIntervalSince(contractStart)
+        let roadMap = RoadMap(graph: graph, hierarchies: [.time: hierarchy])
+        Console.line(
+            String(
+                format:
+                    "generate %.1f s, contraction (fastest routes) %.1f s, %d arcs, %d shortcuts, graph + hierarchy %.0f MiB, RSS +%.0f MiB",
+                generateSeconds, contractSeconds, graph.arcCount, hierarchy.shortcutCount,
+                Double(roadMap.memoryBytes) / 1_048_576, Double(ResidentMemory.bytes() - rssBefore) / 1_048_576))
+        compare(roadMap, pairs: pairs, dijkstraPairs: gridDijkstraPairs, metrics: [.time])
+    }
+
+    private func mainNodes(_ graph: RoadGraph) -> [Int32] {
+        (0..<Int32(graph.nodeCount)).filter { graph.isInMainComponent[Int($0)] && graph.originalNode[Int($0)] == $0 }
+    }
+
+    /// CH and Dijkstra on the same random pairs; also checks they agree.
+    private func compare(_ roadMap: RoadMap, pairs: Int, dijkstraPairs: Int, metrics: [RouteMetric] = [.time]) {
+        let nodes = mainNodes(roadMap.graph)
+        var random = SeededGenerator(state: 7)
+        let queries = (0..<pairs).map { _ in
+            (nodes.randomElement(using: &random)!, nodes.randomElement(using: &random)!)
+        }
+        for metric in metrics {
+            let query = HierarchyQuery(hierarchy: roadMap.hierarchies[metric]!)
+            var chLatencies: [Double] = []
+            var chCosts: [UInt64?] = []
+            for (source, target) in queries {
+                let start = DispatchTime.now().uptimeNanoseconds
+                let path = query.shortestPath(
+                    from: [SearchSeed(node: source, cost: 0)], to: [SearchSeed(node: target, cost: 0)])
+                chLatencies.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+                chCosts.append(path?.cost)
+            }
+            let dijkstra = DijkstraSearch(graph: roadMap.graph, metric: metric)
+            var dijkstraLatencies: [Double] = []
+            var disagreements = 0
+            for (index, (source, target)) in queries.prefix(dijkstraPairs).enumerated() {
+                let start = DispatchTime.now().uptimeNanoseconds
+                let path = dijkstra.shortestPath(
+                    from: [SearchSeed(node: source, cost: 0)], to: [SearchSeed(node: target, cost: 0)])
+                dijkstraLatencies.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+                if path?.cost != chCosts[index] { disagreements += 1 }
+            }
+            let chMedian = Self.percentile(chLatencies, 0.5)
+            let dijkstraMedian = Self.percentile(dijkstraLatencies, 0.5)
+            Console.line("  CH       \(metric.rawValue) over \(chLatencies.count) pairs: \(Self.summary(chLatencies))")
+            Console.line(
+                "  Dijkstra \(metric.rawValue) over \(dijkstraLatencies.count) pairs: \(Self.summary(dijkstraLatencies))"
+            )
+            Console.line(
+                String(
+                    format: "  speed-up at p50: %.0f×; CH and Dijkstra disagree on %d of %d pairs",
+                    dijkstraMedian / max(chMedian, 1e-6),
+                    disagreements, dijkstraLatencies.count))
+        }
+    }
+
+    static func percentile(_ values: [Double], _ p: Double) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return 0 }
+        return sorted[min(sorted.count - 1, max(0, Int((Double(sorted.count) * p).rounded(.up)) - 1))]
+    }
+
+    static func summary(_ milliseconds: [Double]) -> String {
+        String(
+            format: "p50 %.3f ms, p95 %.3f ms, p99 %.3f ms, max %.3f ms", percentile(milliseconds, 0.5),
+            percentile(milliseconds, 0.95), percentile(milliseconds, 0.99), milliseconds.max() ?? 0)
+    }
+}
+
+/// The process's resident set size from /proc (Linux); 0 elsewhere.
+enum ResidentMemory {
+    static func bytes() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+        else { return 0 }
+        let kilobytes = line.split(separator: " ").compactMap { Int($0) }.first ?? 0
+        return kilobytes * 1024
+    }
+}
