@@ -73,6 +73,7 @@ let package = Package(
             name: "LogisticsServerTests",
             dependencies: [
                 "LogisticsServer",
+                "RoadRouting",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),

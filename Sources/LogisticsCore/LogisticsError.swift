@@ -25,6 +25,8 @@ public enum ErrorCode: String, Sendable, CaseIterable, Codable {
     case trackingNotAvailable = "TRACKING_NOT_AVAILABLE"
     case trackingEnded = "TRACKING_ENDED"
     case navigationUnavailable = "NAVIGATION_UNAVAILABLE"
+    case locationNotRoutable = "LOCATION_NOT_ROUTABLE"
+    case routeNotFound = "ROUTE_NOT_FOUND"
     case serviceUnavailable = "SERVICE_UNAVAILABLE"
     case methodNotAllowed = "METHOD_NOT_ALLOWED"
     case conflict = "CONFLICT"
@@ -41,7 +43,7 @@ public enum ErrorCode: String, Sendable, CaseIterable, Codable {
             .noRiderAvailable,
             .trackingNotAvailable, .idempotencyRequestInProgress, .conflict:
             409
-        case .geofenceConfirmationRequired, .idempotencyKeyReused: 422
+        case .geofenceConfirmationRequired, .idempotencyKeyReused, .locationNotRoutable, .routeNotFound: 422
         case .invalidOTP, .validationFailed: 400
         case .otpLocked: 423
         case .payloadTooLarge: 413
@@ -78,6 +80,8 @@ public enum ErrorCode: String, Sendable, CaseIterable, Codable {
         case .trackingNotAvailable: "Live tracking starts once your order is on its way"
         case .trackingEnded: "This delivery has ended"
         case .navigationUnavailable: "Navigation service is temporarily unavailable. Please try again shortly."
+        case .locationNotRoutable: "That place is too far from a road we can route on"
+        case .routeNotFound: "We could not find a road route between these places"
         case .serviceUnavailable: "The service is temporarily unavailable. Please try again shortly"
         case .methodNotAllowed: "This action is not supported here"
         case .conflict: "This conflicts with the current state"

@@ -45,6 +45,8 @@ public func buildApplication(
         }
         let otp = DeliveryOTP(serverSecret: Array(otpSecret.utf8))
         let repository = SQLLogisticsRepository(database: database, logger: logger)
+        let metrics = RequestMetrics()
+        let directions = try DirectionsSetup.provider(configuration, logger: logger)
         let services = LogisticsServices(
             configuration: configuration, database: database, repository: repository, deliveries: repository,
             locations: repository,
@@ -55,7 +57,8 @@ public func buildApplication(
                 ? nil
                 : await AccessTokenIssuer(
                     secret: secret!, issuer: configuration.jwtIssuer, audience: configuration.jwtAudience),
-            logger: logger)
+            navigator: Navigator(provider: directions, registry: metrics.registry, logger: logger),
+            logger: logger, metrics: metrics)
         let (router, routes) = makeRouter(services)
         let application = Application(
             router: router,
@@ -77,7 +80,7 @@ public func buildApplication(
 }
 
 func makeRouter(_ services: LogisticsServices) -> (Router<LogisticsRequestContext>, [RegisteredRoute]) {
-    let metrics = RequestMetrics()
+    let metrics = services.metrics
     let router = Router(context: LogisticsRequestContext.self)
     router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
     router.add(middleware: RequestIdMiddleware())
@@ -101,6 +104,7 @@ func makeRouter(_ services: LogisticsServices) -> (Router<LogisticsRequestContex
     RiderTaskRoutes(services: services).register(in: &routes)
     ProofOfDeliveryRoutes(services: services).register(in: &routes)
     LocationRoutes(services: services).register(in: &routes)
+    NavigationRoutes(services: services).register(in: &routes)
     return (router, catalog.all)
 }
 

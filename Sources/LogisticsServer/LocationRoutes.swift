@@ -46,6 +46,7 @@ struct LocationRoutes {
             }
         }
         try await services.locations.recordFixes(accepted, riderId: rider.id, now: now)
+        services.navigator.provider.observe(accepted)
         return try .json(
             Receipt(accepted: accepted.count, rejected: rejections.count, rejections: rejections), status: .accepted)
     }

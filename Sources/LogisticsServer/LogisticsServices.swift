@@ -16,8 +16,10 @@ public struct LogisticsServices: Sendable {
     public let intake: OrderIntake
     public let verifier: AccessTokenVerifier
     public let tokens: AccessTokenIssuer?
+    public let navigator: Navigator
     public let logger: Logger
     let knownCallers = KnownCallers()
+    let metrics: RequestMetrics
 
     var databaseDialect: String { database.dialect.rawValue }
 }

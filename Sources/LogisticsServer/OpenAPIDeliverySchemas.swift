@@ -55,6 +55,10 @@ enum OpenAPIDeliverySchemas {
                             "address": ["type": "string"], "location": OpenAPI.ref("GeoPoint"),
                         ], ["kind", "address", "location"]),
                     "notes": ["type": "string"], "acceptedAt": time, "updatedAt": time,
+                    "route": [
+                        "$ref": "#/components/schemas/Route",
+                        "description": "Active task only: the route to nextStop from the last fix, when one is known",
+                    ],
                 ], ["taskId", "orderId", "status", "allowedNext", "podType", "vendor", "customer", "acceptedAt"]),
             "StatusChange": object(
                 [

@@ -17,7 +17,10 @@ struct OperationsRoutes {
                 throw LogisticsError(
                     .serviceUnavailable, "The database is not answering", retryAfterSeconds: 5)
             }
-            return try APIResponse.json(["status": "ready", "database": services.databaseDialect])
+            return try APIResponse.json([
+                "status": "ready", "database": services.databaseDialect,
+                "navigation": services.navigator.provider.readiness,
+            ])
         }
         routes.get("/metrics") { _, _ in
             APIResponse(

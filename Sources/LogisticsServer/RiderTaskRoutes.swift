@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import LogisticsCore
 import LogisticsStore
+import RoadRouting
 
 /// The rider's side of a delivery: offers, the active task, status taps and problems on the way.
 struct RiderTaskRoutes {
@@ -44,7 +45,15 @@ struct RiderTaskRoutes {
         guard let (task, order) = try await services.deliveries.activeTask(riderId: rider.id) else {
             throw LogisticsError(.noActiveTask, "You have no delivery in progress")
         }
-        return try .json(TaskRepresentation(task, order))
+        var representation = TaskRepresentation(task, order)
+        // The route to the next stop from the last fix; the task is shown even when no route can be made.
+        if let stop = NavigationRoutes.nextStop(task, order),
+            let (position, _) = try await services.locations.lastPosition(riderId: rider.id)
+        {
+            representation.route = try? await services.navigator.route(
+                RouteRequest(from: position, to: stop), profile: nil, now: services.clock.now())
+        }
+        return try .json(representation)
     }
 
     @Sendable func changeStatus(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {

@@ -1,5 +1,6 @@
 import Foundation
 import LogisticsCore
+import RoadRouting
 
 /// Everything the server needs to start, resolved from flags, environment and defaults.
 public struct ServerConfiguration: Sendable {
@@ -31,6 +32,19 @@ public struct ServerConfiguration: Sendable {
     public var geofenceRadiusM: Double = 500
     /// Where photos are kept; `<data-dir>/blobs` by default.
     public var blobDirectoryOverride: String?
+    /// The road map for the built-in router: an `.osm.pbf` extract (imported and cached in the data dir on first
+    /// start) or a prepared `.graph` file. Without one, navigation answers 503 NAVIGATION_UNAVAILABLE.
+    public var mapPath: String?
+    /// Where graphs imported from a `.pbf` are cached; `<data-dir>/maps` by default.
+    public var mapCacheDirectoryOverride: String?
+    public var routingProfile: RoutingProfileName = .motorcycle
+    public var routingProvider: RoutingProviderKind = .builtin
+    /// Base URL of an OSRM/Mapbox-style directions service, for `routingProvider == .external`.
+    public var routingURL: String?
+    /// A file holding the external provider's access key (never the key itself in configuration).
+    public var routingKeyFile: String?
+    /// Positions farther than this from any routable road are refused with 422.
+    public var maxSnapDistanceM: Double = 300
     public var migrate: Bool = true
     /// Use a throwaway in-memory SQLite database (tests only).
     public var inMemoryDatabase: Bool = false
@@ -40,6 +54,9 @@ public struct ServerConfiguration: Sendable {
     public var sqlitePath: String { (dataDirectory as NSString).appendingPathComponent("logistics.sqlite") }
     public var blobDirectory: String {
         blobDirectoryOverride ?? (dataDirectory as NSString).appendingPathComponent("blobs")
+    }
+    public var mapCacheDirectory: String {
+        mapCacheDirectoryOverride ?? (dataDirectory as NSString).appendingPathComponent("maps")
     }
     public var jwtSecretFile: String { (dataDirectory as NSString).appendingPathComponent("jwt-secret") }
 
@@ -79,6 +96,28 @@ public struct ServerConfiguration: Sendable {
         if let directory = environment["LOGISTICS_BLOB_DIR"], !directory.isEmpty {
             configuration.blobDirectoryOverride = directory
         }
+        if let map = environment["LOGISTICS_MAP"], !map.isEmpty { configuration.mapPath = map }
+        if let cache = environment["LOGISTICS_MAP_CACHE_DIR"], !cache.isEmpty {
+            configuration.mapCacheDirectoryOverride = cache
+        }
+        if let profile = environment["LOGISTICS_ROUTING_PROFILE"] {
+            guard let parsed = RoutingProfileName(rawValue: profile) else {
+                throw ConfigurationError("LOGISTICS_ROUTING_PROFILE must be motorcycle or car, not \(profile)")
+            }
+            configuration.routingProfile = parsed
+        }
+        if let provider = environment["LOGISTICS_ROUTING_PROVIDER"] {
+            guard let parsed = RoutingProviderKind(rawValue: provider) else {
+                throw ConfigurationError("LOGISTICS_ROUTING_PROVIDER must be builtin or external, not \(provider)")
+            }
+            configuration.routingProvider = parsed
+        }
+        if let url = environment["LOGISTICS_ROUTING_URL"], !url.isEmpty { configuration.routingURL = url }
+        if let file = environment["LOGISTICS_ROUTING_KEY_FILE"], !file.isEmpty { configuration.routingKeyFile = file }
+        if let distance = environment["LOGISTICS_MAX_SNAP_DISTANCE_M"] {
+            configuration.maxSnapDistanceM = Double(
+                try parseInt(distance, name: "LOGISTICS_MAX_SNAP_DISTANCE_M", range: 1...10_000))
+        }
         if let wait = environment["LOGISTICS_FAILED_WAIT_SECONDS"] {
             configuration.failedWaitSeconds = try parseInt(
                 wait, name: "LOGISTICS_FAILED_WAIT_SECONDS", range: 0...86_400)
@@ -112,6 +151,12 @@ public struct ServerConfiguration: Sendable {
             ("offer ttl", "\(offerTTLSeconds)s"),
             ("failed wait", "\(failedWaitSeconds)s"),
             ("geofence radius", "\(Int(geofenceRadiusM))m"),
+            (
+                "navigation",
+                routingProvider == .external
+                    ? "external \(routingURL ?? "(no LOGISTICS_ROUTING_URL)")"
+                    : "built-in, \(routingProfile.rawValue), map \(mapPath ?? "none (set LOGISTICS_MAP)")"
+            ),
         ]
     }
 
@@ -120,6 +165,13 @@ public struct ServerConfiguration: Sendable {
         if components.password != nil { components.password = "********" }
         return components.string ?? "********"
     }
+}
+
+public typealias RoutingProfileName = RoutingProfile.Name
+
+public enum RoutingProviderKind: String, Sendable {
+    case builtin
+    case external
 }
 
 public struct ConfigurationError: Error, CustomStringConvertible {

@@ -1,5 +1,6 @@
 import Foundation
 import LogisticsCore
+import RoadRouting
 
 /// A task as its rider sees it: what to do next, where, and what proof is needed.
 struct TaskRepresentation: Encodable {
@@ -13,6 +14,8 @@ struct TaskRepresentation: Encodable {
     var vendor: VendorStop
     var customer: CustomerForRider
     var nextStop: Stop?
+    /// The route to `nextStop` from the rider's last known position (active task only; null without a fix or map).
+    var route: Route?
     var notes: String?
     var acceptedAt: Date
     var updatedAt: Date

@@ -6,9 +6,21 @@ public protocol LocationRepository: Sendable {
     /// Stores the fixes and moves the rider's last known position forward (never backward: batches
     /// replayed after an outage may arrive out of order).
     func recordFixes(_ fixes: [LocationFix], riderId: UUID, now: Date) async throws
+    /// The rider's newest usable position and when it was recorded, if any.
+    func lastPosition(riderId: UUID) async throws -> (GeoPoint, Date)?
 }
 
 extension SQLLogisticsRepository: LocationRepository {
+    public func lastPosition(riderId: UUID) async throws -> (GeoPoint, Date)? {
+        guard
+            let row = try await database.first(
+                "SELECT last_lat, last_lon, last_fix_at FROM riders WHERE id = ? AND last_fix_at IS NOT NULL",
+                [.uuid(riderId)])
+        else { return nil }
+        guard let lat = row.optionalDouble("last_lat"), let lon = row.optionalDouble("last_lon") else { return nil }
+        return (GeoPoint(lat: lat, lon: lon), try row.date("last_fix_at"))
+    }
+
     public func recordFixes(_ fixes: [LocationFix], riderId: UUID, now: Date) async throws {
         guard let newest = fixes.max(by: { $0.recordedAt < $1.recordedAt }) else { return }
         try await database.transaction { transaction in

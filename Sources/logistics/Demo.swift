@@ -13,6 +13,8 @@ struct Demo: AsyncParsableCommand {
     @Option(help: "Port to listen on; 0 picks a free one.") var port: Int = 8080
     @Option(name: .customLong("data-dir"), help: "Where the demo keeps its SQLite file and secret.")
     var dataDirectory: String = "./logistics-data"
+    @Option(help: "OpenStreetMap extract (.osm.pbf) or prepared graph for navigation (LOGISTICS_MAP).")
+    var map: String = "Maps/monaco.osm.pbf"
 
     func run() async throws {
         var configuration = try ServerConfiguration.fromEnvironment(ProcessInfo.processInfo.environment)
@@ -21,6 +23,14 @@ struct Demo: AsyncParsableCommand {
         configuration.databaseURL = nil
         configuration.environment = .development
         Console.line("Starting the Rider Logistics demo (SQLite in \(dataDirectory)) ...")
+        let mapPath = ProcessInfo.processInfo.environment["LOGISTICS_MAP"] ?? map
+        if FileManager.default.fileExists(atPath: mapPath) {
+            configuration.mapPath = mapPath
+            Console.line(
+                "Loading the map \(mapPath) (imported once, then cached in \(configuration.mapCacheDirectory)) ...")
+        } else {
+            Console.line("warning: no map at \(mapPath); navigation will answer 503 (pass --map FILE.osm.pbf)")
+        }
         let logger = Logging.makeLogger(configuration)
         let host = configuration.host
         let (ports, portReporter) = AsyncStream.makeStream(of: Int.self)

@@ -16,6 +16,10 @@ enum DemoFleet {
         Actor(id: UUID(uuidString: "00000000-0000-4000-8000-0000000a0002")!, role: .rider, name: "Lucia Rossi"),
         Actor(id: UUID(uuidString: "00000000-0000-4000-8000-0000000a0003")!, role: .rider, name: "Marc Dubois"),
     ]
+    /// Where each rider is waiting: Larvotto, Port Hercule, Fontvieille.
+    static let riderPositions = [
+        GeoPoint(lat: 43.7445, lon: 7.4340), GeoPoint(lat: 43.7355, lon: 7.4210), GeoPoint(lat: 43.7300, lon: 7.4190),
+    ]
     static let customers = [
         (
             Actor(id: UUID(uuidString: "00000000-0000-4000-8000-0000000c0001")!, role: .customer, name: "Priya Shah"),
@@ -39,8 +43,11 @@ enum DemoFleet {
 
     static func seed(_ services: LogisticsServices) async throws -> Seeded {
         let now = services.clock.now()
-        for rider in riders {
+        for (rider, position) in zip(riders, riderPositions) {
             _ = try await services.repository.provisionRider(rider, now: now)
+            try await services.locations.recordFixes(
+                [LocationFix(lat: position.lat, lon: position.lon, accuracyM: 8, recordedAt: now)], riderId: rider.id,
+                now: now)
             do {
                 _ = try await services.repository.setAvailability(riderId: rider.id, to: .online, now: now)
             } catch let error as LogisticsError where error.code == .riderHasActiveTask {
@@ -102,7 +109,13 @@ enum DemoFleet {
               curl -s -X PATCH \#(base)/api/v1/rider/tasks/$TASK_ID/status -H "Authorization: Bearer $RIDER" \
                 -H 'Content-Type: application/json' -d "{\"status\":\"ARRIVED_AT_STORE\",\"eventId\":\"$(cat /proc/sys/kernel/random/uuid)\",
                 \"occurredAt\":\"$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)\",\"location\":{\"lat\":43.7396,\"lon\":7.4276,\"accuracyM\":5}}"
+              curl -s \#(base)/api/v1/rider/tasks/active -H "Authorization: Bearer $RIDER"    # with the route to the store
+              curl -s "\#(base)/api/v1/rider/tasks/$TASK_ID/route?from=43.7445,7.4340&heading=180" -H "Authorization: Bearer $RIDER"
               curl -s \#(base)/api/v1/orders/\#(second)/events -H "Authorization: Bearer $DISPATCHER"
+
+            Navigation on the Monaco map (OpenStreetMap data © OpenStreetMap contributors, ODbL):
+              curl -s "\#(base)/api/v1/routes?from=43.7396,7.4276&to=43.7289,7.4170" -H "Authorization: Bearer $DISPATCHER"
+              swift run logistics route --from 43.7396,7.4276 --to 43.7289,7.4170
               curl -s \#(base)/openapi.json
 
             """#)

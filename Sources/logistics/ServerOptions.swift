@@ -12,6 +12,7 @@ struct ServerOptions: ParsableArguments {
     @Option(
         name: .customLong("database-url"), help: "postgres:// URL; SQLite in the data dir when absent (DATABASE_URL).")
     var databaseURL: String?
+    @Option(help: "OpenStreetMap .osm.pbf or prepared .graph for navigation (LOGISTICS_MAP).") var map: String?
 
     func resolve() throws -> ServerConfiguration {
         var configuration = try ServerConfiguration.fromEnvironment(ProcessInfo.processInfo.environment)
@@ -22,6 +23,7 @@ struct ServerOptions: ParsableArguments {
         }
         if let dataDirectory { configuration.dataDirectory = dataDirectory }
         if let databaseURL { configuration.databaseURL = databaseURL }
+        if let map { configuration.mapPath = map }
         return configuration
     }
 }

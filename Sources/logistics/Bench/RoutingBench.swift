@@ -16,6 +16,10 @@ struct RoutingBench: AsyncParsableCommand {
         10_000
     @Option(help: "Random pairs for plain Dijkstra on the grid (each takes ~a second there).")
     var gridDijkstraPairs: Int = 100
+    @Option(help: "Requests to GET /api/v1/routes on an in-process server; 0 skips it.") var apiRequests: Int = 2_000
+    @Option(name: .customLong("database-url"), help: "PostgreSQL with pgRouting: also time pgr_dijkstra on the map.")
+    var databaseURL: String?
+    @Option(help: "Pairs for pgr_dijkstra (each loads the whole edge table).") var pgroutingPairs: Int = 200
 
     func validate() throws {
         guard gridSide == 0 || (10...2000).contains(gridSide) else {
@@ -29,14 +33,23 @@ struct RoutingBench: AsyncParsableCommand {
             "machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory / 1_073_741_824) GiB"
         )
         do {
-            try measureMap()
+            let roadMap = try measureMap()
+            if let databaseURL {
+                let nodes = mainNodes(roadMap.graph)
+                var random = SeededGenerator(state: 7)
+                let pairs = (0..<pgroutingPairs).map { _ in
+                    (nodes.randomElement(using: &random)!, nodes.randomElement(using: &random)!)
+                }
+                try await PgRoutingComparison.measure(roadMap: roadMap, databaseURL: databaseURL, pairs: pairs)
+            }
+            if apiRequests > 0 { try await RouteAPILoad.measure(map: map, requests: apiRequests, concurrency: 4) }
             if gridSide > 0 { measureGrid() }
         } catch let error as MapImportError {
             throw Console.failure(error.description)
         }
     }
 
-    private func measureMap() throws(MapImportError) {
+    private func measureMap() throws(MapImportError) -> RoadMap {
         Console.line("== \(map) (motorcycle profile)")
         let rssBefore = ResidentMemory.bytes()
         let importStart = Date()
@@ -52,7 +65,7 @@ struct RoutingBench: AsyncParsableCommand {
                     "import %.2f s, contraction (both metrics) %.2f s, %d nodes, %d arcs, graph + hierarchies %.1f MiB, RSS +%.0f MiB",
                 importSeconds, contractSeconds, graph.nodeCount, graph.arcCount,
                 Double(roadMap.memoryBytes) / 1_048_576, Double(ResidentMemory.bytes() - rssBefore) / 1_048_576))
-        compare(roadMap, pairs: pairs, dijkstraPairs: dijkstraPairs)
+        compare(roadMap, pairs: pairs, dijkstraPairs: dijkstraPairs, metrics: [.time, .distance])
 
         // The whole built-in route call: snapping, search, narration, encoding of steps and geometry.
         let planner = RoutePlanner(map: roadMap)
@@ -67,6 +80,7 @@ struct RoutingBench: AsyncParsableCommand {
             latencies.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
         }
         Console.line("full route (snap + CH + steps) over \(latencies.count) pairs: \(Self.summary(latencies))")
+        return roadMap
     }
 
     private func measureGrid() {

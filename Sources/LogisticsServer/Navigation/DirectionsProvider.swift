@@ -1,0 +1,63 @@
+import Foundation
+import LogisticsCore
+import RoadRouting
+
+/// Where routes come from: the built-in OpenStreetMap router or an external directions service.
+/// Implementations throw `RoutingError`; the `Navigator` turns those into API errors, logs and metrics.
+public protocol DirectionsProvider: Sendable {
+    var name: String { get }
+    /// A line for `/health/ready`.
+    var readiness: String { get }
+    func route(_ request: RouteRequest, profile: RoutingProfile.Name?, now: Date) async throws -> Route
+    /// Lets the provider learn traffic from the fleet's fixes (the built-in router does; others ignore them).
+    func observe(_ fixes: [LocationFix])
+}
+
+/// The built-in router over the maps loaded at start, one per profile.
+public struct BuiltinDirections: DirectionsProvider {
+    public let maps: [RoutingProfile.Name: RoadMap]
+    public let defaultProfile: RoutingProfile.Name
+    public let maxSnapDistanceM: Double
+
+    public init(maps: [RoutingProfile.Name: RoadMap], defaultProfile: RoutingProfile.Name, maxSnapDistanceM: Double) {
+        self.maps = maps
+        self.defaultProfile = defaultProfile
+        self.maxSnapDistanceM = maxSnapDistanceM
+    }
+
+    public var name: String { "builtin" }
+
+    public var readiness: String {
+        maps.keys.sorted { $0.rawValue < $1.rawValue }.map { "\($0.rawValue): \(maps[$0]!.graph.nodeCount) nodes" }
+            .joined(separator: ", ")
+    }
+
+    public func route(_ request: RouteRequest, profile: RoutingProfile.Name?, now: Date) async throws -> Route {
+        let profile = profile ?? defaultProfile
+        guard let map = maps[profile] else { throw RoutingError.profileNotLoaded(profile) }
+        return try RoutePlanner(map: map, maxSnapDistanceM: maxSnapDistanceM).route(request, now: now)
+    }
+
+    public func observe(_ fixes: [LocationFix]) {
+        for map in maps.values {
+            for fix in fixes {
+                map.traffic.record(
+                    position: fix.point, speedMps: fix.speedMps, headingDeg: fix.headingDeg, recordedAt: fix.recordedAt)
+            }
+        }
+    }
+}
+
+/// No provider is usable (no map configured): every route request is a provider failure with this cause.
+struct UnavailableDirections: DirectionsProvider {
+    let cause: String
+
+    var name: String { "builtin" }
+    var readiness: String { "unavailable: \(cause)" }
+
+    func route(_ request: RouteRequest, profile: RoutingProfile.Name?, now: Date) async throws -> Route {
+        throw RoutingError.providerUnavailable(cause)
+    }
+
+    func observe(_ fixes: [LocationFix]) {}
+}

@@ -1,0 +1,104 @@
+import Foundation
+import Hummingbird
+import LogisticsCore
+import RoadRouting
+
+/// Routes for riders (to the next stop of their task) and for dispatchers (between any two points).
+struct NavigationRoutes {
+    let services: LogisticsServices
+
+    func register(in routes: inout RouteTable) {
+        routes.get("/routes", route)
+        routes.get("/rider/tasks/{taskId}/route", taskRoute)
+    }
+
+    /// `GET /api/v1/routes?from=lat,lon&to=lat,lon[&profile=…][&optimize=time|distance]` for dispatchers.
+    @Sendable func route(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
+        _ = try context.caller(.dispatcher, .admin)
+        let query = request.uri.queryParameters
+        var errors: [FieldError] = []
+        let from = Self.point(query["from"].map(String.init), field: "from", errors: &errors)
+        let to = Self.point(query["to"].map(String.init), field: "to", errors: &errors)
+        var profile: RoutingProfile.Name?
+        if let raw = query["profile"] {
+            profile = RoutingProfile.Name(rawValue: String(raw))
+            if profile == nil { errors.append(FieldError(field: "profile", message: "must be motorcycle or car")) }
+        }
+        let metric = Self.metric(query["optimize"].map(String.init), errors: &errors)
+        guard errors.isEmpty, let from, let to else { throw LogisticsError.validation(errors) }
+        let route = try await services.navigator.route(
+            RouteRequest(from: from, to: to, metric: metric), profile: profile, now: services.clock.now())
+        return try .json(route)
+    }
+
+    /// `GET /api/v1/rider/tasks/{taskId}/route?from=lat,lon[&heading=deg]`: to the store before pickup, to the
+    /// customer after. Without `from`, the rider's last known position is used.
+    @Sendable func taskRoute(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
+        let rider = try context.caller(.rider)
+        let taskId = try context.uuidParameter("taskId")
+        let query = request.uri.queryParameters
+        var errors: [FieldError] = []
+        var from =
+            query["from"] == nil ? nil : Self.point(query["from"].map(String.init), field: "from", errors: &errors)
+        var heading: Double?
+        if let raw = query["heading"] {
+            heading = Double(String(raw))
+            if heading.map({ !$0.isFinite || $0 < 0 || $0 >= 360 }) ?? true {
+                errors.append(FieldError(field: "heading", message: "must be a number of degrees in 0..<360"))
+            }
+        }
+        guard errors.isEmpty else { throw LogisticsError.validation(errors) }
+        guard let task = try await services.deliveries.task(id: taskId) else { throw LogisticsError.notFound("task") }
+        guard task.riderId == rider.id else { throw LogisticsError(.forbidden, "This task belongs to another rider") }
+        guard let order = try await services.repository.order(id: task.orderId) else {
+            throw LogisticsError.notFound("task")
+        }
+        guard let destination = Self.nextStop(task, order) else {
+            throw LogisticsError(
+                .conflict, "The task is \(task.status.rawValue); there is nowhere left to go",
+                extras: ["currentStatus": .string(task.status.rawValue)])
+        }
+        if from == nil { from = try await services.locations.lastPosition(riderId: rider.id)?.0 }
+        guard let from else {
+            throw LogisticsError.validation(field: "from", "is required until the rider has sent a location fix")
+        }
+        let route = try await services.navigator.route(
+            RouteRequest(from: from, to: destination, headingDeg: heading), profile: nil, now: services.clock.now())
+        return try .json(route)
+    }
+
+    /// The store before pickup, the customer after; nil once the task has ended.
+    static func nextStop(_ task: DeliveryTask, _ order: Order) -> GeoPoint? {
+        switch task.status {
+        case .accepted, .arrivedAtStore: order.vendor.location
+        case .pickedUp, .arrivedAtDestination: order.customer.location
+        default: nil
+        }
+    }
+
+    /// Parses `lat,lon`, recording a field error when it is missing or malformed.
+    static func point(_ raw: String?, field: String, errors: inout [FieldError]) -> GeoPoint? {
+        guard let raw else {
+            errors.append(FieldError(field: field, message: "is required as lat,lon"))
+            return nil
+        }
+        let parts = raw.split(separator: ",", omittingEmptySubsequences: false).map { Double($0) }
+        guard parts.count == 2, let lat = parts[0], let lon = parts[1] else {
+            errors.append(FieldError(field: field, message: "must be lat,lon with two numbers"))
+            return nil
+        }
+        let point = GeoPoint(lat: lat, lon: lon)
+        let problems = point.validationErrors(field: field)
+        errors.append(contentsOf: problems)
+        return problems.isEmpty ? point : nil
+    }
+
+    static func metric(_ raw: String?, errors: inout [FieldError]) -> RouteMetric {
+        guard let raw else { return .time }
+        guard let metric = RouteMetric(rawValue: raw) else {
+            errors.append(FieldError(field: "optimize", message: "must be time or distance"))
+            return .time
+        }
+        return metric
+    }
+}
