@@ -8,7 +8,7 @@ struct MakeOffersRequest: Decodable {
     var strategy: String?
     var count: Int?
 
-    func targets() throws -> OfferTargets {
+    func targets(roadTime: RoadTravelTime?) throws -> OfferTargets {
         switch (riderIds, strategy) {
         case (let ids?, nil):
             guard (1...50).contains(ids.count) else {
@@ -18,7 +18,7 @@ struct MakeOffersRequest: Decodable {
         case (nil, "nearest"?):
             let count = count ?? 3
             guard (1...20).contains(count) else { throw LogisticsError.validation(field: "count", "must be 1 to 20") }
-            return .nearest(count: count)
+            return .nearest(count: count, roadTime: roadTime)
         case (nil, let other?):
             throw LogisticsError.validation(field: "strategy", "must be \"nearest\", not \"\(other.prefix(40))\"")
         default:

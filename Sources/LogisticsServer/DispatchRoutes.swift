@@ -17,7 +17,7 @@ struct DispatchRoutes {
     @Sendable func makeOffers(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
         let actor = try context.caller(.vendor, .dispatcher, .admin)
         let body = try await RequestBody.decode(MakeOffersRequest.self, from: request)
-        let targets = try body.targets()
+        let targets = try body.targets(roadTime: services.navigator.provider.roadTravelTime)
         let order = try await services.visibleOrder(context, allowed: OrderAccess.canManage)
         let offers = try await services.deliveries.makeOffers(
             orderId: order.id, to: targets, ttl: TimeInterval(services.configuration.offerTTLSeconds), by: actor,

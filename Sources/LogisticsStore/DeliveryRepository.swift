@@ -2,9 +2,18 @@ import Foundation
 import LogisticsCore
 
 /// How an order is offered: to named riders, or to the nearest free ones.
-public enum OfferTargets: Sendable, Equatable {
+public enum OfferTargets: Sendable {
     case riders([UUID])
-    case nearest(count: Int)
+    /// The free online riders quickest to reach the store: by road when `roadTime` can tell, else in a
+    /// straight line.
+    case nearest(count: Int, roadTime: RoadTravelTime? = nil)
+}
+
+/// Travel time in seconds by road between two positions, or nil when there is no route or no map.
+public struct RoadTravelTime: Sendable {
+    public let seconds: @Sendable (GeoPoint, GeoPoint) -> Double?
+
+    public init(_ seconds: @escaping @Sendable (GeoPoint, GeoPoint) -> Double?) { self.seconds = seconds }
 }
 
 /// A stored proof of delivery.

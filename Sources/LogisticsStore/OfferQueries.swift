@@ -61,23 +61,34 @@ extension SQLLogisticsRepository: DeliveryRepository {
                 unique.append(id)
             }
             return unique
-        case .nearest(let count):
-            // Straight-line distance from the rider's last fix to the store until road ETAs exist;
-            // riders with no fix yet come last. Riders who declined this order are not asked again.
+        case .nearest(let count, let roadTime):
+            // Riders who declined this order are not asked again; riders with no fix yet come last.
             let rows = try await transaction.query(
                 """
                 SELECT * FROM riders
                 WHERE availability = 'ONLINE' AND suspended = 0 AND active_task_id IS NULL
                   AND id NOT IN (SELECT rider_id FROM offers WHERE order_id = ? AND status = 'DECLINED')
                 """, [.uuid(order.id)])
-            let ranked = rows.map { row -> (UUID?, Double) in
+            let store = order.vendor.location
+            var ranked = rows.map { row -> (UUID?, GeoPoint?, Double) in
                 let id = try? row.uuid("id")
                 guard let lat = row.optionalDouble("last_lat"), let lon = row.optionalDouble("last_lon") else {
-                    return (id, .infinity)
+                    return (id, nil, .infinity)
                 }
-                return (id, GeoPoint(lat: lat, lon: lon).distanceM(to: order.vendor.location))
+                let position = GeoPoint(lat: lat, lon: lon)
+                return (id, position, position.distanceM(to: store))
             }
-            .sorted { $0.1 < $1.1 }
+            .sorted { $0.2 < $1.2 }
+            if let roadTime {
+                // Road ETAs for the closest few in a straight line: a river or a one-way loop can reorder them,
+                // and a rider the router cannot reach the store from sorts after those it can.
+                let shortlist = min(ranked.count, max(count * 4, 12))
+                let timed = ranked.prefix(shortlist).map { candidate -> (UUID?, GeoPoint?, Double) in
+                    guard let position = candidate.1 else { return candidate }
+                    return (candidate.0, position, roadTime.seconds(position, store) ?? 1e9 + candidate.2)
+                }
+                ranked = timed.sorted { $0.2 < $1.2 } + ranked.dropFirst(shortlist)
+            }
             let chosen = ranked.compactMap(\.0).prefix(count)
             guard !chosen.isEmpty else {
                 throw LogisticsError(.noRiderAvailable, "No rider is online and free right now", retryAfterSeconds: 30)

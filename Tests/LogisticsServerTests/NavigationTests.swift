@@ -141,3 +141,50 @@ struct NavigationTests {
         }
     }
 }
+
+@Suite("Dispatch by road ETA")
+struct RoadETADispatchTests {
+    @Test("with a map, nearest offers go to the rider quickest by road, not closest in a straight line")
+    func nearestByRoad() async throws {
+        let map = try RoadMapLoader.load(
+            path: MapFixture.pbfPath, profile: .motorcycle, cacheDirectory: MapFixture.cacheDirectory)
+        let planner = RoutePlanner(map: map)
+        let store = GeoPoint(lat: 43.7396, lon: 7.4276)
+        // Two positions whose straight-line order is the opposite of their road order.
+        var candidates: [(point: GeoPoint, straight: Double, road: Double)] = []
+        for latStep in -8...8 {
+            for lonStep in -8...8 {
+                let point = GeoPoint(
+                    lat: store.lat + Double(latStep) * 0.0015, lon: store.lon + Double(lonStep) * 0.0015)
+                guard let route = try? planner.route(RouteRequest(from: point, to: store), now: Date()),
+                    route.waypoints[0].snapDistanceM < 30
+                else { continue }
+                candidates.append((point, point.distanceM(to: store), route.durationS))
+            }
+        }
+        var pair: (near: GeoPoint, quick: GeoPoint)?
+        search: for a in candidates {
+            for b in candidates where a.straight < b.straight * 0.8 && a.road > b.road * 1.5 {
+                pair = (a.point, b.point)
+                break search
+            }
+        }
+        let (nearInLine, quickByRoad) = try #require(pair)
+        try await TestServer.run(.sqlite, configure: MapFixture.monaco) { server in
+            let scenario = try await DeliveryScenario.ready(server)
+            let slow = try await scenario.onlineRider()
+            let quick = try await scenario.onlineRider()
+            for (rider, point) in [(slow.id, nearInLine), (quick.id, quickByRoad)] {
+                try await server.database.query(
+                    "UPDATE riders SET last_lat = ?, last_lon = ?, last_fix_at = ? WHERE id = ?",
+                    [.double(point.lat), .double(point.lon), .date(server.clock.now()), .uuid(rider)])
+            }
+            let made = try await server.send(
+                .post, "/api/v1/orders/\(scenario.orderId)/offers", token: scenario.dispatcher,
+                json: ["strategy": "nearest", "count": 1])
+            #expect(made.status == 201)
+            let chosen = (made["offers"] as? [[String: Any]])?.first?["riderId"] as? String
+            #expect(chosen == quick.id.lowercased)
+        }
+    }
+}

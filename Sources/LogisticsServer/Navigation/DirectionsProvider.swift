@@ -1,5 +1,6 @@
 import Foundation
 import LogisticsCore
+import LogisticsStore
 import RoadRouting
 
 /// Where routes come from: the built-in OpenStreetMap router or an external directions service.
@@ -11,6 +12,8 @@ public protocol DirectionsProvider: Sendable {
     func route(_ request: RouteRequest, profile: RoutingProfile.Name?, now: Date) async throws -> Route
     /// Lets the provider learn traffic from the fleet's fixes (the built-in router does; others ignore them).
     func observe(_ fixes: [LocationFix])
+    /// A quick, synchronous road travel time for ranking riders; nil when the provider cannot answer locally.
+    var roadTravelTime: RoadTravelTime? { get }
 }
 
 /// The built-in router over the maps loaded at start, one per profile.
@@ -38,6 +41,14 @@ public struct BuiltinDirections: DirectionsProvider {
         return try RoutePlanner(map: map, maxSnapDistanceM: maxSnapDistanceM).route(request, now: now)
     }
 
+    public var roadTravelTime: RoadTravelTime? {
+        guard let map = maps[defaultProfile] else { return nil }
+        let planner = RoutePlanner(map: map, maxSnapDistanceM: maxSnapDistanceM)
+        return RoadTravelTime { from, to in
+            try? planner.route(RouteRequest(from: from, to: to), now: Date()).durationS
+        }
+    }
+
     public func observe(_ fixes: [LocationFix]) {
         for map in maps.values {
             for fix in fixes {
@@ -60,4 +71,5 @@ struct UnavailableDirections: DirectionsProvider {
     }
 
     func observe(_ fixes: [LocationFix]) {}
+    var roadTravelTime: RoadTravelTime? { nil }
 }

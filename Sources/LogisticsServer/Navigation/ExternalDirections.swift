@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import LogisticsCore
+import LogisticsStore
 import NIOCore
 import RoadRouting
 
@@ -49,6 +50,8 @@ struct ExternalDirections: DirectionsProvider {
     }
 
     func observe(_ fixes: [LocationFix]) {}
+    /// Ranking happens inside a database transaction; an HTTP round trip per rider has no place there.
+    var roadTravelTime: RoadTravelTime? { nil }
 }
 
 /// The subset of the OSRM/Mapbox response we read.

@@ -19,7 +19,10 @@ public struct SegmentIndex: Sendable {
     private let segmentA: [Int32]
     private let segmentB: [Int32]
     private let segmentWay: [Int32]
-    private let cells: [Int64: [Int32]]
+    /// Cells as sorted keys with compressed rows of segment ids: no per-cell allocation, fast to build.
+    private let cellKeys: [Int64]
+    private let cellFirst: [Int32]
+    private let cellSegments: [Int32]
     private let cellDegreesLat: Double
     private let cellDegreesLon: Double
     private let cellMetres: Double
@@ -32,14 +35,20 @@ public struct SegmentIndex: Sendable {
         var segmentA: [Int32] = []
         var segmentB: [Int32] = []
         var segmentWay: [Int32] = []
-        var seen = Set<SIMD3<Int32>>()
         for node in 0..<Int32(graph.nodeCount) where graph.originalNode[Int(node)] == node {
             guard graph.isInMainComponent[Int(node)] else { continue }
             for arc in graph.arcs(from: node) {
                 let other = graph.originalNode[Int(graph.arcTarget[arc])]
                 guard graph.isInMainComponent[Int(other)] else { continue }
                 let way = graph.arcWay[arc]
-                guard seen.insert(SIMD3(min(node, other), max(node, other), way)).inserted else { continue }
+                // Each two-way segment once: from its lower node, or from whichever end a one-way arc leaves.
+                if node > other
+                    && graph.arcs(from: other).contains(where: {
+                        graph.originalNode[Int(graph.arcTarget[$0])] == node && graph.arcWay[$0] == way
+                    })
+                {
+                    continue
+                }
                 segmentA.append(node)
                 segmentB.append(other)
                 segmentWay.append(way)
@@ -50,7 +59,8 @@ public struct SegmentIndex: Sendable {
         cellDegreesLat = cellMetres / 111_195
         cellDegreesLon = cellMetres / (111_195 * max(0.05, cos(meanLat * .pi / 180)))
         self.cellMetres = cellMetres
-        var cells: [Int64: [Int32]] = [:]
+        var entries: [(key: Int64, segment: Int32)] = []
+        entries.reserveCapacity(segmentA.count * 2)
         for segment in segmentA.indices {
             let a = Int(segmentA[segment])
             let b = Int(segmentB[segment])
@@ -59,13 +69,28 @@ public struct SegmentIndex: Sendable {
             let (x1, y1) = Self.cell(
                 latE7: graph.latE7[b], lonE7: graph.lonE7[b], cellLat: cellDegreesLat, cellLon: cellDegreesLon)
             for x in min(x0, x1)...max(x0, x1) {
-                for y in min(y0, y1)...max(y0, y1) { cells[Self.key(x, y), default: []].append(Int32(segment)) }
+                for y in min(y0, y1)...max(y0, y1) { entries.append((Self.key(x, y), Int32(segment))) }
             }
         }
+        entries.sort { $0.key < $1.key }
+        var cellKeys: [Int64] = []
+        var cellFirst: [Int32] = []
+        var cellSegments: [Int32] = []
+        cellSegments.reserveCapacity(entries.count)
+        for entry in entries {
+            if cellKeys.last != entry.key {
+                cellKeys.append(entry.key)
+                cellFirst.append(Int32(cellSegments.count))
+            }
+            cellSegments.append(entry.segment)
+        }
+        cellFirst.append(Int32(cellSegments.count))
+        self.cellKeys = cellKeys
+        self.cellFirst = cellFirst
+        self.cellSegments = cellSegments
         self.segmentA = segmentA
         self.segmentB = segmentB
         self.segmentWay = segmentWay
-        self.cells = cells
         self.latE7 = graph.latE7
         self.lonE7 = graph.lonE7
     }
@@ -87,7 +112,7 @@ public struct SegmentIndex: Sendable {
         while ring <= maxRing {
             for x in (cx - ring)...(cx + ring) {
                 for y in (cy - ring)...(cy + ring) where abs(x - cx) == ring || abs(y - cy) == ring {
-                    for segment in cells[Self.key(x, y)] ?? [] {
+                    for segment in segments(inCell: Self.key(x, y)) {
                         let candidate = project(point, onto: Int(segment))
                         if candidate.distanceM < best?.distanceM ?? .infinity { best = candidate }
                     }
@@ -99,6 +124,17 @@ public struct SegmentIndex: Sendable {
         }
         guard let best, best.distanceM <= maxDistanceM else { return nil }
         return best
+    }
+
+    private func segments(inCell key: Int64) -> ArraySlice<Int32> {
+        var low = 0
+        var high = cellKeys.count
+        while low < high {
+            let middle = (low + high) / 2
+            if cellKeys[middle] < key { low = middle + 1 } else { high = middle }
+        }
+        guard low < cellKeys.count, cellKeys[low] == key else { return [] }
+        return cellSegments[Int(cellFirst[low])..<Int(cellFirst[low + 1])]
     }
 
     private func project(_ point: GeoPoint, onto segment: Int) -> Snap {

@@ -171,7 +171,8 @@ private struct Contractor {
             let source = inEdge.other
             let limit = UInt64(inEdge.weight) + UInt64(maxOut)
             witness.run(
-                from: source, avoiding: node, limit: limit, settleLimit: settleLimit, outEdges: outEdges)
+                from: source, avoiding: node, limit: limit, settleLimit: settleLimit, outEdges: outEdges,
+                targets: outgoing.count { $0.other != source }, isTarget: outgoing)
             for outEdge in outgoing where outEdge.other != source {
                 let viaCost = UInt64(inEdge.weight) + UInt64(outEdge.weight)
                 guard witness.distance(to: outEdge.other) > viaCost else { continue }
@@ -201,25 +202,31 @@ private struct Contractor {
 private struct WitnessSearch {
     var distances: [UInt64]
     var stamps: [UInt32]
+    var targetStamps: [UInt32]
     var round: UInt32 = 0
     var heap = MinHeap<UInt64>()
 
     init(nodeCount: Int) {
         distances = Array(repeating: .max, count: nodeCount)
         stamps = Array(repeating: 0, count: nodeCount)
+        targetStamps = Array(repeating: 0, count: nodeCount)
     }
 
     func distance(to node: Int32) -> UInt64 { stamps[Int(node)] == round ? distances[Int(node)] : .max }
 
     mutating func run(
         from source: Int32, avoiding avoided: Int32, limit: UInt64, settleLimit: Int,
-        outEdges: [[ContractionHierarchy.Edge]]
+        outEdges: [[ContractionHierarchy.Edge]], targets: Int, isTarget: [ContractionHierarchy.Edge]
     ) {
         round &+= 1
         if round == 0 {
             stamps = Array(repeating: 0, count: stamps.count)
+            targetStamps = Array(repeating: 0, count: stamps.count)
             round = 1
         }
+        for edge in isTarget { targetStamps[Int(edge.other)] = round }
+        targetStamps[Int(source)] = 0
+        var remaining = targets
         heap.removeAll()
         distances[Int(source)] = 0
         stamps[Int(source)] = round
@@ -229,6 +236,12 @@ private struct WitnessSearch {
             guard key == distances[Int(node)] else { continue }
             guard key <= limit, settled < settleLimit else { break }
             settled += 1
+            if targetStamps[Int(node)] == round {
+                // Every target settled: their distances are final, nothing more to learn.
+                targetStamps[Int(node)] = 0
+                remaining -= 1
+                if remaining == 0 { break }
+            }
             for edge in outEdges[Int(node)] where edge.other != avoided {
                 let candidate = key + UInt64(edge.weight)
                 let target = Int(edge.other)

@@ -1,50 +1,53 @@
 /// A binary min-heap of (key, node) pairs with lazy deletion: callers skip entries whose key is out of date.
+/// Entries live in one array and sift with a hole instead of swaps: this heap is the inner loop of contraction.
 struct MinHeap<Key: Comparable> {
-    private var keys: [Key] = []
-    private var nodes: [Int32] = []
-
-    var isEmpty: Bool { keys.isEmpty }
-    var count: Int { keys.count }
-    var minimumKey: Key? { keys.first }
-
-    mutating func removeAll() {
-        keys.removeAll(keepingCapacity: true)
-        nodes.removeAll(keepingCapacity: true)
+    private struct Entry {
+        var key: Key
+        var node: Int32
     }
 
+    private var entries: [Entry] = []
+
+    var isEmpty: Bool { entries.isEmpty }
+    var count: Int { entries.count }
+    var minimumKey: Key? { entries.first?.key }
+
+    mutating func removeAll() { entries.removeAll(keepingCapacity: true) }
+
     mutating func push(_ key: Key, _ node: Int32) {
-        keys.append(key)
-        nodes.append(node)
-        var child = keys.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard keys[child] < keys[parent] else { break }
-            keys.swapAt(child, parent)
-            nodes.swapAt(child, parent)
-            child = parent
+        entries.append(Entry(key: key, node: node))
+        entries.withUnsafeMutableBufferPointer { heap in
+            var child = heap.count - 1
+            let moving = heap[child]
+            while child > 0 {
+                let parent = (child - 1) / 2
+                guard moving.key < heap[parent].key else { break }
+                heap[child] = heap[parent]
+                child = parent
+            }
+            heap[child] = moving
         }
     }
 
     mutating func pop() -> (key: Key, node: Int32)? {
-        guard let key = keys.first else { return nil }
-        let node = nodes[0]
-        let lastKey = keys.removeLast()
-        let lastNode = nodes.removeLast()
-        if !keys.isEmpty {
-            keys[0] = lastKey
-            nodes[0] = lastNode
-            var parent = 0
-            while true {
-                let left = 2 * parent + 1
-                guard left < keys.count else { break }
-                let right = left + 1
-                let smaller = right < keys.count && keys[right] < keys[left] ? right : left
-                guard keys[smaller] < keys[parent] else { break }
-                keys.swapAt(smaller, parent)
-                nodes.swapAt(smaller, parent)
-                parent = smaller
+        guard let top = entries.first else { return nil }
+        let last = entries.removeLast()
+        if !entries.isEmpty {
+            entries.withUnsafeMutableBufferPointer { heap in
+                var parent = 0
+                let count = heap.count
+                while true {
+                    let left = 2 * parent + 1
+                    guard left < count else { break }
+                    let right = left + 1
+                    let smaller = right < count && heap[right].key < heap[left].key ? right : left
+                    guard heap[smaller].key < last.key else { break }
+                    heap[parent] = heap[smaller]
+                    parent = smaller
+                }
+                heap[parent] = last
             }
         }
-        return (key, node)
+        return (top.key, top.node)
     }
 }

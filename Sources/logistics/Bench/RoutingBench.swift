@@ -80,6 +80,7 @@ struct RoutingBench: AsyncParsableCommand {
             latencies.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
         }
         Console.line("full route (snap + CH + steps) over \(latencies.count) pairs: \(Self.summary(latencies))")
+        measureFile(roadMap)
         return roadMap
     }
 
@@ -107,6 +108,29 @@ struct RoutingBench: AsyncParsableCommand {
                 generateSeconds, contractSeconds, graph.arcCount, hierarchy.shortcutCount,
                 Double(roadMap.memoryBytes) / 1_048_576, Double(ResidentMemory.bytes() - rssBefore) / 1_048_576))
         compare(roadMap, pairs: pairs, dijkstraPairs: gridDijkstraPairs, metrics: [.time])
+        measureFile(roadMap)
+    }
+
+    /// Saving and loading the prepared graph file, which is what a server start costs after the first import.
+    private func measureFile(_ roadMap: RoadMap) {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("bench-\(UUID()).graph").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        do {
+            let writeStart = Date()
+            try RoadMapFile.write(roadMap, to: path)
+            let writeSeconds = Date().timeIntervalSince(writeStart)
+            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+            let readStart = Date()
+            let loaded = try RoadMapFile.read(from: path)
+            Console.line(
+                String(
+                    format:
+                        "  graph file: %.1f MiB, written in %.2f s, loaded (checksum, bounds checks, index) in %.2f s (%d nodes)",
+                    Double(size) / 1_048_576, writeSeconds, Date().timeIntervalSince(readStart), loaded.graph.nodeCount)
+            )
+        } catch {
+            Console.line("  graph file: \(error)")
+        }
     }
 
     private func mainNodes(_ graph: RoadGraph) -> [Int32] {
