@@ -38,3 +38,15 @@ public struct GeoPoint: Codable, Sendable, Equatable {
         return 2 * earthRadiusM * atan2(a.squareRoot(), (1 - a).squareRoot())
     }
 }
+
+extension GeoPoint {
+    /// Parses `lat,lon` as query strings and command lines write it; nil unless it is two numbers.
+    /// Ranges are checked separately, with `validationErrors(field:)`.
+    public init?(commaSeparated text: String) {
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map {
+            Double($0.trimmingCharacters(in: .whitespaces))
+        }
+        guard parts.count == 2, let lat = parts[0], let lon = parts[1] else { return nil }
+        self.init(lat: lat, lon: lon)
+    }
+}

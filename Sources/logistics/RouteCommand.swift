@@ -15,7 +15,9 @@ struct RouteCommand: AsyncParsableCommand {
     @Flag(help: "Print the route as JSON.") var json = false
 
     func run() async throws {
-        guard let start = GeoPoint(commaSeparated: from), let end = GeoPoint(commaSeparated: to) else {
+        guard let start = GeoPoint(commaSeparated: from), let end = GeoPoint(commaSeparated: to),
+            start.validationErrors(field: "from").isEmpty, end.validationErrors(field: "to").isEmpty
+        else {
             throw Console.failure("--from and --to must be lat,lon with finite numbers in range")
         }
         do {
@@ -42,15 +44,5 @@ struct RouteCommand: AsyncParsableCommand {
         } catch let error as RoutingError {
             throw Console.failure("no route: \(error)")
         }
-    }
-}
-
-extension GeoPoint {
-    /// Parses `lat,lon`; nil when malformed or out of range.
-    init?(commaSeparated text: String) {
-        let parts = text.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
-        guard parts.count == 2, let lat = parts[0], let lon = parts[1] else { return nil }
-        self.init(lat: lat, lon: lon)
-        guard validationErrors(field: "point").isEmpty else { return nil }
     }
 }

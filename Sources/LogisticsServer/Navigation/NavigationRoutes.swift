@@ -82,12 +82,10 @@ struct NavigationRoutes {
             errors.append(FieldError(field: field, message: "is required as lat,lon"))
             return nil
         }
-        let parts = raw.split(separator: ",", omittingEmptySubsequences: false).map { Double($0) }
-        guard parts.count == 2, let lat = parts[0], let lon = parts[1] else {
+        guard let point = GeoPoint(commaSeparated: raw) else {
             errors.append(FieldError(field: field, message: "must be lat,lon with two numbers"))
             return nil
         }
-        let point = GeoPoint(lat: lat, lon: lon)
         let problems = point.validationErrors(field: field)
         errors.append(contentsOf: problems)
         return problems.isEmpty ? point : nil

@@ -11,6 +11,12 @@ public struct Navigator: Sendable {
     let registry: PrometheusCollectorRegistry
     let logger: Logger
 
+    public init(provider: any DirectionsProvider, registry: PrometheusCollectorRegistry = .init(), logger: Logger) {
+        self.provider = provider
+        self.registry = registry
+        self.logger = logger
+    }
+
     private static let buckets: [Duration] = [
         .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10),
         .milliseconds(20), .milliseconds(50), .milliseconds(100), .milliseconds(500), .seconds(2),

@@ -1,0 +1,91 @@
+import Foundation
+
+/// The live-tracking state of one order, without any I/O: which rider fixes become `location` messages (at most
+/// one per 5 s unless the rider moved more than 25 m; never backwards in time; never a fix worse than 100 m),
+/// when the stream turns `stale` (no fix for 15 s), status changes and the final `ended`, and a bounded history
+/// so a reconnecting client gets exactly the messages it missed, or a `resync` when they are too old.
+public struct TrackingChannel: Sendable {
+    public static let throttleSeconds: TimeInterval = 5
+    public static let throttleDistanceM = 25.0
+    public static let staleAfterSeconds: TimeInterval = 15
+    public static let worstShownAccuracyM = 100.0
+
+    /// What a reconnecting client gets for `{"resumeFrom": seq}`.
+    public enum Replay: Sendable, Equatable {
+        case messages([TrackingMessage])
+        /// Too far behind for the history: send a fresh snapshot instead.
+        case resync
+    }
+
+    public private(set) var seq: Int
+    public private(set) var status: OrderStatus
+    /// The last position shown to the customer, and the newest usable fix (which may be throttled).
+    public private(set) var lastShown: TrackedPosition?
+    public private(set) var lastFix: TrackedPosition?
+    public private(set) var isStale = false
+    private var history: [TrackingMessage] = []
+    private let historyLimit: Int
+
+    public init(status: OrderStatus, seq: Int = 0, lastFix: TrackedPosition? = nil, historyLimit: Int = 256) {
+        self.status = status
+        self.seq = seq
+        self.lastFix = lastFix
+        self.lastShown = lastFix
+        self.historyLimit = historyLimit
+    }
+
+    public var hasEnded: Bool { status.isFinal }
+
+    /// Tracking is offered only while the parcel is on its way (**R** BR-001).
+    public static func isTrackable(_ status: OrderStatus) -> Bool {
+        status == .inTransit || status == .arrivedAtDestination
+    }
+
+    /// A new rider fix; returns the `location` message to publish, if any.
+    public mutating func record(_ fix: TrackedPosition) -> TrackingMessage? {
+        guard !hasEnded, (fix.accuracyM ?? 0) <= Self.worstShownAccuracyM else { return nil }
+        if let lastFix, fix.recordedAt <= lastFix.recordedAt { return nil }
+        lastFix = fix
+        isStale = false
+        if let shown = lastShown,
+            fix.recordedAt.timeIntervalSince(shown.recordedAt) < Self.throttleSeconds,
+            fix.point.distanceM(to: shown.point) <= Self.throttleDistanceM
+        {
+            return nil
+        }
+        lastShown = fix
+        return append(.location(seq: seq + 1, position: fix))
+    }
+
+    /// The order's status changed; returns `status`, followed by `ended` when the order is over.
+    public mutating func statusChanged(to newStatus: OrderStatus, at occurredAt: Date) -> [TrackingMessage] {
+        guard !hasEnded, newStatus != status else { return [] }
+        status = newStatus
+        var messages = [append(.status(seq: seq + 1, status: newStatus, occurredAt: occurredAt))]
+        if newStatus.isFinal { messages.append(append(.ended(seq: seq + 1, status: newStatus))) }
+        return messages
+    }
+
+    /// Called on a timer; returns `stale` once the newest fix is 15 s old (or there never was one).
+    public mutating func checkStale(now: Date, since start: Date) -> TrackingMessage? {
+        guard !hasEnded, !isStale else { return nil }
+        let reference = lastFix?.recordedAt ?? start
+        guard now.timeIntervalSince(reference) >= Self.staleAfterSeconds else { return nil }
+        isStale = true
+        return append(.stale(seq: seq + 1, lastFixAt: lastFix?.recordedAt))
+    }
+
+    /// The messages after `resumeFrom`, in order, or `resync` when some of them have left the history.
+    public func replay(after resumeFrom: Int) -> Replay {
+        guard resumeFrom < seq else { return .messages([]) }
+        guard resumeFrom >= 0, let oldest = history.first?.seq, resumeFrom + 1 >= oldest else { return .resync }
+        return .messages(history.filter { $0.seq > resumeFrom })
+    }
+
+    private mutating func append(_ message: TrackingMessage) -> TrackingMessage {
+        seq = message.seq
+        history.append(message)
+        if history.count > historyLimit { history.removeFirst(history.count - historyLimit) }
+        return message
+    }
+}

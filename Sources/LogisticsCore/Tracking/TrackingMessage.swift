@@ -1,0 +1,62 @@
+import Foundation
+
+/// One message of an order's live-tracking stream (CUS-028), as API.md defines them. Every message carries the
+/// order's `seq`, which grows by one per message, so a reconnecting client can ask for exactly what it missed.
+public enum TrackingMessage: Sendable, Equatable {
+    case location(seq: Int, position: TrackedPosition)
+    case status(seq: Int, status: OrderStatus, occurredAt: Date)
+    case stale(seq: Int, lastFixAt: Date?)
+    case ended(seq: Int, status: OrderStatus)
+
+    public var seq: Int {
+        switch self {
+        case .location(let seq, _), .status(let seq, _, _), .stale(let seq, _), .ended(let seq, _): seq
+        }
+    }
+}
+
+/// A rider position as the customer sees it.
+public struct TrackedPosition: Codable, Sendable, Equatable {
+    public var lat: Double
+    public var lon: Double
+    public var accuracyM: Double?
+    public var recordedAt: Date
+
+    public init(lat: Double, lon: Double, accuracyM: Double?, recordedAt: Date) {
+        self.lat = lat
+        self.lon = lon
+        self.accuracyM = accuracyM
+        self.recordedAt = recordedAt
+    }
+
+    public var point: GeoPoint { GeoPoint(lat: lat, lon: lon, accuracyM: accuracyM) }
+}
+
+extension TrackingMessage: Encodable {
+    private enum Keys: String, CodingKey {
+        case type, seq, lat, lon, accuracyM, recordedAt, status, occurredAt, lastFixAt
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(seq, forKey: .seq)
+        switch self {
+        case .location(_, let position):
+            try container.encode("location", forKey: .type)
+            try container.encode(position.lat, forKey: .lat)
+            try container.encode(position.lon, forKey: .lon)
+            try container.encodeIfPresent(position.accuracyM, forKey: .accuracyM)
+            try container.encode(position.recordedAt, forKey: .recordedAt)
+        case .status(_, let status, let occurredAt):
+            try container.encode("status", forKey: .type)
+            try container.encode(status, forKey: .status)
+            try container.encode(occurredAt, forKey: .occurredAt)
+        case .stale(_, let lastFixAt):
+            try container.encode("stale", forKey: .type)
+            try container.encodeIfPresent(lastFixAt, forKey: .lastFixAt)
+        case .ended(_, let status):
+            try container.encode("ended", forKey: .type)
+            try container.encode(status, forKey: .status)
+        }
+    }
+}
