@@ -58,6 +58,7 @@ public func buildApplication(
                 : await AccessTokenIssuer(
                     secret: secret!, issuer: configuration.jwtIssuer, audience: configuration.jwtAudience),
             navigator: Navigator(provider: directions, registry: metrics.registry, logger: logger),
+            tracking: TrackingHub(),
             logger: logger, metrics: metrics)
         let (router, routes) = makeRouter(services)
         let application = Application(
@@ -66,8 +67,10 @@ public func buildApplication(
                 address: .hostname(configuration.host, port: configuration.port), serverName: "rider-logistics"),
             services: [
                 DatabaseLifecycle(database: database),
+                TrackingSweeper(hub: services.tracking, clock: clock),
                 OutboxDispatcher(
-                    repository: services.repository, deliveries: services.deliveries, subscribers: [],
+                    repository: services.repository, deliveries: services.deliveries,
+                    subscribers: [TrackingStatusFeed(hub: services.tracking)],
                     clock: clock, logger: logger),
             ],
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
@@ -105,6 +108,7 @@ func makeRouter(_ services: LogisticsServices) -> (Router<LogisticsRequestContex
     ProofOfDeliveryRoutes(services: services).register(in: &routes)
     LocationRoutes(services: services).register(in: &routes)
     NavigationRoutes(services: services).register(in: &routes)
+    TrackingRoutes(services: services).register(in: &routes)
     return (router, catalog.all)
 }
 

@@ -45,7 +45,15 @@ struct LocationRoutes {
                 accepted.append(fix)
             }
         }
-        try await services.locations.recordFixes(accepted, riderId: rider.id, now: now)
+        let orderId = try await services.locations.recordFixes(accepted, riderId: rider.id, now: now)
+        if let orderId {
+            for fix in accepted.sorted(by: { $0.recordedAt < $1.recordedAt }) {
+                services.tracking.record(
+                    orderId: orderId,
+                    fix: TrackedPosition(
+                        lat: fix.lat, lon: fix.lon, accuracyM: fix.accuracyM, recordedAt: fix.recordedAt))
+            }
+        }
         services.navigator.provider.observe(accepted)
         return try .json(
             Receipt(accepted: accepted.count, rejected: rejections.count, rejections: rejections), status: .accepted)

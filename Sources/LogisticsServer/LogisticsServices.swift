@@ -17,6 +17,7 @@ public struct LogisticsServices: Sendable {
     public let verifier: AccessTokenVerifier
     public let tokens: AccessTokenIssuer?
     public let navigator: Navigator
+    public let tracking: TrackingHub
     public let logger: Logger
     let knownCallers = KnownCallers()
     let metrics: RequestMetrics

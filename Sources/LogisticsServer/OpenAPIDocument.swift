@@ -15,13 +15,15 @@ enum OpenAPIDocument {
             "servers": [["url": "/"]],
             "security": [["bearer": [String]()]],
             "paths": OpenAPIPaths.all.merging(OpenAPIDeliveryPaths.all) { first, _ in first }
-                .merging(OpenAPINavigation.paths) { first, _ in first },
+                .merging(OpenAPINavigation.paths) { first, _ in first }
+                .merging(OpenAPITracking.paths) { first, _ in first },
             "components": [
                 "securitySchemes": [
                     "bearer": ["type": "http", "scheme": "bearer", "bearerFormat": "JWT"]
                 ],
                 "schemas": OpenAPISchemas.all.merging(OpenAPIDeliverySchemas.all) { first, _ in first }
-                    .merging(OpenAPINavigation.schemas) { first, _ in first },
+                    .merging(OpenAPINavigation.schemas) { first, _ in first }
+                    .merging(OpenAPITracking.schemas) { first, _ in first },
                 "parameters": [
                     "IdempotencyKey": [
                         "name": "Idempotency-Key", "in": "header", "required": false,

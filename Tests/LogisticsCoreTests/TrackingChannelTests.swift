@@ -37,6 +37,15 @@ struct TrackingChannelTests {
         #expect(!channel.isStale)
     }
 
+    @Test("a late event never moves the stream backwards")
+    func lateEvents() {
+        var channel = TrackingChannel(status: .inTransit)
+        #expect(channel.statusChanged(to: .riderAssigned, at: start).isEmpty)
+        #expect(channel.statusChanged(to: .inTransit, at: start).isEmpty)
+        #expect(channel.statusChanged(to: .arrivedAtDestination, at: start).map(\.seq) == [1])
+        #expect(channel.statusChanged(to: .inTransit, at: start).isEmpty)
+    }
+
     @Test("DELIVERED gives status then ended; nothing follows")
     func ended() {
         var channel = TrackingChannel(status: .inTransit, seq: 7)

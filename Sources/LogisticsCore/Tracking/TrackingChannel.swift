@@ -59,11 +59,24 @@ public struct TrackingChannel: Sendable {
 
     /// The order's status changed; returns `status`, followed by `ended` when the order is over.
     public mutating func statusChanged(to newStatus: OrderStatus, at occurredAt: Date) -> [TrackingMessage] {
-        guard !hasEnded, newStatus != status else { return [] }
+        // Events can reach the hub late (the outbox is drained in passes): never let the stream go backwards.
+        guard !hasEnded, newStatus.isFinal || Self.progress(newStatus) > Self.progress(status) else { return [] }
         status = newStatus
         var messages = [append(.status(seq: seq + 1, status: newStatus, occurredAt: occurredAt))]
         if newStatus.isFinal { messages.append(append(.ended(seq: seq + 1, status: newStatus))) }
         return messages
+    }
+
+    private static func progress(_ status: OrderStatus) -> Int {
+        switch status {
+        case .pendingVendorAcceptance: 0
+        case .preparing: 1
+        case .readyForPickup: 2
+        case .riderAssigned: 3
+        case .inTransit: 4
+        case .arrivedAtDestination: 5
+        case .delivered, .cancelled, .failed: 6
+        }
     }
 
     /// Called on a timer; returns `stale` once the newest fix is 15 s old (or there never was one).

@@ -1,0 +1,43 @@
+/// The live-tracking snapshot (CUS-028) for polling clients; the WebSocket stream sends the same document first.
+enum OpenAPITracking {
+    static var paths: [String: Any] {
+        [
+            "/api/v1/customer/orders/{orderId}/tracking": [
+                "get": OpenAPI.operation(
+                    "Where the rider is, with ETA: the live-tracking snapshot, while the order is IN_TRANSIT or "
+                        + "ARRIVED_AT_DESTINATION", tag: "Customer", roles: [.customer],
+                    parameters: [OpenAPI.pathParameter("orderId")], response: "TrackingSnapshot",
+                    errors: [.forbidden, .notFound, .trackingNotAvailable, .trackingEnded])
+            ]
+        ]
+    }
+
+    static var schemas: [String: Any] {
+        let position = OpenAPISchemas.object(
+            [
+                "lat": ["type": "number"], "lon": ["type": "number"], "accuracyM": ["type": "number"],
+                "recordedAt": ["type": "string", "format": "date-time"],
+            ], ["lat", "lon", "recordedAt"])
+        return [
+            "TrackingSnapshot": OpenAPISchemas.object(
+                [
+                    "type": OpenAPISchemas.enumeration(["snapshot"]),
+                    "seq": [
+                        "type": "integer", "description": "The order's stream position; the next message is seq + 1",
+                    ],
+                    "status": OpenAPISchemas.enumeration(["IN_TRANSIT", "ARRIVED_AT_DESTINATION"]),
+                    "vendor": OpenAPI.ref("VendorStop"),
+                    "destination": OpenAPISchemas.object(
+                        ["address": ["type": "string"], "location": OpenAPI.ref("GeoPoint")], ["address", "location"]),
+                    "rider": position.merging(["description": "Last position a customer may see; absent before any fix"]
+                    ) {
+                        first, _ in first
+                    },
+                    "stale": [
+                        "type": "boolean", "description": "No fix for 15 s: show the last position with its time",
+                    ],
+                    "etaSeconds": ["type": "integer"], "remainingDistanceM": ["type": "number"],
+                ], ["type", "seq", "status", "vendor", "destination", "stale"])
+        ]
+    }
+}
