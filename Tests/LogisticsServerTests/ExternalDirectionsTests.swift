@@ -17,6 +17,10 @@ struct ExternalDirectionsTests {
             case "slow":
                 try await Task.sleep(for: .seconds(3))
                 return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: Self.osrmAnswer)))
+            case "noroute":
+                return Response(
+                    status: .ok, headers: [.contentType: "application/json"],
+                    body: .init(byteBuffer: ByteBuffer(string: #"{"code":"NoRoute","message":"Impossible route"}"#)))
             case "fail":
                 return Response(status: .internalServerError, body: .init(byteBuffer: ByteBuffer(string: "{}")))
             default:
@@ -37,12 +41,14 @@ struct ExternalDirectionsTests {
         {"distance":0,"duration":0,"name":"","maneuver":{"type":"arrive","location":[7.417,43.7289],"bearing_after":0}}]}]}]}
         """
 
-    @Test("success is mapped to our route shape; timeout, 5xx and garbage answer 503 NAVIGATION_UNAVAILABLE")
+    @Test(
+        "success is mapped to our route shape; no route is 422 ROUTE_NOT_FOUND; timeout, 5xx and garbage answer 503 NAVIGATION_UNAVAILABLE"
+    )
     func providerOutcomes() async throws {
         let fake = Self.fakeProvider()
         try await fake.test(.live) { fakeClient in
             let base = "http://127.0.0.1:\(fakeClient.port ?? 0)"
-            for mode in ["ok", "slow", "fail", "garbage"] {
+            for mode in ["ok", "noroute", "slow", "fail", "garbage"] {
                 try await TestServer.run(
                     .sqlite,
                     configure: {
@@ -61,6 +67,10 @@ struct ExternalDirectionsTests {
                         let steps = ((reply["legs"] as? [[String: Any]])?.first?["steps"] as? [[String: Any]]) ?? []
                         #expect(steps.first?["instruction"] as? String == "Head northwest on Place du Casino")
                         #expect(steps.count == 2)
+                    } else if mode == "noroute" {
+                        #expect(reply.status == 422)
+                        #expect(reply.code == "ROUTE_NOT_FOUND")
+                        #expect(reply.contentType == "application/problem+json")
                     } else {
                         #expect(reply.status == 503, "\(mode)")
                         #expect(reply.code == "NAVIGATION_UNAVAILABLE")
