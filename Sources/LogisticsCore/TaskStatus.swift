@@ -21,6 +21,15 @@ public enum TaskStatus: String, Codable, Sendable, CaseIterable {
         }
     }
 
+    /// Where the rider heads next: the store until pickup, the customer after; nil once the task has ended.
+    public var nextStop: StopKind? {
+        switch self {
+        case .accepted, .arrivedAtStore: .store
+        case .pickedUp, .arrivedAtDestination: .customer
+        case .delivered, .cancelled, .failed: nil
+        }
+    }
+
     /// The order status a customer sees once the task reaches this status.
     public var orderStatus: OrderStatus {
         switch self {
@@ -39,4 +48,10 @@ public enum DeliveryIssueType: String, Codable, Sendable, CaseIterable {
     case customerUnavailable = "CUSTOMER_UNAVAILABLE"
     case addressNotFound = "ADDRESS_NOT_FOUND"
     case other = "OTHER"
+}
+
+/// The two stops of a delivery.
+public enum StopKind: String, Codable, Sendable {
+    case store = "STORE"
+    case customer = "CUSTOMER"
 }

@@ -98,6 +98,16 @@ extension LogisticsServices {
         return order
     }
 
+    /// The calling customer's own order; any other order is 404, as if it did not exist.
+    func customersOwnOrder(_ context: LogisticsRequestContext) async throws -> Order {
+        let actor = try context.caller(.customer)
+        let id = try context.uuidParameter("orderId")
+        guard let order = try await repository.order(id: id), order.customer.id == actor.id else {
+            throw LogisticsError.notFound("order")
+        }
+        return order
+    }
+
     var deliverySettings: DeliveryRules.Settings {
         DeliveryRules.Settings(
             geofenceRadiusM: configuration.geofenceRadiusM,

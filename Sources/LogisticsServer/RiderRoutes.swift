@@ -57,17 +57,13 @@ struct CustomerRoutes {
     }
 
     @Sendable func order(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
-        let actor = try context.caller(.customer)
-        let id = try context.uuidParameter("orderId")
-        guard let order = try await services.repository.order(id: id), order.customer.id == actor.id else {
-            throw LogisticsError.notFound("order")
-        }
+        let order = try await services.customersOwnOrder(context)
         var riderFirstName: String? = nil
         if let riderId = order.assignedRiderId, let rider = try await services.repository.rider(id: riderId) {
             riderFirstName = rider.name?.split(separator: " ").first.map(String.init)
         }
         let code = order.otpSeed.map { services.otp.code(orderId: order.id, seed: $0) }
-        let trackable = order.status == OrderStatus.inTransit || order.status == OrderStatus.arrivedAtDestination
+        let trackable = TrackingChannel.isTrackable(order.status)
         return try .json(
             CustomerOrderRepresentation(
                 orderId: order.id.lowercased, status: order.status, vendor: order.vendor,

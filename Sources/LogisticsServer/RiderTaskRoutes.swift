@@ -47,7 +47,7 @@ struct RiderTaskRoutes {
         }
         var representation = TaskRepresentation(task, order)
         // The route to the next stop from the last fix; the task is shown even when no route can be made.
-        if let stop = NavigationRoutes.nextStop(task, order),
+        if let stop = representation.nextStop?.location,
             let (position, _) = try await services.locations.lastPosition(riderId: rider.id)
         {
             representation.route = try? await services.navigator.route(

@@ -36,7 +36,7 @@ struct TaskRepresentation: Encodable {
     }
 
     struct Stop: Encodable {
-        var kind: String
+        var kind: StopKind
         var name: String
         var address: String
         var location: GeoPoint
@@ -57,15 +57,15 @@ struct TaskRepresentation: Encodable {
         customer = CustomerForRider(
             name: order.customer.name, address: order.customer.address, location: order.customer.location,
             phoneMasked: order.customer.maskedPhone)
-        switch task.status {
-        case .accepted, .arrivedAtStore:
+        switch task.status.nextStop {
+        case .store:
             nextStop = Stop(
-                kind: "STORE", name: order.vendor.name, address: order.vendor.address, location: order.vendor.location)
-        case .pickedUp, .arrivedAtDestination:
+                kind: .store, name: order.vendor.name, address: order.vendor.address, location: order.vendor.location)
+        case .customer:
             nextStop = Stop(
-                kind: "CUSTOMER", name: order.customer.name, address: order.customer.address,
+                kind: .customer, name: order.customer.name, address: order.customer.address,
                 location: order.customer.location)
-        default:
+        case nil:
             nextStop = nil
         }
         notes = order.notes

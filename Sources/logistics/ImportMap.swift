@@ -56,13 +56,7 @@ struct MapImportProgress {
     private var lastLine = ""
 
     mutating func show(_ stage: MapImporter.Stage) {
-        let line =
-            switch stage {
-            case .reading(let fraction): "reading OpenStreetMap data \(Int(fraction * 100) / 10 * 10)%"
-            case .buildingGraph: "building the road graph"
-            case .contracting(let metric, let fraction):
-                "contracting (\(metric == .time ? "fastest" : "shortest") routes) \(Int(fraction * 100) / 10 * 10)%"
-            }
+        let line = stage.progressLine(step: 10)
         guard line != lastLine else { return }
         lastLine = line
         Console.line(line)

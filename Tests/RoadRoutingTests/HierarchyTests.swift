@@ -11,9 +11,7 @@ struct HierarchyTests {
         let hierarchy = try #require(map.hierarchies[metric])
         let query = HierarchyQuery(hierarchy: hierarchy)
         let dijkstra = DijkstraSearch(graph: graph, metric: metric)
-        let main = (0..<Int32(graph.nodeCount)).filter {
-            graph.isInMainComponent[Int($0)] && graph.originalNode[Int($0)] == $0
-        }
+        let main = graph.routableNodes
         var generator = SeededGenerator(state: 2024)
         let pairs = metric == .time ? 1_000 : 300
         var mismatches: [String] = []

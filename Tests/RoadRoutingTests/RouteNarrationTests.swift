@@ -51,7 +51,7 @@ struct RouteNarrationTests {
         let map = MonacoFixture.motorcycle
         let planner = RoutePlanner(map: map)
         var generator = SeededGenerator(state: 99)
-        let nodes = (0..<Int32(map.graph.nodeCount)).filter { map.graph.isInMainComponent[Int($0)] }
+        let nodes = map.graph.routableNodes
         for _ in 0..<50 {
             let from = map.graph.coordinate(nodes.randomElement(using: &generator)!)
             let to = map.graph.coordinate(nodes.randomElement(using: &generator)!)

@@ -47,7 +47,7 @@ enum DirectionsSetup {
             do {
                 map = try RoadMapLoader.load(path: path, profile: profile, cacheDirectory: cache) { event in
                     let line = describe(event)
-                    guard let line, line != lastLine else { return }
+                    guard line != lastLine else { return }
                     lastLine = line
                     logger.info("map \(profile.rawValue): \(line)")
                 }
@@ -70,14 +70,11 @@ enum DirectionsSetup {
             maps: maps, defaultProfile: defaultProfile, maxSnapDistanceM: configuration.maxSnapDistanceM)
     }
 
-    private static func describe(_ event: RoadMapLoader.Event) -> String? {
+    private static func describe(_ event: RoadMapLoader.Event) -> String {
         switch event {
         case .loadedPrepared(let path): "loaded prepared graph \(path)"
         case .saved(let path): "saved prepared graph \(path)"
-        case .importing(.reading(let fraction)): "reading OpenStreetMap data \(Int(fraction * 4) * 25)%"
-        case .importing(.buildingGraph): "building the road graph"
-        case .importing(.contracting(let metric, let fraction)):
-            "contracting for \(metric == .time ? "fastest" : "shortest") routes \(Int(fraction * 4) * 25)%"
+        case .importing(let stage): stage.progressLine(step: 25)
         }
     }
 }

@@ -92,7 +92,7 @@ private struct OSRMRoute: Decodable {
             provider: "external", dataAgeS: nil,
             waypoints: waypoints.map {
                 Waypoint(
-                    location: GeoPoint(lat: $0.location.count > 1 ? $0.location[1] : 0, lon: $0.location.first ?? 0),
+                    location: GeoPoint(lonLat: $0.location),
                     name: $0.name ?? "", snapDistanceM: $0.distance ?? 0)
             })
     }
@@ -142,8 +142,7 @@ private struct OSRMStep: Decodable {
         return RouteStep(
             maneuver: Maneuver(
                 type: maneuver.type, modifier: maneuver.modifier,
-                location: GeoPoint(
-                    lat: maneuver.location.count > 1 ? maneuver.location[1] : 0, lon: maneuver.location.first ?? 0),
+                location: GeoPoint(lonLat: maneuver.location),
                 bearingAfter: Int(bearing), exit: maneuver.exit),
             name: name, distanceM: distance, durationS: duration,
             instruction: maneuver.instruction
@@ -156,5 +155,12 @@ private struct OSRMStep: Decodable {
                     distanceAlongStepM: max(0, distance - $0.distanceAlongGeometry), announcement: $0.announcement)
             },
             geometryStart: geometryStart, geometryEnd: geometryEnd)
+    }
+}
+
+extension GeoPoint {
+    /// OSRM and Mapbox write positions as `[lon, lat]`; a short array reads as zeros rather than failing the route.
+    fileprivate init(lonLat: [Double]) {
+        self.init(lat: lonLat.count > 1 ? lonLat[1] : 0, lon: lonLat.first ?? 0)
     }
 }

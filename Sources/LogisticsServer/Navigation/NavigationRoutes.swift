@@ -69,10 +69,10 @@ struct NavigationRoutes {
 
     /// The store before pickup, the customer after; nil once the task has ended.
     static func nextStop(_ task: DeliveryTask, _ order: Order) -> GeoPoint? {
-        switch task.status {
-        case .accepted, .arrivedAtStore: order.vendor.location
-        case .pickedUp, .arrivedAtDestination: order.customer.location
-        default: nil
+        switch task.status.nextStop {
+        case .store: order.vendor.location
+        case .customer: order.customer.location
+        case nil: nil
         }
     }
 

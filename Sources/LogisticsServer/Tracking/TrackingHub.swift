@@ -84,8 +84,6 @@ public final class TrackingHub: Sendable {
         }
     }
 
-    public var followedOrders: Int { entries.withLock { $0.count } }
-
     /// Applies a change under the lock, then delivers its messages outside it.
     private func change(_ orderId: UUID, _ body: (inout Entry) -> [TrackingMessage]) {
         let (messages, subscribers) = entries.withLock {

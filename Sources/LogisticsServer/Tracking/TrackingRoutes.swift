@@ -30,11 +30,7 @@ struct TrackingRoutes {
     }
 
     @Sendable func snapshot(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
-        let actor = try context.caller(.customer)
-        let id = try context.uuidParameter("orderId")
-        guard let order = try await services.repository.order(id: id), order.customer.id == actor.id else {
-            throw LogisticsError.notFound("order")
-        }
+        let order = try await services.customersOwnOrder(context)
         return try .json(try await Self.snapshot(of: order, services: services))
     }
 

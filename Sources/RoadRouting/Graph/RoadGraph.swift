@@ -40,7 +40,17 @@ public struct RoadGraph: Sendable {
         GeoPoint(lat: Double(latE7[Int(node)]) / 1e7, lon: Double(lonE7[Int(node)]) / 1e7)
     }
 
-    public func name(ofArc arc: Int) -> String { names[Int(wayName[Int(arcWay[arc])])] }
+    public func name(ofWay way: Int32) -> String { names[Int(wayName[Int(way)])] }
+
+    /// The arcs leaving `source` along `way` whose target stands for `target` (itself or a restriction copy of it).
+    public func arcs(from source: Int32, toward target: Int32, along way: Int32) -> [Int] {
+        arcs(from: source).filter { originalNode[Int(arcTarget[$0])] == target && arcWay[$0] == way }
+    }
+
+    /// Original nodes of the main component: the places a route may start or end.
+    public var routableNodes: [Int32] {
+        (0..<Int32(nodeCount)).filter { isInMainComponent[Int($0)] && originalNode[Int($0)] == $0 }
+    }
 
     /// Integer arc weights for a search: milliseconds for the fastest route, centimetres for the shortest.
     public func weights(_ metric: RouteMetric) -> [UInt32] {

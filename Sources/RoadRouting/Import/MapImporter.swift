@@ -84,6 +84,19 @@ public enum MapImporter {
     }
 }
 
+extension MapImporter.Stage {
+    /// A progress line for a terminal or a log, the fraction rounded down to whole `step` percents.
+    public func progressLine(step: Int) -> String {
+        func percent(_ fraction: Double) -> Int { Int(fraction * 100) / step * step }
+        switch self {
+        case .reading(let fraction): return "reading OpenStreetMap data \(percent(fraction))%"
+        case .buildingGraph: return "building the road graph"
+        case .contracting(let metric, let fraction):
+            return "contracting for \(metric == .time ? "fastest" : "shortest") routes \(percent(fraction))%"
+        }
+    }
+}
+
 extension GeoPoint {
     init(latE7: Int32, lonE7: Int32) { self.init(lat: Double(latE7) / 1e7, lon: Double(lonE7) / 1e7) }
 }

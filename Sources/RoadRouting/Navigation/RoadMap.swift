@@ -47,10 +47,9 @@ public final class RoadMap: Sendable {
         let source = graph.sourceNode(ofArc: arc)
         let original = graph.originalNode[Int(source)]
         guard original != source else { return arc }
-        let target = graph.originalNode[Int(graph.arcTarget[arc])]
-        let way = graph.arcWay[arc]
-        return graph.arcs(from: original).first {
-            graph.originalNode[Int(graph.arcTarget[$0])] == target && graph.arcWay[$0] == way
-        } ?? arc
+        return graph.arcs(
+            from: original, toward: graph.originalNode[Int(graph.arcTarget[arc])], along: graph.arcWay[arc]
+        )
+        .first ?? arc
     }
 }

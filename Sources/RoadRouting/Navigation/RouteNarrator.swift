@@ -9,7 +9,6 @@ struct RouteNarrator {
 
     /// One piece with everything the narration needs.
     struct Leg {
-        var piece: RoutePiece
         var start: GeoPoint
         var end: GeoPoint
         var distanceM: Double
@@ -29,7 +28,7 @@ struct RouteNarrator {
         var points = [legs.first?.start ?? start.point]
         points.append(contentsOf: legs.map(\.end))
         if legs.isEmpty { points.append(end.point) }
-        let steps = StepBuilder(map: map, legs: legs).steps(start: start.point, end: end.point)
+        let steps = StepBuilder(map: map, legs: legs).steps(end: end.point)
         let distance = legs.reduce(0) { $0 + $1.distanceM }
         let duration = legs.reduce(0) { $0 + $1.durationS }.roundedTo(1)
         let newest = legs.compactMap(\.observedAt).max()
@@ -42,10 +41,10 @@ struct RouteNarrator {
             dataAgeS: newest.map { max(0, Int(now.timeIntervalSince($0))) },
             waypoints: [
                 Waypoint(
-                    location: start.point.rounded(), name: graph.names[Int(graph.wayName[Int(start.way)])],
+                    location: start.point.rounded(), name: graph.name(ofWay: start.way),
                     snapDistanceM: start.distanceM.roundedTo(1)),
                 Waypoint(
-                    location: end.point.rounded(), name: graph.names[Int(graph.wayName[Int(end.way)])],
+                    location: end.point.rounded(), name: graph.name(ofWay: end.way),
                     snapDistanceM: end.distanceM.roundedTo(1)),
             ])
     }
@@ -68,11 +67,11 @@ struct RouteNarrator {
             let duration = observation.map { distance / max(1, $0.metresPerSecond) } ?? freeFlowDuration
             let way = Int(graph.arcWay[arc])
             return Leg(
-                piece: piece, start: a.interpolated(to: b, piece.from), end: a.interpolated(to: b, piece.to),
+                start: a.interpolated(to: b, piece.from), end: a.interpolated(to: b, piece.to),
                 distanceM: distance, durationS: duration,
                 congestion: LiveTraffic.congestion(
                     liveMetresPerSecond: observation?.metresPerSecond, freeFlowMetresPerSecond: freeFlowSpeed),
-                observedAt: observation?.observedAt, name: graph.names[Int(graph.wayName[way])],
+                observedAt: observation?.observedAt, name: graph.name(ofWay: Int32(way)),
                 isRoundabout: graph.wayIsRoundabout[way], bearing: Bearing.degrees(from: a, to: b),
                 endNode: piece.to >= 1 ? graph.originalNode[Int(target)] : nil,
                 startNode: graph.originalNode[Int(source)])

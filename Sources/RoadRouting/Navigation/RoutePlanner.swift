@@ -108,11 +108,6 @@ public struct RoutePlanner: Sendable {
     }
 
     private func arcs(from sources: [Int32], to target: Int32, way: Int32) -> [Int] {
-        let graph = map.graph
-        return sources.flatMap { source in
-            graph.arcs(from: source).filter {
-                graph.originalNode[Int(graph.arcTarget[$0])] == target && graph.arcWay[$0] == way
-            }
-        }
+        sources.flatMap { map.graph.arcs(from: $0, toward: target, along: way) }
     }
 }

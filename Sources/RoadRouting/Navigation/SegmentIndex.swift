@@ -29,8 +29,6 @@ public struct SegmentIndex: Sendable {
     private let latE7: [Int32]
     private let lonE7: [Int32]
 
-    public var segmentCount: Int { segmentA.count }
-
     public init(graph: RoadGraph, cellMetres: Double = 100) {
         var segmentA: [Int32] = []
         var segmentB: [Int32] = []

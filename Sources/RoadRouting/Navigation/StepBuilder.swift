@@ -19,7 +19,8 @@ struct StepBuilder {
         var geometryEnd: Int
     }
 
-    func steps(start: GeoPoint, end: GeoPoint) -> [RouteStep] {
+    /// `end` places the arrival when the route has no pieces (start and destination snapped to one point).
+    func steps(end: GeoPoint) -> [RouteStep] {
         var drafts: [Draft] = []
         if let first = legs.first {
             drafts.append(

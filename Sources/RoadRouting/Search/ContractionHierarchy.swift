@@ -18,7 +18,7 @@ public struct ContractionHierarchy: Sendable {
     public var backwardFirst: [Int32]
     public var backwardEdges: [Edge]
 
-    public var shortcutCount: Int { (forwardEdges + backwardEdges).count { $0.via >= 0 } }
+    public var shortcutCount: Int { forwardEdges.count { $0.via >= 0 } + backwardEdges.count { $0.via >= 0 } }
 
     public var memoryBytes: Int {
         (forwardFirst.count + backwardFirst.count) * 4 + (forwardEdges.count + backwardEdges.count) * 12

@@ -8,8 +8,6 @@ struct MinHeap<Key: Comparable> {
 
     private var entries: [Entry] = []
 
-    var isEmpty: Bool { entries.isEmpty }
-    var count: Int { entries.count }
     var minimumKey: Key? { entries.first?.key }
 
     mutating func removeAll() { entries.removeAll(keepingCapacity: true) }

@@ -52,15 +52,11 @@ public final class LiveTraffic: Sendable {
         else { return nil }
         // Of the segment's directions, the one within 45° of the rider's heading.
         let candidates =
-            graph.arcs(from: snap.nodeA).filter {
-                graph.originalNode[Int(graph.arcTarget[$0])] == snap.nodeB && graph.arcWay[$0] == snap.way
-            }
-            + graph.arcs(from: snap.nodeB).filter {
-                graph.originalNode[Int(graph.arcTarget[$0])] == snap.nodeA && graph.arcWay[$0] == snap.way
-            }
+            graph.arcs(from: snap.nodeA, toward: snap.nodeB, along: snap.way)
+            + graph.arcs(from: snap.nodeB, toward: snap.nodeA, along: snap.way)
         guard
             let arc = candidates.first(where: {
-                let from = graph.coordinate(graph.originalNode[Int(sourceNode(of: $0))])
+                let from = graph.coordinate(graph.sourceNode(ofArc: $0))
                 let to = graph.coordinate(graph.originalNode[Int(graph.arcTarget[$0])])
                 return Bearing.difference(Bearing.degrees(from: from, to: to), headingDeg) <= 45
             })
@@ -97,14 +93,6 @@ public final class LiveTraffic: Sendable {
         return false
     }
 
-    /// The live observation of an arc (or of the arc it copies), if fresh.
-    public func observation(arc: Int, now: Date) -> Observation? {
-        speeds.withLock { speeds in
-            guard let known = speeds[Int32(arc)], now.timeIntervalSince(known.observedAt) < expiry else { return nil }
-            return known
-        }
-    }
-
     /// Fresh observations for many arcs at once, under one lock.
     public func observations(arcs: [Int], now: Date) -> [Observation?] {
         speeds.withLock { speeds in
@@ -125,6 +113,4 @@ public final class LiveTraffic: Sendable {
         if ratio >= 0.25 { return .heavy }
         return .severe
     }
-
-    private func sourceNode(of arc: Int) -> Int32 { graph.sourceNode(ofArc: arc) }
 }

@@ -29,14 +29,17 @@ final class LatencyRecorder: Sendable {
         let failed = failures.withLock { $0 }
         return Set(all.keys).union(failed.keys).sorted().map { endpoint in
             let sorted = (all[endpoint] ?? []).sorted()
-            func percentile(_ p: Double) -> Double {
-                guard !sorted.isEmpty else { return 0 }
-                return sorted[min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.up)) - 1)]
-            }
             return Row(
-                endpoint: endpoint, count: sorted.count, failures: failed[endpoint] ?? 0, p50: percentile(0.50),
-                p95: percentile(0.95), p99: percentile(0.99), max: sorted.last ?? 0)
+                endpoint: endpoint, count: sorted.count, failures: failed[endpoint] ?? 0,
+                p50: Self.percentile(sorted, 0.50), p95: Self.percentile(sorted, 0.95),
+                p99: Self.percentile(sorted, 0.99), max: sorted.last ?? 0)
         }
+    }
+
+    /// The nearest-rank percentile of already sorted values; 0 when there are none.
+    static func percentile(_ sorted: [Double], _ p: Double) -> Double {
+        guard !sorted.isEmpty else { return 0 }
+        return sorted[min(sorted.count - 1, max(0, Int((Double(sorted.count) * p).rounded(.up)) - 1))]
     }
 
     var total: Int { samples.withLock { $0.values.reduce(0) { $0 + $1.count } } }

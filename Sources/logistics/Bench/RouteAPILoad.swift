@@ -24,7 +24,7 @@ enum RouteAPILoad {
         }
         let graph = (built.services.navigator.provider as? BuiltinDirections)?.maps[.motorcycle]?.graph
         guard let graph else { throw Console.failure("the map did not load") }
-        let nodes = (0..<Int32(graph.nodeCount)).filter { graph.isInMainComponent[Int($0)] }
+        let nodes = graph.routableNodes
         var random = SeededGenerator(state: 5)
         let pairs = (0..<requests).map { _ in
             (

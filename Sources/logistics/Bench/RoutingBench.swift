@@ -35,7 +35,7 @@ struct RoutingBench: AsyncParsableCommand {
         do {
             let roadMap = try measureMap()
             if let databaseURL {
-                let nodes = mainNodes(roadMap.graph)
+                let nodes = roadMap.graph.routableNodes
                 var random = SeededGenerator(state: 7)
                 let pairs = (0..<pgroutingPairs).map { _ in
                     (nodes.randomElement(using: &random)!, nodes.randomElement(using: &random)!)
@@ -70,7 +70,7 @@ struct RoutingBench: AsyncParsableCommand {
         // The whole built-in route call: snapping, search, narration, encoding of steps and geometry.
         let planner = RoutePlanner(map: roadMap)
         var random = SeededGenerator(state: 11)
-        let nodes = mainNodes(graph)
+        let nodes = graph.routableNodes
         var latencies: [Double] = []
         for _ in 0..<min(pairs, 2_000) {
             let from = graph.coordinate(nodes.randomElement(using: &random)!)
@@ -133,13 +133,9 @@ struct RoutingBench: AsyncParsableCommand {
         }
     }
 
-    private func mainNodes(_ graph: RoadGraph) -> [Int32] {
-        (0..<Int32(graph.nodeCount)).filter { graph.isInMainComponent[Int($0)] && graph.originalNode[Int($0)] == $0 }
-    }
-
     /// CH and Dijkstra on the same random pairs; also checks they agree.
     private func compare(_ roadMap: RoadMap, pairs: Int, dijkstraPairs: Int, metrics: [RouteMetric] = [.time]) {
-        let nodes = mainNodes(roadMap.graph)
+        let nodes = roadMap.graph.routableNodes
         var random = SeededGenerator(state: 7)
         let queries = (0..<pairs).map { _ in
             (nodes.randomElement(using: &random)!, nodes.randomElement(using: &random)!)
@@ -165,8 +161,8 @@ struct RoutingBench: AsyncParsableCommand {
                 dijkstraLatencies.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
                 if path?.cost != chCosts[index] { disagreements += 1 }
             }
-            let chMedian = Self.percentile(chLatencies, 0.5)
-            let dijkstraMedian = Self.percentile(dijkstraLatencies, 0.5)
+            let chMedian = LatencyRecorder.percentile(chLatencies.sorted(), 0.5)
+            let dijkstraMedian = LatencyRecorder.percentile(dijkstraLatencies.sorted(), 0.5)
             Console.line("  CH       \(metric.rawValue) over \(chLatencies.count) pairs: \(Self.summary(chLatencies))")
             Console.line(
                 "  Dijkstra \(metric.rawValue) over \(dijkstraLatencies.count) pairs: \(Self.summary(dijkstraLatencies))"
@@ -179,16 +175,11 @@ struct RoutingBench: AsyncParsableCommand {
         }
     }
 
-    static func percentile(_ values: [Double], _ p: Double) -> Double {
-        let sorted = values.sorted()
-        guard !sorted.isEmpty else { return 0 }
-        return sorted[min(sorted.count - 1, max(0, Int((Double(sorted.count) * p).rounded(.up)) - 1))]
-    }
-
     static func summary(_ milliseconds: [Double]) -> String {
-        String(
-            format: "p50 %.3f ms, p95 %.3f ms, p99 %.3f ms, max %.3f ms", percentile(milliseconds, 0.5),
-            percentile(milliseconds, 0.95), percentile(milliseconds, 0.99), milliseconds.max() ?? 0)
+        let sorted = milliseconds.sorted()
+        return String(
+            format: "p50 %.3f ms, p95 %.3f ms, p99 %.3f ms, max %.3f ms", LatencyRecorder.percentile(sorted, 0.5),
+            LatencyRecorder.percentile(sorted, 0.95), LatencyRecorder.percentile(sorted, 0.99), sorted.last ?? 0)
     }
 }
 
