@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdWebSocket
 import Logging
 import LogisticsCore
 import LogisticsStore
@@ -63,6 +64,7 @@ public func buildApplication(
         let (router, routes) = makeRouter(services)
         let application = Application(
             router: router,
+            server: .http1WebSocketUpgrade(webSocketRouter: makeSocketRouter(services)),
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port), serverName: "rider-logistics"),
             services: [
@@ -110,6 +112,15 @@ func makeRouter(_ services: LogisticsServices) -> (Router<LogisticsRequestContex
     NavigationRoutes(services: services).register(in: &routes)
     TrackingRoutes(services: services).register(in: &routes)
     return (router, catalog.all)
+}
+
+/// WebSocket upgrades get their own small router: they authenticate with the subprotocol, not `Authorization`.
+func makeSocketRouter(_ services: LogisticsServices) -> Router<LogisticsRequestContext> {
+    let router = Router(context: LogisticsRequestContext.self)
+    router.add(middleware: RequestIdMiddleware())
+    router.add(middleware: ProblemMiddleware(catalog: RouteCatalog()))
+    TrackingSocket(services: services).register(on: router)
+    return router
 }
 
 /// Closes the database after the server has drained its in-flight requests.

@@ -1,16 +1,20 @@
 import Foundation
 import Hummingbird
+import HummingbirdWebSocket
 import Logging
 import LogisticsCore
 
 /// Per-request state: who is calling and the request id that ties logs to responses.
-public struct LogisticsRequestContext: RequestContext {
+public struct LogisticsRequestContext: RequestContext, WebSocketRequestContext {
     public var coreContext: CoreRequestContextStorage
     public var actor: Actor?
     public var requestId: String = ""
+    /// Set by a WebSocket route that accepts the upgrade.
+    public let webSocket: WebSocketHandlerReference<LogisticsRequestContext>
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
+        webSocket = .init()
     }
 
     /// The authenticated caller; routes behind `AuthenticationMiddleware` always have one.

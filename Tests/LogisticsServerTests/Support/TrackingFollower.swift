@@ -1,0 +1,65 @@
+import Foundation
+import HummingbirdWSClient
+import Logging
+import Synchronization
+import Testing
+
+/// A customer's tracking socket in a test: connects with `Sec-WebSocket-Protocol: bearer, <token>`, keeps every
+/// text message, and can send `resumeFrom`.
+final class TrackingFollower: Sendable {
+    final class Storage: Sendable {
+        let texts = Mutex<[String]>([])
+        /// Whether the server closed with 1000 (nil until the socket ends, or when it ended without a close frame).
+        let closedNormally = Mutex<Bool?>(nil)
+        /// The close code the server sent, when it was an application code (4000–4999).
+        let applicationCloseCode = Mutex<UInt16?>(nil)
+    }
+
+    let storage = Storage()
+    private let task: Task<Void, any Error>
+
+    init(port: Int, orderId: String, token: String, resumeFrom: Int? = nil, stopAfter: Int = .max) {
+        let storage = self.storage
+        task = Task {
+            var configuration = WebSocketClientConfiguration()
+            configuration.additionalHeaders[.secWebSocketProtocol] = "bearer, \(token)"
+            var logger = Logger(label: "tracking-follower")
+            logger.logLevel = .critical
+            let close = try await WebSocketClient.connect(
+                url: "ws://127.0.0.1:\(port)/api/v1/customer/orders/\(orderId)/tracking", configuration: configuration,
+                logger: logger
+            ) { inbound, outbound, _ in
+                if let resumeFrom { try await outbound.write(.text(#"{"resumeFrom": \#(resumeFrom)}"#)) }
+                for try await frame in inbound.messages(maxSize: 1 << 16) {
+                    guard case .text(let text) = frame else { continue }
+                    let count = storage.texts.withLock {
+                        $0.append(text)
+                        return $0.count
+                    }
+                    if count >= stopAfter { return }
+                }
+            }
+            storage.closedNormally.withLock { $0 = close.map { $0.closeCode == .normalClosure } }
+            if case .unknown(let code) = close?.closeCode { storage.applicationCloseCode.withLock { $0 = code } }
+        }
+    }
+
+    var messages: [[String: Any]] {
+        storage.texts.withLock { $0 }.compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+        }
+    }
+
+    /// Waits up to 10 s until `condition` holds for the messages so far.
+    func wait(_ condition: ([[String: Any]]) -> Bool) async throws {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if condition(messages) { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        Issue.record("tracking messages never matched; got \(storage.texts.withLock { $0 })")
+    }
+
+    /// Waits for the socket to end (server close or `stopAfter`).
+    func finished() async throws { try await task.value }
+}

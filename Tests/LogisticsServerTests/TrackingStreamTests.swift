@@ -1,0 +1,150 @@
+import Foundation
+import LogisticsCore
+import Testing
+
+@Suite("Live tracking over WebSocket")
+struct TrackingStreamTests {
+    /// An order in transit: assigned, at the store, picked up.
+    static func inTransit(_ server: TestServer, podType: String = "OTP") async throws
+        -> (scenario: DeliveryScenario, rider: String, taskId: String)
+    {
+        let scenario = try await DeliveryScenario.ready(server, podType: podType)
+        let (_, rider, taskId) = try await scenario.assigned()
+        for status in ["ARRIVED_AT_STORE", "PICKED_UP"] {
+            let reply = try await scenario.status(taskId, status, rider: rider, lat: 43.7396, lon: 7.4276)
+            #expect(reply.status == 200)
+        }
+        return (scenario, rider, taskId)
+    }
+
+    static func post(_ server: TestServer, rider: String, lat: Double, lon: Double = 7.4262, after seconds: Double = 0)
+        async throws
+    {
+        let fix: [String: Any] = [
+            "lat": lat, "lon": lon, "accuracyM": 5, "speedMps": 6, "headingDeg": 180,
+            "recordedAt": RFC3339.string(from: server.clock.now().addingTimeInterval(seconds)),
+        ]
+        let reply = try await server.send(.post, "/api/v1/rider/locations", token: rider, json: ["fixes": [fix]])
+        #expect(reply.status == 202)
+    }
+
+    /// Opens the socket and returns the refusal: the problem's code and the close code (4000 + HTTP status).
+    static func refusal(_ server: TestServer, orderId: String, token: String) async throws -> (String?, UInt16?) {
+        let follower = TrackingFollower(port: server.port, orderId: orderId, token: token)
+        try await follower.finished()
+        let problem = follower.messages.first?["problem"] as? [String: Any]
+        #expect(follower.messages.first?["type"] as? String == "error")
+        return (problem?["code"] as? String, follower.storage.applicationCloseCode.withLock { $0 })
+    }
+
+    @Test("snapshot, location, status, ended and close 1000 at delivery; refused before pickup and after the end")
+    func lifecycle() async throws {
+        try await TestServer.run(.sqlite, configure: MapFixture.monaco) { server in
+            let scenario = try await DeliveryScenario.ready(server, podType: "OTP")
+            let (_, rider, taskId) = try await scenario.assigned()
+            let early = try await Self.refusal(server, orderId: scenario.orderId, token: scenario.customer)
+            #expect(early.0 == "TRACKING_NOT_AVAILABLE")
+            #expect(early.1 == 4409)
+            for status in ["ARRIVED_AT_STORE", "PICKED_UP"] {
+                #expect(
+                    try await scenario.status(taskId, status, rider: rider, lat: 43.7396, lon: 7.4276).status == 200)
+            }
+            let asRider = try await Self.refusal(server, orderId: scenario.orderId, token: rider)
+            #expect(asRider.0 == "FORBIDDEN")
+            #expect(asRider.1 == 4403)
+            let stranger = try await server.token(.customer)
+            let notTheirs = try await Self.refusal(server, orderId: scenario.orderId, token: stranger)
+            #expect(notTheirs.0 == "NOT_FOUND")
+            #expect(notTheirs.1 == 4404)
+            let forged = try await Self.refusal(server, orderId: scenario.orderId, token: scenario.customer + "x")
+            #expect(forged.0 == "UNAUTHENTICATED")
+            #expect(forged.1 == 4401)
+
+            let follower = TrackingFollower(port: server.port, orderId: scenario.orderId, token: scenario.customer)
+            try await follower.wait { $0.first?["type"] as? String == "snapshot" }
+            let start = try #require(follower.messages.first?["seq"] as? Int)
+            try await Self.post(server, rider: rider, lat: 43.7380)
+            try await follower.wait { $0.contains { $0["type"] as? String == "location" } }
+
+            try await scenario.status(taskId, "ARRIVED_AT_DESTINATION", rider: rider)
+            let order = try await server.send(
+                .get, "/api/v1/customer/orders/\(scenario.orderId)", token: scenario.customer)
+            let code = try #require(order["deliveryOtp"] as? String)
+            let proof = try await server.send(
+                .post, "/api/v1/rider/tasks/\(taskId)/pod", token: rider,
+                json: [
+                    "type": "OTP", "value": code, "capturedAt": RFC3339.string(from: server.clock.now()),
+                    "location": ["lat": 43.7347, "lon": 7.4240, "accuracyM": 4],
+                ])
+            #expect(proof.status == 200)
+            #expect(try await scenario.status(taskId, "DELIVERED", rider: rider).status == 200)
+            try await follower.finished()
+            #expect(follower.storage.closedNormally.withLock { $0 } == true)
+            let messages = follower.messages
+            #expect(
+                messages.map { $0["type"] as? String ?? "" } == ["snapshot", "location", "status", "status", "ended"])
+            #expect(messages.dropFirst().compactMap { $0["seq"] as? Int } == Array((start + 1)...(start + 4)))
+            #expect(messages.last?["status"] as? String == "DELIVERED")
+            // A reconnect after the end is refused.
+            let late = try await Self.refusal(server, orderId: scenario.orderId, token: scenario.customer)
+            #expect(late.0 == "TRACKING_ENDED")
+            #expect(late.1 == 4410)
+        }
+    }
+
+    @Test("20 concurrent orders: every customer receives only its own rider's positions")
+    func isolation() async throws {
+        try await TestServer.run(.sqlite) { server in
+            var orders: [(scenario: DeliveryScenario, rider: String, lat: Double)] = []
+            for index in 0..<20 {
+                let (scenario, rider, _) = try await Self.inTransit(server, podType: "PHOTO")
+                orders.append((scenario, rider, 43.7300 + Double(index) * 0.001))
+            }
+            // Each follower leaves by itself after the snapshot and one position: a clean close, no cancellation.
+            let followers = orders.map {
+                TrackingFollower(
+                    port: server.port, orderId: $0.scenario.orderId, token: $0.scenario.customer, stopAfter: 2)
+            }
+            for follower in followers { try await follower.wait { $0.first?["type"] as? String == "snapshot" } }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for order in orders {
+                    group.addTask { try await Self.post(server, rider: order.rider, lat: order.lat) }
+                }
+                try await group.waitForAll()
+            }
+            for (follower, order) in zip(followers, orders) {
+                try await follower.finished()
+                let locations = follower.messages.filter { $0["type"] as? String == "location" }
+                #expect(locations.count == 1)
+                for message in locations {
+                    #expect(abs((message["lat"] as? Double ?? 0) - order.lat) < 1e-9)
+                }
+            }
+        }
+    }
+
+    @Test("a reconnect with resumeFrom gets exactly the missed messages, in order")
+    func resume() async throws {
+        try await TestServer.run(.sqlite) { server in
+            let (scenario, rider, _) = try await Self.inTransit(server)
+            let first = TrackingFollower(
+                port: server.port, orderId: scenario.orderId, token: scenario.customer, stopAfter: 2)
+            try await first.wait { $0.first?["type"] as? String == "snapshot" }
+            try await Self.post(server, rider: rider, lat: 43.7380)
+            try await first.finished()  // left after snapshot + one location
+            let seen = try #require(first.messages.last?["seq"] as? Int)
+
+            // Missed while away: two moves of more than 25 m.
+            try await Self.post(server, rider: rider, lat: 43.7400, after: 1)
+            try await Self.post(server, rider: rider, lat: 43.7420, after: 2)
+            let second = TrackingFollower(
+                port: server.port, orderId: scenario.orderId, token: scenario.customer, resumeFrom: seen)
+            try await second.wait { messages in
+                messages.contains { $0["seq"] as? Int == seen + 2 && $0["type"] as? String == "location" }
+            }
+            let replayed = second.messages.filter { $0["type"] as? String != "snapshot" }
+            #expect(replayed.compactMap { $0["seq"] as? Int } == [seen + 1, seen + 2])
+            #expect(replayed.compactMap { $0["lat"] as? Double } == [43.7400, 43.7420])
+        }
+    }
+}
