@@ -27,17 +27,31 @@ public struct LocationFix: Codable, Sendable, Equatable {
     /// Phones queue fixes while offline; older than this they no longer say where the rider is.
     public static let maximumAgeSeconds: TimeInterval = 24 * 3600
 
-    /// Why a fix cannot be used, or nil when it can. A bad fix is dropped alone, not with its batch.
-    public func rejection(now: Date) -> String? {
-        if let problem = point.validationErrors(field: "fix").first { return "\(problem.field) \(problem.message)" }
-        if let speedMps, !speedMps.isFinite || speedMps < 0 || speedMps > 100 { return "speedMps must be 0...100" }
+    /// The fields of this fix that are out of range; a batch with any of them is refused whole (400), so a
+    /// phone with a broken GPS layer learns about it instead of silently losing fixes.
+    public func validationErrors(field: String, now: Date) -> [FieldError] {
+        var errors = point.validationErrors(field: field)
+        if let speedMps, !speedMps.isFinite || speedMps < 0 || speedMps > 100 {
+            errors.append(FieldError(field: "\(field).speedMps", message: "must be a finite number in 0...100"))
+        }
         if let headingDeg, !headingDeg.isFinite || headingDeg < 0 || headingDeg >= 360 {
-            return "headingDeg must be in [0, 360)"
+            errors.append(FieldError(field: "\(field).headingDeg", message: "must be a finite number in [0, 360)"))
         }
         if recordedAt.timeIntervalSince(now) > DeliveryRules.futureToleranceSeconds {
-            return "recordedAt is in the future"
+            errors.append(FieldError(field: "\(field).recordedAt", message: "must not be more than 2 minutes ahead"))
         }
-        if now.timeIntervalSince(recordedAt) > Self.maximumAgeSeconds { return "recordedAt is older than 24 hours" }
-        return nil
+        return errors
     }
+
+    /// A valid fix too old to say where the rider is; it is counted as rejected, not stored.
+    public func isTooOld(now: Date) -> Bool { now.timeIntervalSince(recordedAt) > Self.maximumAgeSeconds }
+
+    /// Exact duplicates (a batch re-sent after a lost response) are recognised by this key.
+    public var identity: FixIdentity { FixIdentity(recordedAt: recordedAt, lat: lat, lon: lon) }
+}
+
+public struct FixIdentity: Hashable, Sendable {
+    public var recordedAt: Date
+    public var lat: Double
+    public var lon: Double
 }

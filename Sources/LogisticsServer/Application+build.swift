@@ -12,6 +12,11 @@ public struct LogisticsApplication: Sendable {
     public let application: Application<RouterResponder<LogisticsRequestContext>>
     public let services: LogisticsServices
     public let routes: [RegisteredRoute]
+
+    /// Returns once this instance receives other instances' tracking updates (at once without PostgreSQL).
+    public func waitUntilTrackingIsShared() async {
+        await (services.relay as? PostgresTrackingRelay)?.waitUntilListening()
+    }
 }
 
 /// Builds the whole service from its configuration: opens and migrates the store, loads keys, and
@@ -48,6 +53,13 @@ public func buildApplication(
         let repository = SQLLogisticsRepository(database: database, logger: logger)
         let metrics = RequestMetrics()
         let directions = try DirectionsSetup.provider(configuration, logger: logger)
+        let navigator = Navigator(provider: directions, registry: metrics.registry, logger: logger)
+        let hub = TrackingHub()
+        // With PostgreSQL, several instances may serve one fleet: tracking updates cross over LISTEN/NOTIFY.
+        let postgresRelay = (database as? PostgresDatabase).map {
+            PostgresTrackingRelay(hub: hub, database: $0, schema: configuration.databaseSchema, logger: logger)
+        }
+        let relay: any TrackingRelay = postgresRelay ?? LocalTrackingRelay(hub: hub)
         let services = LogisticsServices(
             configuration: configuration, database: database, repository: repository, deliveries: repository,
             locations: repository,
@@ -58,9 +70,13 @@ public func buildApplication(
                 ? nil
                 : await AccessTokenIssuer(
                     secret: secret!, issuer: configuration.jwtIssuer, audience: configuration.jwtAudience),
-            navigator: Navigator(provider: directions, registry: metrics.registry, logger: logger),
-            tracking: TrackingHub(),
-            logger: logger, metrics: metrics)
+            navigator: navigator,
+            tracking: hub,
+            logger: logger,
+            relay: relay,
+            ingest: LocationIngest(repository: repository, relay: relay, navigator: navigator, clock: clock),
+            trackingLinks: TrackingLinks(serverSecret: Array(otpSecret.utf8)),
+            metrics: metrics)
         let (router, routes) = makeRouter(services)
         let application = Application(
             router: router,
@@ -72,9 +88,9 @@ public func buildApplication(
                 TrackingSweeper(hub: services.tracking, clock: clock),
                 OutboxDispatcher(
                     repository: services.repository, deliveries: services.deliveries,
-                    subscribers: [TrackingStatusFeed(hub: services.tracking)],
+                    subscribers: [TrackingEventFeed(relay: relay)],
                     clock: clock, logger: logger),
-            ],
+            ] + (postgresRelay.map { [$0] } ?? []),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
             logger: logger)
         return LogisticsApplication(application: application, services: services, routes: routes)
@@ -120,6 +136,8 @@ func makeSocketRouter(_ services: LogisticsServices) -> Router<LogisticsRequestC
     router.add(middleware: RequestIdMiddleware())
     router.add(middleware: ProblemMiddleware(catalog: RouteCatalog()))
     TrackingSocket(services: services).register(on: router)
+    RiderStreamSocket(services: services).register(on: router)
+    DispatchStreamSocket(services: services).register(on: router)
     return router
 }
 

@@ -23,6 +23,18 @@ struct AuthenticationMiddleware: RouterMiddleware {
             throw LogisticsError(.unauthenticated, "Use the Authorization: Bearer <token> scheme")
         }
         let actor = try await verifier.actor(fromBearer: String(parts[1]).trimmingCharacters(in: .whitespaces))
+        try await Self.admit(actor, repository: repository, clock: clock, known: known)
+        var context = context
+        context.actor = actor
+        context.logger[metadataKey: "actor_role"] = .string(actor.role.rawValue)
+        return try await next(request, context)
+    }
+
+    /// Provisions riders and customers the first time they are seen and refuses suspended riders; sockets, which
+    /// authenticate without this middleware, call it too.
+    static func admit(
+        _ actor: Actor, repository: any LogisticsRepository, clock: any WallClock, known: KnownCallers
+    ) async throws {
         switch actor.role {
         case .rider:
             let now = clock.now()
@@ -39,9 +51,14 @@ struct AuthenticationMiddleware: RouterMiddleware {
         case .dispatcher, .admin, .vendor:
             break
         }
-        var context = context
-        context.actor = actor
-        context.logger[metadataKey: "actor_role"] = .string(actor.role.rawValue)
-        return try await next(request, context)
+    }
+}
+
+extension LogisticsServices {
+    /// A socket's bearer token, checked and admitted like the `Authorization` header of a request.
+    func admit(bearer token: String) async throws -> Actor {
+        let actor = try await verifier.actor(fromBearer: token)
+        try await AuthenticationMiddleware.admit(actor, repository: repository, clock: clock, known: knownCallers)
+        return actor
     }
 }

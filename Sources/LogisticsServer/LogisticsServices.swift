@@ -19,6 +19,9 @@ public struct LogisticsServices: Sendable {
     public let navigator: Navigator
     public let tracking: TrackingHub
     public let logger: Logger
+    let relay: any TrackingRelay
+    let ingest: LocationIngest
+    let trackingLinks: TrackingLinks
     let knownCallers = KnownCallers()
     let metrics: RequestMetrics
 

@@ -1,17 +1,44 @@
 import Foundation
 import LogisticsCore
 
-/// Where riders are: the fixes they send, and the newest one per rider for dispatch.
+/// One rider's share of a location write: the fixes the thinned history keeps and the newest positions.
+public struct RiderFixWrite: Sendable {
+    public var riderId: UUID
+    public var kept: [LocationFix]
+    /// The newest fix of any accuracy (dispatch) and the newest one a customer may be shown.
+    public var newest: LocationFix?
+    public var newestShowable: LocationFix?
+
+    public init(riderId: UUID, kept: [LocationFix], newest: LocationFix?, newestShowable: LocationFix?) {
+        self.riderId = riderId
+        self.kept = kept
+        self.newest = newest
+        self.newestShowable = newestShowable
+    }
+}
+
+/// Where riders are: their thinned location history and their newest positions.
 public protocol LocationRepository: Sendable {
-    /// Stores the fixes and moves the rider's last known position forward (never backward: batches
-    /// replayed after an outage may arrive out of order).
-    /// Returns the order the rider is delivering, if any, so live tracking can follow the fixes.
-    @discardableResult
-    func recordFixes(_ fixes: [LocationFix], riderId: UUID, now: Date) async throws -> UUID?
+    /// Stores the writes of many riders in one transaction. Positions only move forward in time (batches replayed
+    /// after an outage may arrive out of order); fixes already stored are skipped.
+    func storeFixes(_ writes: [RiderFixWrite], now: Date) async throws
     /// The newest fix of the rider a customer may be shown (accuracy of 100 m or better).
-    func lastShowableFix(riderId: UUID) async throws -> LocationFix?
+    func lastShowableFix(riderId: UUID) async throws -> TrackedPosition?
     /// The rider's newest usable position and when it was recorded, if any.
     func lastPosition(riderId: UUID) async throws -> (GeoPoint, Date)?
+}
+
+extension LocationRepository {
+    /// One rider's fixes, all kept: for tools and tests that bypass the live-tracking intake.
+    public func recordFixes(_ fixes: [LocationFix], riderId: UUID, now: Date) async throws {
+        let showable = fixes.filter { ($0.accuracyM ?? 0) <= TrackingChannel.worstShownAccuracyM }
+        try await storeFixes(
+            [
+                RiderFixWrite(
+                    riderId: riderId, kept: fixes, newest: fixes.max { $0.recordedAt < $1.recordedAt },
+                    newestShowable: showable.max { $0.recordedAt < $1.recordedAt })
+            ], now: now)
+    }
 }
 
 extension SQLLogisticsRepository: LocationRepository {
@@ -25,54 +52,87 @@ extension SQLLogisticsRepository: LocationRepository {
         return (GeoPoint(lat: lat, lon: lon), try row.date("last_fix_at"))
     }
 
-    public func lastShowableFix(riderId: UUID) async throws -> LocationFix? {
+    public func lastShowableFix(riderId: UUID) async throws -> TrackedPosition? {
         guard
             let row = try await database.first(
                 """
-                SELECT lat, lon, accuracy_m, speed_mps, heading_deg, recorded_at FROM rider_locations
-                WHERE rider_id = ? AND (accuracy_m IS NULL OR accuracy_m <= 100)
-                ORDER BY recorded_at DESC LIMIT 1
+                SELECT shown_lat, shown_lon, shown_accuracy_m, shown_fix_at FROM riders
+                WHERE id = ? AND shown_fix_at IS NOT NULL
                 """, [.uuid(riderId)]),
-            let lat = row.optionalDouble("lat"), let lon = row.optionalDouble("lon")
+            let lat = row.optionalDouble("shown_lat"), let lon = row.optionalDouble("shown_lon")
         else { return nil }
-        return LocationFix(
-            lat: lat, lon: lon, accuracyM: row.optionalDouble("accuracy_m"), speedMps: row.optionalDouble("speed_mps"),
-            headingDeg: row.optionalDouble("heading_deg"), recordedAt: try row.date("recorded_at"))
+        return TrackedPosition(
+            lat: lat, lon: lon, accuracyM: row.optionalDouble("shown_accuracy_m"),
+            recordedAt: try row.date("shown_fix_at"))
     }
 
-    @discardableResult
-    public func recordFixes(_ fixes: [LocationFix], riderId: UUID, now: Date) async throws -> UUID? {
-        guard let newest = fixes.max(by: { $0.recordedAt < $1.recordedAt }) else { return nil }
-        return try await database.transaction { transaction in
-            let active = try await transaction.first(
+    /// Rows per INSERT: 10 binds each stays far below both databases' bind limits.
+    private static let rowsPerInsert = 100
+
+    public func storeFixes(_ writes: [RiderFixWrite], now: Date) async throws {
+        guard !writes.isEmpty else { return }
+        try await database.transaction { transaction in
+            // The history records which delivery each fix belongs to: one lookup for every rider in the write.
+            let riderIds = Array(Set(writes.map(\.riderId)))
+            var active: [UUID: (task: UUID, order: UUID)] = [:]
+            let marks = Array(repeating: "?", count: riderIds.count).joined(separator: ", ")
+            for row in try await transaction.query(
                 """
-                SELECT id, order_id FROM tasks WHERE rider_id = ? AND status NOT IN ('DELIVERED', 'CANCELLED', 'FAILED')
-                """, [.uuid(riderId)])
-            let taskId = try active?.optionalUUID("id")
-            let orderId = try active?.optionalUUID("order_id")
-            for fix in fixes {
-                try await transaction.query(
-                    """
-                    INSERT INTO rider_locations (rider_id, task_id, order_id, lat, lon, accuracy_m, speed_mps, heading_deg,
-                        recorded_at, received_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                    [
-                        .uuid(riderId), .uuid(taskId), .uuid(orderId), .double(fix.lat), .double(fix.lon),
+                SELECT rider_id, id, order_id FROM tasks
+                WHERE rider_id IN (\(marks)) AND status NOT IN ('DELIVERED', 'CANCELLED', 'FAILED')
+                """, riderIds.map { .uuid($0) })
+            {
+                active[try row.uuid("rider_id")] = (try row.uuid("id"), try row.uuid("order_id"))
+            }
+            var rows: [[SQLValue]] = []
+            for write in writes {
+                let task = active[write.riderId]
+                for fix in write.kept {
+                    rows.append([
+                        .uuid(write.riderId), .uuid(task?.task), .uuid(task?.order), .double(fix.lat), .double(fix.lon),
                         .double(fix.accuracyM), .double(fix.speedMps), .double(fix.headingDeg), .date(fix.recordedAt),
                         .date(now),
                     ])
+                }
             }
-            try await transaction.query(
-                """
-                UPDATE riders SET last_lat = ?, last_lon = ?, last_fix_at = ?
-                WHERE id = ? AND (last_fix_at IS NULL OR last_fix_at < ?)
-                """,
-                [
-                    .double(newest.lat), .double(newest.lon), .date(newest.recordedAt), .uuid(riderId),
-                    .date(newest.recordedAt),
-                ])
-            return orderId
+            var start = 0
+            while start < rows.count {
+                let chunk = rows[start..<min(rows.count, start + Self.rowsPerInsert)]
+                let values = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: chunk.count)
+                    .joined(separator: ", ")
+                try await transaction.query(
+                    """
+                    INSERT INTO rider_locations (rider_id, task_id, order_id, lat, lon, accuracy_m, speed_mps,
+                        heading_deg, recorded_at, received_at)
+                    VALUES \(values)
+                    ON CONFLICT (rider_id, recorded_at, lat, lon) DO NOTHING
+                    """, chunk.flatMap { $0 })
+                start += Self.rowsPerInsert
+            }
+            for write in writes {
+                if let newest = write.newest {
+                    try await transaction.query(
+                        """
+                        UPDATE riders SET last_lat = ?, last_lon = ?, last_fix_at = ?
+                        WHERE id = ? AND (last_fix_at IS NULL OR last_fix_at < ?)
+                        """,
+                        [
+                            .double(newest.lat), .double(newest.lon), .date(newest.recordedAt), .uuid(write.riderId),
+                            .date(newest.recordedAt),
+                        ])
+                }
+                if let shown = write.newestShowable {
+                    try await transaction.query(
+                        """
+                        UPDATE riders SET shown_lat = ?, shown_lon = ?, shown_accuracy_m = ?, shown_fix_at = ?
+                        WHERE id = ? AND (shown_fix_at IS NULL OR shown_fix_at < ?)
+                        """,
+                        [
+                            .double(shown.lat), .double(shown.lon), .double(shown.accuracyM), .date(shown.recordedAt),
+                            .uuid(write.riderId), .date(shown.recordedAt),
+                        ])
+                }
+            }
         }
     }
 }

@@ -72,6 +72,24 @@ public final class PostgresDatabase: SQLDatabase {
         )
     }
 
+    /// `NOTIFY` on a channel; listeners on every connection of the database receive the payload at commit.
+    public func notify(channel: String, payload: String) async throws {
+        _ = try await query("SELECT pg_notify(?, ?)", [.text(channel), .text(payload)])
+    }
+
+    /// Holds one pooled connection in `LISTEN` and hands every payload to `receive` until cancelled or the
+    /// connection drops (then it throws, and the caller decides when to listen again).
+    public func listen(
+        channel: String, onListening: @Sendable () -> Void = {}, receive: @Sendable (String) async -> Void
+    ) async throws {
+        try await client.withConnection { connection in
+            try await connection.listen(on: channel) { notifications in
+                onListening()
+                for try await notification in notifications { await receive(notification.payload) }
+            }
+        }
+    }
+
     public func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
         try await withDeadline {
             try await Self.run(sql, binds, on: self.client, logger: self.logger)

@@ -152,5 +152,20 @@ enum Schema {
                 "CREATE INDEX rider_locations_order_time ON rider_locations (order_id, recorded_at)",
             ]
         ),
+        Migration(
+            version: 4, name: "thinned location history and the last position shown to customers",
+            common: [
+                // Re-sent batches were stored twice before fixes were deduplicated; keep the first copy.
+                """
+                DELETE FROM rider_locations WHERE id NOT IN (
+                    SELECT MIN(id) FROM rider_locations GROUP BY rider_id, recorded_at, lat, lon)
+                """,
+                "CREATE UNIQUE INDEX rider_locations_fix ON rider_locations (rider_id, recorded_at, lat, lon)",
+                "ALTER TABLE riders ADD COLUMN shown_lat DOUBLE PRECISION",
+                "ALTER TABLE riders ADD COLUMN shown_lon DOUBLE PRECISION",
+                "ALTER TABLE riders ADD COLUMN shown_accuracy_m DOUBLE PRECISION",
+                "ALTER TABLE riders ADD COLUMN shown_fix_at BIGINT",
+            ]
+        ),
     ]
 }

@@ -63,50 +63,6 @@ struct DispatchTests {
         }
     }
 
-    @Test(
-        "location batches: bad fixes are rejected one by one; the last known position only moves forward",
-        arguments: StoreKind.available)
-    func locationIngest(kind: StoreKind) async throws {
-        try await TestServer.run(kind) { server in
-            let riderId = UUID()
-            let rider = try await server.token(.rider, riderId)
-            let now = server.clock.now()
-            func fix(_ lat: Double, _ secondsAgo: Double) -> [String: Any] {
-                [
-                    "lat": lat, "lon": 7.42, "accuracyM": 5, "speedMps": 4.2, "headingDeg": 90,
-                    "recordedAt": RFC3339.string(from: now.addingTimeInterval(-secondsAgo)),
-                ]
-            }
-            let batch = [fix(43.70, 30), fix(43.71, 20), fix(95, 10), fix(43.72, -600), fix(43.73, 10)]
-            let reply = try await server.send(.post, "/api/v1/rider/locations", token: rider, json: ["fixes": batch])
-            #expect(reply.status == 202)
-            #expect(reply["accepted"] as? Int == 3)
-            #expect(reply["rejected"] as? Int == 2)
-            let indexes = (reply["rejections"] as? [[String: Any]])?.compactMap { $0["index"] as? Int }
-            #expect(indexes == [2, 3])
-            let last = try await server.database.first("SELECT last_lat FROM riders WHERE id = ?", [.uuid(riderId)])
-            #expect(last?.optionalDouble("last_lat") == 43.73)
-
-            // An older batch replayed late is stored but does not move the rider back.
-            _ = try await server.send(
-                .post, "/api/v1/rider/locations", token: rider, json: ["fixes": [fix(43.60, 300)]])
-            let still = try await server.database.first("SELECT last_lat FROM riders WHERE id = ?", [.uuid(riderId)])
-            #expect(still?.optionalDouble("last_lat") == 43.73)
-            #expect(try await server.count("rider_locations", "rider_id = ?", [.uuid(riderId)]) == 4)
-
-            let tooMany = try await server.send(
-                .post, "/api/v1/rider/locations", token: rider,
-                json: ["fixes": Array(repeating: fix(43.7, 1), count: 501)])
-            #expect(tooMany.code == "VALIDATION_FAILED")
-            let empty = try await server.send(.post, "/api/v1/rider/locations", token: rider, json: ["fixes": []])
-            #expect(empty.code == "VALIDATION_FAILED")
-            let customer = try await server.token(.customer)
-            #expect(
-                try await server.send(.post, "/api/v1/rider/locations", token: customer, json: ["fixes": batch]).status
-                    == 403)
-        }
-    }
-
     @Test("offers need a ready order; nobody free is NO_RIDER_AVAILABLE", arguments: StoreKind.available)
     func offerPreconditions(kind: StoreKind) async throws {
         try await TestServer.run(kind) { server in

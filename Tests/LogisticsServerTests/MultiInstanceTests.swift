@@ -24,19 +24,21 @@ struct MultiInstanceTests {
         await schema.drop()
     }
 
+    static func configuration(url: String, schema: IsolatedSchema) -> ServerConfiguration {
+        var configuration = ServerConfiguration()
+        configuration.port = 0
+        configuration.databaseURL = url
+        configuration.databaseSchema = schema.name
+        configuration.databasePoolSize = 10
+        configuration.databaseTimeoutSeconds = 30
+        configuration.jwtSecret = "multi-instance-secret-0123456789abcdef"
+        configuration.dataDirectory =
+            FileManager.default.temporaryDirectory.appendingPathComponent("mi-\(UUID())").path
+        return configuration
+    }
+
     private func race(url: String, schema: IsolatedSchema) async throws {
-        func configuration() -> ServerConfiguration {
-            var configuration = ServerConfiguration()
-            configuration.port = 0
-            configuration.databaseURL = url
-            configuration.databaseSchema = schema.name
-            configuration.databasePoolSize = 10
-            configuration.databaseTimeoutSeconds = 30
-            configuration.jwtSecret = "multi-instance-secret-0123456789abcdef"
-            configuration.dataDirectory =
-                FileManager.default.temporaryDirectory.appendingPathComponent("mi-\(UUID())").path
-            return configuration
-        }
+        func configuration() -> ServerConfiguration { Self.configuration(url: url, schema: schema) }
         var logger = Logger(label: "test")
         logger.logLevel = .critical
         let clock = ManualWallClock(Date())
@@ -68,6 +70,55 @@ struct MultiInstanceTests {
                     #expect(statuses.filter { $0.1 == "ORDER_ALREADY_ASSIGNED" }.count == 49, "round \(round)")
                     #expect(try await serverA.count("tasks", "order_id = ?", [.text(scenario.orderId)]) == 1)
                 }
+            }
+        }
+    }
+
+    @Test(
+        "a rider's fix and a status change on instance A reach the customer following on instance B",
+        .enabled(if: StoreKind.postgresURL != nil, "needs LOGISTICS_TEST_DATABASE_URL"))
+    func trackingAcrossInstances() async throws {
+        let url = try #require(StoreKind.postgresURL)
+        let schema = try await IsolatedSchema.create(url: url)
+        do {
+            try await followAcross(url: url, schema: schema)
+        } catch {
+            await schema.drop()
+            throw error
+        }
+        await schema.drop()
+    }
+
+    private func followAcross(url: String, schema: IsolatedSchema) async throws {
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        let clock = ManualWallClock(Date())
+        let first = try await buildApplication(
+            Self.configuration(url: url, schema: schema), clock: clock, logger: logger)
+        let second = try await buildApplication(
+            Self.configuration(url: url, schema: schema), clock: clock, logger: logger)
+        try await first.application.test(.live) { clientA in
+            try await second.application.test(.live) { clientB in
+                await first.waitUntilTrackingIsShared()
+                await second.waitUntilTrackingIsShared()
+                let serverA = TestServer(
+                    client: clientA, services: first.services, clock: clock, kind: .postgres, routes: first.routes)
+                let (scenario, rider, taskId) = try await TrackingStreamTests.inTransit(serverA)
+                let follower = TrackingFollower(
+                    port: clientB.port!, orderId: scenario.orderId, token: scenario.customer)
+                try await follower.wait { $0.first?["type"] as? String == "snapshot" }
+                try await TrackingStreamTests.post(serverA, rider: rider, lat: 43.7380)
+                try await follower.wait { $0.contains { $0["type"] as? String == "location" } }
+                let location = try #require(follower.messages.first { $0["type"] as? String == "location" })
+                #expect(location["lat"] as? Double == 43.7380)
+                #expect(try await scenario.status(taskId, "ARRIVED_AT_DESTINATION", rider: rider).status == 200)
+                try await follower.wait { messages in
+                    messages.contains {
+                        $0["type"] as? String == "status" && $0["status"] as? String == "ARRIVED_AT_DESTINATION"
+                    }
+                }
+                let seqs = follower.messages.compactMap { $0["seq"] as? Int }
+                #expect(seqs == Array(seqs[0]..<(seqs[0] + seqs.count)))
             }
         }
     }

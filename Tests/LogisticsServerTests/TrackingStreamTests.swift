@@ -147,4 +147,64 @@ struct TrackingStreamTests {
             #expect(replayed.compactMap { $0["lat"] as? Double } == [43.7400, 43.7420])
         }
     }
+
+    @Test("tracking links: who may create them, the stream accepts them for their order only; token as first message")
+    func trackingLinks() async throws {
+        try await TestServer.run(.sqlite) { server in
+            let (scenario, rider, _) = try await Self.inTransit(server)
+            let (other, _, _) = try await Self.inTransit(server)
+            let path = "/api/v1/orders/\(scenario.orderId)/tracking-links"
+            #expect(try await server.send(.post, path, token: rider).status == 403)
+            #expect(try await server.send(.post, path, token: try await server.token(.customer)).status == 404)
+            #expect(try await server.send(.post, path, token: scenario.dispatcher).status == 201)
+            let created = try await server.send(.post, path, token: scenario.customer)
+            #expect(created.status == 201)
+            let link = try #require(created["token"] as? String)
+            #expect(created["url"] as? String == "/track/\(link)")
+
+            let viaLink = TrackingFollower(port: server.port, orderId: scenario.orderId, token: link)
+            try await viaLink.wait { $0.first?["type"] as? String == "snapshot" }
+            try await Self.post(server, rider: rider, lat: 43.7380)
+            try await viaLink.wait { $0.contains { $0["type"] as? String == "location" } }
+
+            let wrongOrder = try await Self.refusal(server, orderId: other.orderId, token: link)
+            #expect(wrongOrder.1 == 4404)
+            let forged = try await Self.refusal(
+                server, orderId: scenario.orderId, token: String(link.dropLast(2)) + "AA")
+            #expect(forged.1 == 4401)
+
+            let firstMessage = TrackingFollower(
+                port: server.port, orderId: other.orderId, token: other.customer, tokenInFirstMessage: true)
+            try await firstMessage.wait { $0.first?["type"] as? String == "snapshot" }
+        }
+    }
+
+    @Test("the dispatch stream carries every rider's fixes and every order event, for dispatchers only")
+    func dispatchStream() async throws {
+        try await TestServer.run(.sqlite) { server in
+            let scenario = try await DeliveryScenario.ready(server)
+            let path = "/api/v1/dispatch/stream"
+            let refused = TrackingFollower(port: server.port, path: path, token: scenario.customer)
+            try await refused.finished()
+            #expect(refused.storage.applicationCloseCode.withLock { $0 } == 4403)
+
+            let watcher = TrackingFollower(port: server.port, path: path, token: scenario.dispatcher)
+            try await watcher.wait { $0.first?["type"] as? String == "ready" }
+            let (riderId, rider, taskId) = try await scenario.assigned()
+            try await Self.post(server, rider: rider, lat: 43.7390)
+            #expect(
+                try await scenario.status(taskId, "ARRIVED_AT_STORE", rider: rider, lat: 43.7396, lon: 7.4276).status
+                    == 200)
+            try await watcher.wait { messages in
+                messages.contains {
+                    $0["type"] as? String == "riderLocation" && $0["riderId"] as? String == riderId.lowercased
+                }
+                    && messages.contains {
+                        ($0["event"] as? [String: Any])?["status"] as? String == "ARRIVED_AT_STORE"
+                    }
+            }
+            let location = try #require(watcher.messages.first { $0["type"] as? String == "riderLocation" })
+            #expect(location["lat"] as? Double == 43.7390)
+        }
+    }
 }

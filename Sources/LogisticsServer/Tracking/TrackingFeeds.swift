@@ -4,24 +4,26 @@ import LogisticsCore
 import LogisticsStore
 import ServiceLifecycle
 
-/// Order status changes from the outbox into the tracking hub.
-struct TrackingStatusFeed: OutboxSubscriber {
-    let hub: TrackingHub
+/// Order events from the outbox into live tracking (customers' status messages, dispatchers' streams).
+struct TrackingEventFeed: OutboxSubscriber {
+    let relay: any TrackingRelay
 
-    private struct EventPayload: Decodable {
-        var orderId: UUID
-        var status: String?
-        var occurredAt: String
+    private struct Notification: Encodable {
+        var type = "notification"
+        var title: String?
+        var body: String?
+        var orderId: String
     }
 
     func deliver(_ message: OutboxMessage) async throws {
-        guard message.topic == "event",
-            let payload = try? JSONDecoder().decode(EventPayload.self, from: Data(message.payload.utf8)),
-            let raw = payload.status,
-            let status = TaskStatus(rawValue: raw)?.orderStatus ?? OrderStatus(rawValue: raw)
-        else { return }
-        hub.statusChanged(
-            orderId: payload.orderId, to: status, at: RFC3339.date(from: payload.occurredAt) ?? message.createdAt)
+        if message.topic == "event", let notice = OrderEventNotice(json: message.payload) {
+            relay.publish([.event(notice)])
+        } else if message.topic == "push", let recipientId = message.recipientId {
+            // Riders connected to the stream see their offers and dispatcher messages at once.
+            let text = try APIJSON.encoder.encode(
+                Notification(title: message.title, body: message.body, orderId: message.orderId.lowercased))
+            relay.publish([.notice(recipientId: recipientId, message: String(decoding: text, as: UTF8.self))])
+        }
     }
 }
 

@@ -2,39 +2,56 @@ import Foundation
 import LogisticsCore
 import Synchronization
 
-/// The live-tracking state of every order followed on this instance, and the streams of the clients following
-/// them. Channels change under one short lock; messages are handed to subscribers' bounded buffers after the lock
-/// is released, and a subscriber whose buffer overflows is cut off instead of slowing the others.
+/// The live-tracking state of every order followed on this instance, the streams of the customers following
+/// them, and the dispatchers watching everything. State changes under one short lock; messages are handed to
+/// subscribers' bounded buffers after the lock is released, and a subscriber whose buffer overflows is cut off
+/// instead of slowing the others.
 public final class TrackingHub: Sendable {
-    /// Messages a subscriber may have queued before it counts as too slow.
+    /// Messages a customer's socket may have queued before it counts as too slow.
     static let subscriberBuffer = 64
+    /// A dispatcher sees every rider: room for a few seconds of a busy fleet.
+    static let watcherBuffer = 4096
     /// Channels nobody follows are dropped after this long, ended ones sooner.
     static let idleLifetime: TimeInterval = 600
     static let endedLifetime: TimeInterval = 60
+    /// Event ids remembered to drop the second copy of an at-least-once outbox delivery.
+    static let rememberedEvents = 4096
 
     private struct Entry {
         var channel: TrackingChannel
+        var riderId: UUID
         var startedAt: Date
         var touchedAt: Date
         var subscribers: [UUID: AsyncStream<TrackingMessage>.Continuation] = [:]
     }
 
-    private let entries = Mutex<[UUID: Entry]>([:])
+    private struct State {
+        var entries: [UUID: Entry] = [:]
+        /// The tracked order each rider is delivering, to route a fix without asking the database.
+        var orderOfRider: [UUID: UUID] = [:]
+        var watchers: [UUID: AsyncStream<String>.Continuation] = [:]
+        var inboxes: [UUID: [UUID: AsyncStream<String>.Continuation]] = [:]
+        var recentEvents: Set<UUID> = []
+        var recentEventOrder: [UUID] = []
+    }
+
+    private let state = Mutex(State())
 
     public init() {}
 
     /// The order's channel, created from the store's view the first time anyone asks.
     public func channel(
-        orderId: UUID, status: OrderStatus, lastFix: TrackedPosition?, now: Date
+        orderId: UUID, riderId: UUID, status: OrderStatus, lastFix: TrackedPosition?, now: Date
     ) -> TrackingChannel {
-        entries.withLock { entries in
-            if var entry = entries[orderId] {
+        state.withLock { state in
+            if var entry = state.entries[orderId] {
                 entry.touchedAt = now
-                entries[orderId] = entry
+                state.entries[orderId] = entry
                 return entry.channel
             }
             let channel = TrackingChannel(status: status, lastFix: lastFix)
-            entries[orderId] = Entry(channel: channel, startedAt: now, touchedAt: now)
+            state.entries[orderId] = Entry(channel: channel, riderId: riderId, startedAt: now, touchedAt: now)
+            state.orderOfRider[riderId] = orderId
             return channel
         }
     }
@@ -44,53 +61,130 @@ public final class TrackingHub: Sendable {
         let subscriber = UUID()
         let (stream, continuation) = AsyncStream.makeStream(
             of: TrackingMessage.self, bufferingPolicy: .bufferingOldest(Self.subscriberBuffer))
-        let seq = entries.withLock { entries -> Int? in
-            guard entries[orderId] != nil else { return nil }
-            entries[orderId]!.subscribers[subscriber] = continuation
-            return entries[orderId]!.channel.seq
+        let seq = state.withLock { state -> Int? in
+            guard state.entries[orderId] != nil else { return nil }
+            state.entries[orderId]!.subscribers[subscriber] = continuation
+            return state.entries[orderId]!.channel.seq
         }
         guard let seq else { return nil }
         continuation.onTermination = { [weak self] _ in
-            self?.entries.withLock { _ = $0[orderId]?.subscribers.removeValue(forKey: subscriber) }
+            self?.state.withLock { _ = $0.entries[orderId]?.subscribers.removeValue(forKey: subscriber) }
         }
         return (seq, stream)
     }
 
+    /// Everything, as ready-to-send JSON: every rider's fixes and every order event (dispatchers' stream).
+    public func watchEverything() -> AsyncStream<String> {
+        let watcher = UUID()
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: String.self, bufferingPolicy: .bufferingOldest(Self.watcherBuffer))
+        state.withLock { $0.watchers[watcher] = continuation }
+        continuation.onTermination = { [weak self] _ in
+            self?.state.withLock { _ = $0.watchers.removeValue(forKey: watcher) }
+        }
+        return stream
+    }
+
+    /// Messages addressed to one person (`notice` updates), while the stream is open.
+    func inbox(of recipientId: UUID) -> AsyncStream<String> {
+        let reader = UUID()
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: String.self, bufferingPolicy: .bufferingOldest(Self.subscriberBuffer))
+        state.withLock { $0.inboxes[recipientId, default: [:]][reader] = continuation }
+        continuation.onTermination = { [weak self] _ in
+            self?.state.withLock { state in
+                state.inboxes[recipientId]?.removeValue(forKey: reader)
+                if state.inboxes[recipientId]?.isEmpty == true { state.inboxes.removeValue(forKey: recipientId) }
+            }
+        }
+        return stream
+    }
+
     /// The replay for a reconnecting client.
     public func replay(orderId: UUID, after seq: Int) -> TrackingChannel.Replay? {
-        entries.withLock { $0[orderId]?.channel.replay(after: seq) }
+        state.withLock { $0.entries[orderId]?.channel.replay(after: seq) }
     }
 
-    /// A rider fix for the order the rider is delivering.
-    public func record(orderId: UUID, fix: TrackedPosition) {
-        change(orderId) { entry in entry.channel.record(fix).map { [$0] } ?? [] }
-    }
-
-    public func statusChanged(orderId: UUID, to status: OrderStatus, at occurredAt: Date) {
-        change(orderId) { entry in entry.channel.statusChanged(to: status, at: occurredAt) }
+    /// Applies updates from this or another instance.
+    func apply(_ updates: [TrackingUpdate]) {
+        for update in updates {
+            switch update {
+            case .fix(let riderId, let fix):
+                broadcast(DispatchMessage.riderLocation(riderId: riderId, fix: fix))
+                let position = TrackedPosition(
+                    lat: fix.lat, lon: fix.lon, accuracyM: fix.accuracyM, recordedAt: fix.recordedAt)
+                guard let orderId = state.withLock({ $0.orderOfRider[riderId] }) else { continue }
+                change(orderId) { entry in
+                    guard entry.riderId == riderId else { return [] }
+                    return entry.channel.record(position).map { [$0] } ?? []
+                }
+            case .event(let notice):
+                guard rememberEvent(notice.id) else { continue }
+                broadcast(DispatchMessage.event(json: notice.json))
+                guard let status = notice.status else { continue }
+                change(notice.orderId) { entry in entry.channel.statusChanged(to: status, at: notice.occurredAt) }
+            case .notice(let recipientId, let message):
+                for continuation in state.withLock({ Array(($0.inboxes[recipientId] ?? [:]).values) }) {
+                    continuation.yield(message)
+                }
+            }
+        }
     }
 
     /// Sends `stale` where no fix came for 15 s, and forgets channels nobody needs any more.
     public func sweep(now: Date) {
-        let ids = entries.withLock { entries in
-            entries = entries.filter { _, entry in
+        let ids = state.withLock { state in
+            state.entries = state.entries.filter { _, entry in
                 let lifetime = entry.channel.hasEnded ? Self.endedLifetime : Self.idleLifetime
                 return !entry.subscribers.isEmpty || now.timeIntervalSince(entry.touchedAt) < lifetime
             }
-            return Array(entries.keys)
+            state.orderOfRider = state.orderOfRider.filter { riderId, orderId in
+                state.entries[orderId]?.riderId == riderId
+            }
+            return Array(state.entries.keys)
         }
         for id in ids {
             change(id) { entry in entry.channel.checkStale(now: now, since: entry.startedAt).map { [$0] } ?? [] }
         }
     }
 
+    /// How many customers' and dispatchers' streams are open, for metrics and the benchmark.
+    public var openStreams: (customers: Int, dispatchers: Int) {
+        state.withLock { state in
+            (state.entries.values.reduce(0) { $0 + $1.subscribers.count }, state.watchers.count)
+        }
+    }
+
+    private func rememberEvent(_ id: UUID) -> Bool {
+        state.withLock { state in
+            guard state.recentEvents.insert(id).inserted else { return false }
+            state.recentEventOrder.append(id)
+            if state.recentEventOrder.count > Self.rememberedEvents {
+                state.recentEvents.remove(state.recentEventOrder.removeFirst())
+            }
+            return true
+        }
+    }
+
+    private func broadcast(_ message: @autoclosure () -> String) {
+        let watchers = state.withLock { Array($0.watchers) }
+        guard !watchers.isEmpty else { return }
+        let text = message()
+        for (id, continuation) in watchers {
+            if case .dropped = continuation.yield(text) {
+                continuation.finish()
+                state.withLock { _ = $0.watchers.removeValue(forKey: id) }
+            }
+        }
+    }
+
     /// Applies a change under the lock, then delivers its messages outside it.
     private func change(_ orderId: UUID, _ body: (inout Entry) -> [TrackingMessage]) {
-        let (messages, subscribers) = entries.withLock {
-            entries -> ([TrackingMessage], [(UUID, AsyncStream<TrackingMessage>.Continuation)]) in
-            guard var entry = entries[orderId] else { return ([], []) }
+        let (messages, subscribers) = state.withLock {
+            state -> ([TrackingMessage], [(UUID, AsyncStream<TrackingMessage>.Continuation)]) in
+            guard var entry = state.entries[orderId] else { return ([], []) }
             let messages = body(&entry)
-            entries[orderId] = entry
+            state.entries[orderId] = entry
             return (messages, messages.isEmpty ? [] : Array(entry.subscribers))
         }
         for (id, continuation) in subscribers {
@@ -98,7 +192,7 @@ public final class TrackingHub: Sendable {
                 if case .dropped = continuation.yield(message) {
                     // Too slow: disconnect rather than hold messages (or anyone else) back.
                     continuation.finish()
-                    entries.withLock { _ = $0[orderId]?.subscribers.removeValue(forKey: id) }
+                    state.withLock { _ = $0.entries[orderId]?.subscribers.removeValue(forKey: id) }
                     break
                 }
             }

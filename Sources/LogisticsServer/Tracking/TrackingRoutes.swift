@@ -10,6 +10,30 @@ struct TrackingRoutes {
 
     func register(in routes: inout RouteTable) {
         routes.get("/customer/orders/{orderId}/tracking", snapshot)
+        routes.post("/orders/{orderId}/tracking-links", createLink)
+    }
+
+    struct TrackingLink: Encodable {
+        var orderId: String
+        var token: String
+        /// The web tracking page for the link.
+        var url: String
+        var validUntil = "the order is delivered, cancelled or failed"
+    }
+
+    /// An order-scoped, read-only token for the tracking stream (a link texted to the recipient), for the order's
+    /// dispatcher, vendor or customer.
+    @Sendable func createLink(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
+        _ = try context.caller(.dispatcher, .admin, .vendor, .customer)
+        let order = try await services.visibleOrder(context, allowed: OrderAccess.canView)
+        if order.status.isFinal {
+            throw LogisticsError(
+                .trackingEnded, "The order is \(order.status.rawValue)",
+                extras: ["currentStatus": .string(order.status.rawValue)])
+        }
+        let token = services.trackingLinks.token(orderId: order.id)
+        return try .json(
+            TrackingLink(orderId: order.id.lowercased, token: token, url: "/track/\(token)"), status: .created)
     }
 
     struct Snapshot: Encodable {
@@ -34,8 +58,9 @@ struct TrackingRoutes {
         return try .json(try await Self.snapshot(of: order, services: services))
     }
 
-    /// The snapshot of a trackable order: 409 before pickup, 410 once it has ended (**R** BR-001).
-    static func snapshot(of order: Order, services: LogisticsServices) async throws -> Snapshot {
+    /// The order's live channel: 409 before pickup, 410 once it has ended (**R** BR-001).
+    @discardableResult
+    static func openChannel(of order: Order, services: LogisticsServices) async throws -> TrackingChannel {
         if order.status.isFinal {
             throw LogisticsError(
                 .trackingEnded, "The order is \(order.status.rawValue)",
@@ -46,12 +71,18 @@ struct TrackingRoutes {
                 .trackingNotAvailable, "Live tracking starts when the rider has picked up the order",
                 extras: ["currentStatus": .string(order.status.rawValue)])
         }
+        // Memory first; the database knows the riders who report to another instance.
+        var stored = services.ingest.newestShowable(riderId: riderId)
+        if stored == nil { stored = try await services.locations.lastShowableFix(riderId: riderId) }
+        return services.tracking.channel(
+            orderId: order.id, riderId: riderId, status: order.status, lastFix: stored, now: services.clock.now())
+    }
+
+    /// The snapshot of a trackable order, with the router's ETA when a map is loaded.
+    static func snapshot(of order: Order, services: LogisticsServices) async throws -> Snapshot {
+        let channel = try await openChannel(of: order, services: services)
         let now = services.clock.now()
-        let stored = try await services.locations.lastShowableFix(riderId: riderId).map {
-            TrackedPosition(lat: $0.lat, lon: $0.lon, accuracyM: $0.accuracyM, recordedAt: $0.recordedAt)
-        }
-        let channel = services.tracking.channel(orderId: order.id, status: order.status, lastFix: stored, now: now)
-        let rider = channel.lastShown ?? stored
+        let rider = channel.lastShown
         var eta: Route?
         if let rider {
             // Without a map or a route the snapshot still shows where the rider is.

@@ -4,8 +4,8 @@ import Logging
 import Synchronization
 import Testing
 
-/// A customer's tracking socket in a test: connects with `Sec-WebSocket-Protocol: bearer, <token>`, keeps every
-/// text message, and can send `resumeFrom`.
+/// A client socket in a test: connects with `Sec-WebSocket-Protocol: bearer, <token>` (or sends the token as its
+/// first message), keeps every text message, and sends what the test asks it to.
 final class TrackingFollower: Sendable {
     final class Storage: Sendable {
         let texts = Mutex<[String]>([])
@@ -17,32 +17,57 @@ final class TrackingFollower: Sendable {
 
     let storage = Storage()
     private let task: Task<Void, any Error>
+    private let outgoing: AsyncStream<String>.Continuation
 
-    init(port: Int, orderId: String, token: String, resumeFrom: Int? = nil, stopAfter: Int = .max) {
+    /// A customer following an order.
+    convenience init(
+        port: Int, orderId: String, token: String, resumeFrom: Int? = nil, stopAfter: Int = .max,
+        tokenInFirstMessage: Bool = false
+    ) {
+        self.init(
+            port: port, path: "/api/v1/customer/orders/\(orderId)/tracking", token: token,
+            tokenInFirstMessage: tokenInFirstMessage, stopAfter: stopAfter)
+        if let resumeFrom { send(#"{"resumeFrom": \#(resumeFrom)}"#) }
+    }
+
+    init(port: Int, path: String, token: String?, tokenInFirstMessage: Bool = false, stopAfter: Int = .max) {
         let storage = self.storage
+        let (outgoing, sink) = AsyncStream.makeStream(of: String.self)
+        self.outgoing = sink
+        if let token, tokenInFirstMessage { sink.yield(#"{"type":"auth","token":"\#(token)"}"#) }
         task = Task {
             var configuration = WebSocketClientConfiguration()
-            configuration.additionalHeaders[.secWebSocketProtocol] = "bearer, \(token)"
-            var logger = Logger(label: "tracking-follower")
+            if let token, !tokenInFirstMessage {
+                configuration.additionalHeaders[.secWebSocketProtocol] = "bearer, \(token)"
+            }
+            var logger = Logger(label: "test-socket")
             logger.logLevel = .critical
             let close = try await WebSocketClient.connect(
-                url: "ws://127.0.0.1:\(port)/api/v1/customer/orders/\(orderId)/tracking", configuration: configuration,
-                logger: logger
+                url: "ws://127.0.0.1:\(port)\(path)", configuration: configuration, logger: logger
             ) { inbound, outbound, _ in
-                if let resumeFrom { try await outbound.write(.text(#"{"resumeFrom": \#(resumeFrom)}"#)) }
-                for try await frame in inbound.messages(maxSize: 1 << 16) {
-                    guard case .text(let text) = frame else { continue }
-                    let count = storage.texts.withLock {
-                        $0.append(text)
-                        return $0.count
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        for await text in outgoing { try await outbound.write(.text(text)) }
                     }
-                    if count >= stopAfter { return }
+                    for try await frame in inbound.messages(maxSize: 1 << 20) {
+                        guard case .text(let text) = frame else { continue }
+                        let count = storage.texts.withLock {
+                            $0.append(text)
+                            return $0.count
+                        }
+                        if count >= stopAfter { break }
+                    }
+                    group.cancelAll()
                 }
             }
             storage.closedNormally.withLock { $0 = close.map { $0.closeCode == .normalClosure } }
             if case .unknown(let code) = close?.closeCode { storage.applicationCloseCode.withLock { $0 = code } }
         }
     }
+
+    deinit { outgoing.finish() }
+
+    func send(_ text: String) { outgoing.yield(text) }
 
     var messages: [[String: Any]] {
         storage.texts.withLock { $0 }.compactMap {
@@ -57,7 +82,7 @@ final class TrackingFollower: Sendable {
             if condition(messages) { return }
             try await Task.sleep(for: .milliseconds(50))
         }
-        Issue.record("tracking messages never matched; got \(storage.texts.withLock { $0 })")
+        Issue.record("socket messages never matched; got \(storage.texts.withLock { $0 })")
     }
 
     /// Waits for the socket to end (server close or `stopAfter`).

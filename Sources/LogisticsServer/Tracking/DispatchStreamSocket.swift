@@ -1,0 +1,53 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import LogisticsCore
+
+/// `WS /api/v1/dispatch/stream` (dispatchers and admins): every rider's fixes as `riderLocation` messages and
+/// every order event as `event` messages carrying the outbox's event document. A dispatcher that falls more than
+/// a few seconds behind is disconnected (close 1001) and reconnects; the order event log has everything missed.
+struct DispatchStreamSocket {
+    let services: LogisticsServices
+
+    static let path = "/api/v1/dispatch/stream"
+
+    func register(on router: Router<LogisticsRequestContext>) {
+        router.ws(
+            RouterPath(Self.path),
+            shouldUpgrade: { request, _ in SocketSession.shouldUpgrade(request) },
+            onUpgrade: { inbound, outbound, context in
+                try await SocketSession.run(inbound, outbound, path: Self.path) { session, group in
+                    try await watch(&session, &group, context.request)
+                }
+            })
+    }
+
+    private func watch(
+        _ session: inout SocketSession, _ group: inout ThrowingTaskGroup<Void, any Error>, _ request: Request
+    ) async throws {
+        do {
+            let actor = try await services.admit(bearer: try await session.token(headers: request.headers))
+            guard actor.role == .dispatcher || actor.role == .admin else {
+                throw LogisticsError(.forbidden, "The dispatch stream is for dispatchers and admins")
+            }
+        } catch {
+            try await session.refuse(error)
+            return
+        }
+        SocketSession.relay(services.tracking.watchEverything(), into: &group, sink: session.sink) { .push($0) }
+        try await session.send(text: #"{"type":"ready"}"#)
+        loop: while let event = await session.next() {
+            switch event {
+            case .push(let message):
+                try await session.send(text: message)
+            case .feedClosed:
+                try? await session.outbound.close(.goingAway, reason: "too slow; reconnect")
+                break loop
+            case .clientClosed:
+                break loop
+            case .clientText, .authenticationTimedOut, .tracking:
+                continue
+            }
+        }
+    }
+}

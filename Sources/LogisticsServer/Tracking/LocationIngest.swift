@@ -1,0 +1,85 @@
+import Foundation
+import LogisticsCore
+import LogisticsStore
+import Synchronization
+
+/// Rider fixes from `POST /rider/locations` and the rider's socket: validated as a batch, deduplicated against
+/// what the rider sent lately, stored (thinned) with a shared group commit, then handed to live tracking and to
+/// live traffic. The newest positions live in memory, so the hot path reads nothing from the database.
+final class LocationIngest: Sendable {
+    struct Receipt: Encodable, Sendable {
+        var accepted: Int
+        /// Duplicates plus fixes too old to use.
+        var rejected: Int
+        var duplicates: Int
+        var rejections: [Rejection]
+
+        struct Rejection: Encodable, Sendable {
+            var index: Int
+            var reason: String
+        }
+    }
+
+    private let trails = Mutex<[UUID: RiderTrail]>([:])
+    private let writer: LocationWriter
+    private let relay: any TrackingRelay
+    private let navigator: Navigator
+
+    init(repository: any LocationRepository, relay: any TrackingRelay, navigator: Navigator, clock: any WallClock) {
+        writer = LocationWriter(repository: repository, clock: clock)
+        self.relay = relay
+        self.navigator = navigator
+    }
+
+    /// Returns once the fixes worth keeping are stored; a batch with any invalid fix is refused whole, unchanged.
+    func ingest(_ fixes: [LocationFix], riderId: UUID, now: Date) async throws -> Receipt {
+        guard (1...LocationFix.maximumBatch).contains(fixes.count) else {
+            throw LogisticsError.validation(field: "fixes", "must hold 1 to \(LocationFix.maximumBatch) fixes")
+        }
+        let errors = fixes.enumerated().flatMap { index, fix in
+            fix.validationErrors(field: "fixes[\(index)]", now: now)
+        }
+        guard errors.isEmpty else { throw LogisticsError.validation(errors) }
+        var rejections: [Receipt.Rejection] = []
+        var usable: [LocationFix] = []
+        for (index, fix) in fixes.enumerated() {
+            if fix.isTooOld(now: now) {
+                rejections.append(.init(index: index, reason: "recordedAt is older than 24 hours"))
+            } else {
+                usable.append(fix)
+            }
+        }
+        let (intake, newest, newestShowable) = trails.withLock { trails in
+            let intake = trails[riderId, default: RiderTrail()].take(usable)
+            return (intake, trails[riderId]?.newest, trails[riderId]?.newestShowable)
+        }
+        if !intake.kept.isEmpty || intake.movedForward {
+            do {
+                try await writer.store(
+                    RiderFixWrite(
+                        riderId: riderId, kept: intake.kept, newest: intake.movedForward ? newest : nil,
+                        newestShowable: intake.movedForward ? newestShowable : nil))
+            } catch {
+                // Not stored, so not acknowledged: the phone's retry must not look like a duplicate.
+                trails.withLock { $0[riderId]?.forget(intake.fresh) }
+                throw error
+            }
+        }
+        if !intake.fresh.isEmpty {
+            relay.publish(intake.fresh.map { .fix(riderId: riderId, fix: $0) })
+            navigator.provider.observe(intake.fresh)
+        }
+        return Receipt(
+            accepted: intake.fresh.count, rejected: rejections.count + intake.duplicates,
+            duplicates: intake.duplicates, rejections: rejections)
+    }
+
+    /// The rider's newest position a customer may see, if the rider reported to this instance since it started.
+    func newestShowable(riderId: UUID) -> TrackedPosition? {
+        trails.withLock { trails in
+            trails[riderId]?.newestShowable.map {
+                TrackedPosition(lat: $0.lat, lon: $0.lon, accuracyM: $0.accuracyM, recordedAt: $0.recordedAt)
+            }
+        }
+    }
+}

@@ -1,0 +1,198 @@
+import Foundation
+import Logging
+import LogisticsCore
+import LogisticsStore
+import ServiceLifecycle
+import Synchronization
+
+/// Live tracking across instances on one PostgreSQL: every update goes to the local hub at once and, coalesced
+/// into few small `NOTIFY` payloads, to the other instances, which each hold one `LISTEN` connection.
+///
+/// Limits, documented in the README: a payload must stay under 8,000 bytes (we pack up to ~7 KB, about 45 fixes);
+/// every `NOTIFY` takes a cluster-wide lock at commit, so notifications serialise — fine for thousands per second,
+/// not for hundreds of thousands; a listener that reconnects has missed what was sent meanwhile (positions heal
+/// with the next fix, status changes with the next poll of the snapshot). Beyond that, use a dedicated broker.
+final class PostgresTrackingRelay: TrackingRelay, Service {
+    static let payloadLimit = 7_000
+
+    private let hub: TrackingHub
+    private let database: PostgresDatabase
+    private let channel: String
+    private let instance = UUID()
+    private let logger: Logger
+    private let pending = Mutex<(updates: [TrackingUpdate], isSending: Bool)>(([], false))
+    private let listening = Mutex<[CheckedContinuation<Void, Never>]?>([])
+
+    init(hub: TrackingHub, database: PostgresDatabase, schema: String?, logger: Logger) {
+        self.hub = hub
+        self.database = database
+        // Instances on other schemas of the same database (tests, staging) must not hear each other.
+        let suffix = (schema ?? "public").lowercased().filter { $0.isLetter || $0.isNumber || $0 == "_" }
+        channel = String("logistics_tracking_\(suffix)".prefix(63))
+        self.logger = logger
+    }
+
+    func publish(_ updates: [TrackingUpdate]) {
+        hub.apply(updates)
+        let startsSender = pending.withLock { pending in
+            pending.updates += updates
+            guard !pending.isSending else { return false }
+            pending.isSending = true
+            return true
+        }
+        if startsSender { Task { await self.send() } }
+    }
+
+    /// Everything queued while the previous notification was on its way goes out together.
+    private func send() async {
+        while true {
+            let updates = pending.withLock { pending -> [TrackingUpdate] in
+                let updates = pending.updates
+                pending.updates = []
+                if updates.isEmpty { pending.isSending = false }
+                return updates
+            }
+            guard !updates.isEmpty else { return }
+            for payload in RelayPayload.pack(updates, from: instance, limit: Self.payloadLimit) {
+                do {
+                    try await database.notify(channel: channel, payload: payload)
+                } catch {
+                    logger.warning("tracking fan-out failed", metadata: ["error": "\(error)"])
+                }
+            }
+        }
+    }
+
+    /// Returns once this instance hears the others (tests wait for it before sending).
+    func waitUntilListening() async {
+        await withCheckedContinuation { continuation in
+            let isListening = listening.withLock { waiting -> Bool in
+                guard waiting != nil else { return true }
+                waiting!.append(continuation)
+                return false
+            }
+            if isListening { continuation.resume() }
+        }
+    }
+
+    func run() async throws {
+        try await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                do {
+                    try await self.database.listen(channel: self.channel, onListening: { self.markListening() }) {
+                        payload in self.receive(payload)
+                    }
+                } catch is CancellationError {
+                    return
+                } catch {
+                    if Task.isCancelled { return }
+                    self.logger.warning(
+                        "tracking listener lost its connection; listening again", metadata: ["error": "\(error)"])
+                }
+                try? await Task.sleep(for: .seconds(1))
+            }
+        }
+    }
+
+    private func markListening() {
+        let waiting = listening.withLock { waiting in
+            defer { waiting = nil }
+            return waiting ?? []
+        }
+        for continuation in waiting { continuation.resume() }
+    }
+
+    private func receive(_ payload: String) {
+        guard let (from, updates) = RelayPayload.unpack(payload) else {
+            logger.warning("ignoring an unreadable tracking notification")
+            return
+        }
+        guard from != instance else { return }
+        hub.apply(updates)
+    }
+}
+
+/// The compact JSON of a notification: who sent it, fixes as short arrays, events as the outbox's JSON.
+enum RelayPayload {
+    private struct Wire: Codable {
+        var from: UUID
+        var fixes: [Fix]
+        var events: [String]
+        var notices: [Notice]?
+    }
+
+    private struct Notice: Codable {
+        var r: UUID
+        var m: String
+    }
+
+    private struct Fix: Codable {
+        var r: UUID
+        var lat: Double
+        var lon: Double
+        var acc: Double?
+        var spd: Double?
+        var hdg: Double?
+        /// Milliseconds since 1970.
+        var t: Int64
+    }
+
+    static func pack(_ updates: [TrackingUpdate], from instance: UUID, limit: Int) -> [String] {
+        var wire = Wire(from: instance, fixes: [], events: [], notices: [])
+        for update in updates {
+            switch update {
+            case .fix(let riderId, let fix):
+                wire.fixes.append(
+                    Fix(
+                        r: riderId, lat: fix.lat, lon: fix.lon, acc: fix.accuracyM, spd: fix.speedMps,
+                        hdg: fix.headingDeg, t: Int64((fix.recordedAt.timeIntervalSince1970 * 1000).rounded())))
+            case .event(let notice):
+                wire.events.append(notice.json)
+            case .notice(let recipientId, let message):
+                wire.notices!.append(Notice(r: recipientId, m: message))
+            }
+        }
+        return split(wire, limit: limit)
+    }
+
+    /// Halves a payload until each part fits; one event larger than the limit is dropped with the others' news.
+    private static func split(_ wire: Wire, limit: Int) -> [String] {
+        guard let data = try? JSONEncoder().encode(wire) else { return [] }
+        if data.count <= limit { return [String(decoding: data, as: UTF8.self)] }
+        let notices = wire.notices ?? []
+        let count = wire.fixes.count + wire.events.count + notices.count
+        guard count > 1 else { return [] }
+        var first = Wire(from: wire.from, fixes: [], events: [], notices: Array(notices[..<(notices.count / 2)]))
+        var second = Wire(from: wire.from, fixes: [], events: [], notices: Array(notices[(notices.count / 2)...]))
+        let fixHalf = wire.fixes.count / 2
+        first.fixes = Array(wire.fixes[..<fixHalf])
+        second.fixes = Array(wire.fixes[fixHalf...])
+        let eventHalf = wire.events.count / 2
+        first.events = Array(wire.events[..<eventHalf])
+        second.events = Array(wire.events[eventHalf...])
+        if first.fixes.isEmpty && first.events.isEmpty && first.notices!.isEmpty {
+            if second.events.isEmpty {
+                first.notices = Array(second.notices!.prefix(1))
+                second.notices = Array(second.notices!.dropFirst())
+            } else {
+                first.events = Array(second.events.prefix(1))
+                second.events = Array(second.events.dropFirst())
+            }
+        }
+        return split(first, limit: limit) + split(second, limit: limit)
+    }
+
+    static func unpack(_ payload: String) -> (UUID, [TrackingUpdate])? {
+        guard let wire = try? JSONDecoder().decode(Wire.self, from: Data(payload.utf8)) else { return nil }
+        var updates: [TrackingUpdate] = wire.fixes.map { fix in
+            .fix(
+                riderId: fix.r,
+                fix: LocationFix(
+                    lat: fix.lat, lon: fix.lon, accuracyM: fix.acc, speedMps: fix.spd, headingDeg: fix.hdg,
+                    recordedAt: Date(timeIntervalSince1970: Double(fix.t) / 1000)))
+        }
+        updates += wire.events.compactMap { OrderEventNotice(json: $0).map { .event($0) } }
+        updates += (wire.notices ?? []).map { .notice(recipientId: $0.r, message: $0.m) }
+        return (wire.from, updates)
+    }
+}
