@@ -67,6 +67,7 @@ let package = Package(
                 "RoadRouting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             ]
         ),
         .testTarget(name: "LogisticsCoreTests", dependencies: ["LogisticsCore"]),

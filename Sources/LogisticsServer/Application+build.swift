@@ -80,7 +80,12 @@ public func buildApplication(
         let (router, routes) = makeRouter(services)
         let application = Application(
             router: router,
-            server: .http1WebSocketUpgrade(webSocketRouter: makeSocketRouter(services)),
+            server: .http1WebSocketUpgrade(
+                webSocketRouter: makeSocketRouter(services),
+                configuration: .init(
+                    ws: .init(
+                        // A rider's batch of 500 fixes fits in one frame; idle peers are pinged and dropped.
+                        maxFrameSize: SocketSession.maximumMessage, autoPing: .enabled(timePeriod: .seconds(20))))),
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port), serverName: "rider-logistics"),
             services: [

@@ -105,9 +105,11 @@ enum OpenAPIDeliveryPaths {
             ],
             "/api/v1/rider/locations": [
                 "post": OpenAPI.operation(
-                    "A batch of up to 500 GPS fixes; bad fixes are rejected one by one, not with the batch",
+                    "A batch of 1 to 500 GPS fixes, acknowledged once stored; any out-of-range fix refuses the whole "
+                        + "batch (400, nothing stored); exact duplicates and fixes older than 24 h are counted as "
+                        + "rejected. The same over WS /api/v1/rider/stream as {\"type\":\"locations\",\"ref\",\"fixes\"}.",
                     tag: "Rider", roles: [.rider], body: "LocationBatch", success: 202, response: "LocationReceipt",
-                    errors: [.forbidden], idempotent: true)
+                    errors: [.forbidden, .validationFailed], idempotent: true)
             ],
             "/api/v1/pods/{podId}/image": [
                 "get": [

@@ -117,12 +117,13 @@ enum OpenAPIDeliverySchemas {
             "LocationReceipt": object(
                 [
                     "accepted": ["type": "integer"], "rejected": ["type": "integer"],
+                    "duplicates": ["type": "integer"],
                     "rejections": [
                         "type": "array",
                         "items": object(
                             ["index": ["type": "integer"], "reason": ["type": "string"]], ["index", "reason"]),
                     ],
-                ], ["accepted", "rejected", "rejections"]),
+                ], ["accepted", "rejected", "duplicates", "rejections"]),
             "DispatcherDecision": object(["reason": OpenAPISchemas.text(500)], []),
             "NotificationList": object(
                 [

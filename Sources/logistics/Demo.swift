@@ -48,9 +48,23 @@ struct Demo: AsyncParsableCommand {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await built.application.runService() }
             for await port in ports {
-                try await DemoFleet.printWalkthrough(seeded, services: built.services, base: "http://\(host):\(port)")
+                let base = "http://\(host):\(port)"
+                try await DemoFleet.printWalkthrough(seeded, services: built.services, base: base)
+                let services = built.services
+                group.addTask {
+                    await DemoRide(services: services, base: base) { orderId in
+                        Console.line(
+                            "Live: \(DemoFleet.riders[2].name ?? "a rider") is bringing order \(orderId) to "
+                                + "\(DemoFleet.customers[0].0.name ?? "the customer"). Follow it:\n"
+                                + "  swift run logistics follow --server \(base) --order \(orderId)    # uses $CUSTOMER\n"
+                                + "  or watch every rider: WS \(base.replacingOccurrences(of: "http", with: "ws"))"
+                                + "/api/v1/dispatch/stream with $DISPATCHER")
+                    }.run()
+                }
             }
-            try await group.waitForAll()
+            // The server stops on Ctrl-C; the simulated rider stops with it.
+            try await group.next()
+            group.cancelAll()
         }
         Console.line("Demo stopped.")
     }

@@ -5,6 +5,8 @@ struct Logistics: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "logistics",
         abstract: "Rider Logistics: a last-mile delivery backend.",
-        subcommands: [Serve.self, Migrate.self, Token.self, ImportMap.self, RouteCommand.self, Demo.self, Bench.self]
+        subcommands: [
+            Serve.self, Migrate.self, Token.self, ImportMap.self, RouteCommand.self, Demo.self, Follow.self, Bench.self,
+        ]
     )
 }

@@ -151,11 +151,22 @@ struct LocationIngestTests {
             #expect((errors.first?["problem"] as? [String: Any])?["code"] as? String == "VALIDATION_FAILED")
             #expect(try await Self.stored(server, riderId) == (1, 43.7311))
 
+            // A full batch of 500 fixes fits in one message.
+            let full = (0..<500).map {
+                Self.fix(server, lat: 43.70 + Double($0) * 0.0001, secondsAgo: 3600 - Double($0))
+            }
+            let fullBatch = try JSONSerialization.data(withJSONObject: [
+                "type": "locations", "ref": "c3", "fixes": full,
+            ])
+            socket.send(String(decoding: fullBatch, as: UTF8.self))
+            try await socket.wait { $0.contains { $0["ref"] as? String == "c3" } }
+            #expect(socket.messages.first { $0["ref"] as? String == "c3" }?["accepted"] as? Int == 500)
+
             // Still open: another batch goes through.
             let next = try JSONSerialization.data(
                 withJSONObject: ["type": "locations", "fixes": [Self.fix(server, lat: 43.7350, secondsAgo: 0)]])
             socket.send(String(decoding: next, as: UTF8.self))
-            try await socket.wait { $0.filter { $0["type"] as? String == "ack" }.count == 2 }
+            try await socket.wait { $0.filter { $0["type"] as? String == "ack" }.count == 3 }
 
             let customer = try await server.token(.customer)
             let refused = TrackingFollower(port: server.port, path: "/api/v1/rider/stream", token: customer)

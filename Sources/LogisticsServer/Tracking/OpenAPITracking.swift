@@ -5,10 +5,21 @@ enum OpenAPITracking {
             "/api/v1/customer/orders/{orderId}/tracking": [
                 "get": OpenAPI.operation(
                     "Where the rider is, with ETA: the live-tracking snapshot, while the order is IN_TRANSIT or "
-                        + "ARRIVED_AT_DESTINATION", tag: "Customer", roles: [.customer],
+                        + "ARRIVED_AT_DESTINATION. The same path upgrades to the WebSocket stream (token as "
+                        + "`Sec-WebSocket-Protocol: bearer, <token>` or a first message `{\"type\":\"auth\",\"token\":…}`; "
+                        + "a customer JWT or a tracking link); refusals close with 4000 + the HTTP status.",
+                    tag: "Customer", roles: [.customer],
                     parameters: [OpenAPI.pathParameter("orderId")], response: "TrackingSnapshot",
                     errors: [.forbidden, .notFound, .trackingNotAvailable, .trackingEnded])
-            ]
+            ],
+            "/api/v1/orders/{orderId}/tracking-links": [
+                "post": OpenAPI.operation(
+                    "An order-scoped, read-only tracking token (for a link sent to the recipient), valid until the "
+                        + "order ends; the tracking stream accepts it in place of a customer JWT",
+                    tag: "Orders", roles: [.dispatcher, .admin, .vendor, .customer],
+                    parameters: [OpenAPI.pathParameter("orderId")], success: 201, response: "TrackingLink",
+                    errors: [.forbidden, .notFound, .trackingEnded], idempotent: true)
+            ],
         ]
     }
 
@@ -19,6 +30,12 @@ enum OpenAPITracking {
                 "recordedAt": ["type": "string", "format": "date-time"],
             ], ["lat", "lon", "recordedAt"])
         return [
+            "TrackingLink": OpenAPISchemas.object(
+                [
+                    "orderId": ["type": "string", "format": "uuid"], "token": ["type": "string"],
+                    "url": ["type": "string", "description": "The web tracking page"],
+                    "validUntil": ["type": "string"],
+                ], ["orderId", "token", "url"]),
             "TrackingSnapshot": OpenAPISchemas.object(
                 [
                     "type": OpenAPISchemas.enumeration(["snapshot"]),
@@ -37,7 +54,7 @@ enum OpenAPITracking {
                         "type": "boolean", "description": "No fix for 15 s: show the last position with its time",
                     ],
                     "etaSeconds": ["type": "integer"], "remainingDistanceM": ["type": "number"],
-                ], ["type", "seq", "status", "vendor", "destination", "stale"])
+                ], ["type", "seq", "status", "vendor", "destination", "stale"]),
         ]
     }
 }

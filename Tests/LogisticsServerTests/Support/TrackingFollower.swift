@@ -85,6 +85,28 @@ final class TrackingFollower: Sendable {
         Issue.record("socket messages never matched; got \(storage.texts.withLock { $0 })")
     }
 
-    /// Waits for the socket to end (server close or `stopAfter`).
-    func finished() async throws { try await task.value }
+    /// Waits up to 20 s for the socket to end (server close or `stopAfter`); a socket that never ends is a
+    /// failure with what it received, not a hung test run.
+    func finished(sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let task = self.task
+        let ended = await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                _ = try? await task.value
+                return true
+            }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(20))
+                return false
+            }
+            let first = await group.next()!
+            group.cancelAll()
+            return first
+        }
+        if !ended {
+            Issue.record(
+                "the socket did not end within 20 s; got \(storage.texts.withLock { $0 })",
+                sourceLocation: sourceLocation)
+            task.cancel()
+        }
+    }
 }

@@ -1,0 +1,211 @@
+import ArgumentParser
+import AsyncHTTPClient
+import Foundation
+import LogisticsCore
+import LogisticsServer
+import NIOHTTP1
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `logistics bench tracking`: server instances in child processes (so their memory can be measured alone),
+/// O orders in transit, C customer sockets following them, R riders sending a fix every 5 s for D seconds.
+struct TrackingBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tracking",
+        abstract: "Live-tracking load over real WebSockets on localhost: sockets held, memory per socket, "
+            + "fixes/s, rider-to-customer latency, lost and misordered messages.")
+
+    @Option(help: "Customer sockets.") var customers: Int = 10_000
+    @Option(help: "Riders, each sending one fix every 5 s (2,000 fixes/s at 10,000).") var riders: Int = 10_000
+    @Option(help: "Orders in transit; customers are spread over them, their riders move 33 m per fix.")
+    var orders: Int = 1_000
+    @Option(help: "Seconds of rider traffic.") var duration: Int = 30
+    @Option(help: "Server instances (2 needs --database-url).") var instances: Int = 1
+    @Option(name: .customLong("database-url"), help: "PostgreSQL for the servers instead of SQLite.")
+    var databaseURL: String?
+
+    func validate() throws {
+        guard (1...20_000).contains(customers) else { throw ValidationError("--customers must be 1...20000") }
+        guard (1...50_000).contains(riders) else { throw ValidationError("--riders must be 1...50000") }
+        guard (1...min(riders, customers)).contains(orders) else {
+            throw ValidationError("--orders must be 1...min(riders, customers)")
+        }
+        guard (5...600).contains(duration) else { throw ValidationError("--duration must be 5...600 seconds") }
+        guard (1...2).contains(instances) else { throw ValidationError("--instances must be 1 or 2") }
+        if instances > 1 && databaseURL == nil {
+            throw ValidationError("several instances share PostgreSQL: add --database-url")
+        }
+        if let databaseURL, !(databaseURL.contains("@127.0.0.1") || databaseURL.contains("@localhost")) {
+            throw ValidationError("--database-url must point at this machine")
+        }
+    }
+
+    func run() async throws {
+        let limit = FileDescriptors.raiseLimit()
+        Console.line("file descriptors: soft limit raised to \(limit) (each socket needs one here and one in a server)")
+        if limit < customers + riders / 10 + 256 {
+            throw Console.failure(
+                "\(customers) sockets need a higher file-descriptor limit; run `ulimit -Hn` to see it")
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("logistics-bench-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let secret = UUID().uuidString + UUID().uuidString
+        var servers: [BenchServerProcess] = []
+        defer { for server in servers { server.stop() } }
+        for index in 0..<instances {
+            Console.line("Starting server instance \(index + 1) on \(databaseURL == nil ? "SQLite" : "PostgreSQL") ...")
+            servers.append(
+                try await BenchServerProcess.start(
+                    dataDirectory: directory.path, secret: secret, databaseURL: databaseURL, index: index))
+        }
+        let load = TrackingLoad(
+            bases: servers.map { "http://127.0.0.1:\($0.port)" }, ports: servers.map(\.port),
+            tokens: await AccessTokenIssuer(secret: secret), riders: riders, orders: orders, customers: customers)
+
+        Console.line("Seeding \(orders) orders in transit ...")
+        try await load.seed()
+        let before = servers.reduce(0) { $0 + $1.residentBytes() }
+        Console.line("Opening \(customers) customer sockets ...")
+        try await load.connectCustomers()
+        try await Task.sleep(for: .seconds(2))
+        let after = servers.reduce(0) { $0 + $1.residentBytes() }
+        Console.line("Riders sending for \(duration) s ...")
+        let traffic = try await load.drive(seconds: duration)
+        Console.line("Letting the last messages arrive ...")
+        try await Task.sleep(for: .seconds(3))
+        let outcome = load.outcome()
+        await load.shutdown()
+
+        Console.line()
+        Console.line(
+            "store: \(databaseURL == nil ? "SQLite (WAL)" : "PostgreSQL"); instances: \(instances); "
+                + "riders: \(riders); orders in transit: \(orders); machine: \(ProcessInfo.processInfo.activeProcessorCount) cores"
+        )
+        Console.line("sockets held at the end: \(outcome.open) of \(customers)")
+        Console.line(
+            "server memory: \(after / 1_048_576) MiB with sockets, \(before / 1_048_576) MiB before; "
+                + String(format: "%.1f KiB per socket", Double(after - before) / Double(customers) / 1024))
+        Console.line(
+            "fixes: \(traffic.acknowledged) acknowledged, \(traffic.failed) failed, "
+                + String(format: "%.0f fixes/s", Double(traffic.acknowledged) / traffic.seconds)
+                + String(format: "; ingest p50 %.1f ms, p99 %.1f ms", traffic.ackP50 * 1000, traffic.ackP99 * 1000))
+        Console.line(
+            "rider send → customer receive: \(outcome.deliveries) messages, "
+                + String(
+                    format: "p50 %.1f ms, p99 %.1f ms, max %.1f ms", outcome.p50 * 1000, outcome.p99 * 1000,
+                    outcome.max * 1000))
+        Console.line(
+            "lost: \(outcome.lost) (sockets whose last position is not their rider's last fix), "
+                + "misordered or duplicated: \(outcome.misordered), seq gaps: \(outcome.gaps)")
+    }
+}
+
+/// Raising `RLIMIT_NOFILE` to the hard limit; child processes inherit it.
+enum FileDescriptors {
+    static func raiseLimit() -> Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
+        limit.rlim_cur = limit.rlim_max
+        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
+        return Int(limit.rlim_cur)
+    }
+}
+
+/// `logistics serve` in a child process, with its log in the data directory.
+final class BenchServerProcess: Sendable {
+    let process: Process
+    let port: Int
+
+    private init(process: Process, port: Int) {
+        self.process = process
+        self.port = port
+    }
+
+    static func start(dataDirectory: String, secret: String, databaseURL: String?, index: Int) async throws
+        -> BenchServerProcess
+    {
+        let port = try freePort()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
+        if !FileManager.default.isExecutableFile(atPath: process.executableURL!.path) {
+            process.executableURL = Bundle.main.executableURL
+        }
+        process.arguments = ["serve"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["LOGISTICS_PORT"] = String(port)
+        environment["LOGISTICS_HOST"] = "127.0.0.1"
+        environment["LOGISTICS_DATA_DIR"] = dataDirectory
+        environment["LOGISTICS_JWT_SECRET"] = secret
+        environment["LOGISTICS_DATABASE_POOL_SIZE"] = "16"
+        environment["LOGISTICS_LOG_LEVEL"] = "error"
+        environment.removeValue(forKey: "LOGISTICS_MAP")
+        if let databaseURL {
+            environment["DATABASE_URL"] = databaseURL
+        } else {
+            environment.removeValue(forKey: "DATABASE_URL")
+        }
+        process.environment = environment
+        let log = FileManager.default.createFile(atPath: "\(dataDirectory)/server-\(index).log", contents: nil)
+        _ = log
+        let handle = FileHandle(forWritingAtPath: "\(dataDirectory)/server-\(index).log")
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        let server = BenchServerProcess(process: process, port: port)
+        let http = HTTPClient.shared
+        let deadline = Date().addingTimeInterval(120)
+        while Date() < deadline {
+            guard process.isRunning else {
+                let text = (try? String(contentsOfFile: "\(dataDirectory)/server-\(index).log", encoding: .utf8)) ?? ""
+                throw Console.failure("the server exited at start:\n\(text.suffix(2000))")
+            }
+            if let response = try? await http.execute(
+                HTTPClientRequest(url: "http://127.0.0.1:\(port)/health/live"), timeout: .seconds(1)),
+                response.status == .ok
+            {
+                return server
+            }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        server.stop()
+        throw Console.failure("the server did not answer /health/live within 120 s")
+    }
+
+    /// The kernel picks a free port; the server binds it a moment later.
+    private static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw -> Int32 in
+                guard bind(fd, raw, length) == 0 else { return -1 }
+                return getsockname(fd, raw, &length)
+            }
+        }
+        guard bound == 0 else { throw Console.failure("no free port on 127.0.0.1") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Resident memory of the server process, from /proc.
+    func residentBytes() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+            let kib = Int(line.split(separator: " ").dropFirst().first ?? "")
+        else { return 0 }
+        return kib * 1024
+    }
+
+    func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        process.waitUntilExit()
+    }
+}

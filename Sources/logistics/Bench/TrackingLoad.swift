@@ -1,0 +1,294 @@
+import AsyncHTTPClient
+import Foundation
+import HummingbirdWSClient
+import Logging
+import LogisticsCore
+import LogisticsServer
+import NIOCore
+import NIOHTTP1
+import Synchronization
+
+/// The client side of the tracking benchmark: orders put in transit through the API, customers' sockets that
+/// check every message's seq and time its delivery, and riders posting a fix every 5 s.
+final class TrackingLoad: Sendable {
+    let bases: [String]
+    let ports: [Int]
+    let tokens: AccessTokenIssuer
+    let riders: Int
+    let orders: Int
+    let customers: Int
+    private let http: HTTPClient
+    private let recorder = LatencyRecorder()
+    private let state = Mutex(State())
+
+    private struct State {
+        /// Per order: its rider's token and id, the customer's token, and the last acknowledged latitude.
+        var orders: [(rider: String, customer: String, orderId: String)] = []
+        var lastAcknowledgedLat: [Int: Double] = [:]
+        var sockets: [Follower] = []
+        var deliveries: [Double] = []
+    }
+
+    /// One customer's socket and what it saw.
+    final class Follower: Sendable {
+        let order: Int
+        let seen = Mutex((snapshot: false, lastSeq: -1, lastLat: Double?.none, gaps: 0, misordered: 0, open: false))
+        init(order: Int) { self.order = order }
+    }
+
+    init(bases: [String], ports: [Int], tokens: AccessTokenIssuer, riders: Int, orders: Int, customers: Int) {
+        self.bases = bases
+        self.ports = ports
+        self.tokens = tokens
+        self.riders = riders
+        self.orders = orders
+        self.customers = customers
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 96)
+        http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    func shutdown() async { try? await http.shutdown() }
+
+    private func base(_ index: Int) -> String { bases[index % bases.count] }
+
+    /// Orders assigned to riders 0..<O and picked up, created by 32 workers at once.
+    func seed() async throws {
+        let dispatcher = try await tokens.token(subject: UUID(), role: .dispatcher, ttl: 86_400)
+        let client = BenchClient(http: http, base: bases[0], recorder: recorder)
+        let next = Shared(0)
+        let created = Shared([Int: (String, String, String)]())
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<min(32, orders) {
+                group.addTask {
+                    while true {
+                        let index = next.value.withLock { value -> Int in
+                            defer { value += 1 }
+                            return value
+                        }
+                        guard index < self.orders else { return }
+                        let made = try await self.seedOrder(index, dispatcher: dispatcher, client: client)
+                        let count = created.value.withLock {
+                            $0[index] = made
+                            return $0.count
+                        }
+                        if count % 200 == 0 { Console.line("  \(count)/\(self.orders) orders in transit") }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let all = created.value.withLock { $0 }
+        state.withLock { state in
+            state.orders = (0..<orders).map { all[$0]! }.map { (rider: $0.0, customer: $0.1, orderId: $0.2) }
+        }
+    }
+
+    private func seedOrder(_ index: Int, dispatcher: String, client: BenchClient) async throws -> (
+        String, String, String
+    ) {
+        let riderId = Self.riderId(index)
+        let rider = try await tokens.token(subject: riderId, role: .rider, name: "Bench Rider \(index)", ttl: 86_400)
+        let customerId = UUID()
+        let customer = try await tokens.token(subject: customerId, role: .customer, ttl: 86_400)
+        try await client.call(
+            "seed", .PUT, "/api/v1/rider/availability", token: rider, json: ["status": "ONLINE"])
+        let order = try await client.call(
+            "seed", .POST, "/api/v1/orders", token: dispatcher, json: DeliveryLoad.order(customerId), expect: 201)
+        let orderId = order["orderId"] as! String
+        try await client.call("seed", .POST, "/api/v1/orders/\(orderId)/ready", token: dispatcher)
+        let offers = try await client.call(
+            "seed", .POST, "/api/v1/orders/\(orderId)/offers", token: dispatcher,
+            json: ["riderIds": [riderId.lowercased]], expect: 201)
+        let offerId = ((offers["offers"] as! [[String: Any]])[0])["offerId"] as! String
+        let task = try await client.call("seed", .POST, "/api/v1/rider/offers/\(offerId)/accept", token: rider)
+        let taskId = task["taskId"] as! String
+        for status in ["ARRIVED_AT_STORE", "PICKED_UP"] {
+            var tap = DeliveryLoad.tap(status)
+            tap["location"] = ["lat": 43.7396, "lon": 7.4276, "accuracyM": 5]
+            try await client.call("seed", .PATCH, "/api/v1/rider/tasks/\(taskId)/status", token: rider, json: tap)
+        }
+        return (rider, customer, orderId)
+    }
+
+    /// Rider ids are fixed per index so a rider with an order and its fixes line up.
+    static func riderId(_ index: Int) -> UUID {
+        UUID(uuidString: String(format: "00000000-0000-4000-8000-%012x", index))!
+    }
+
+    /// C sockets, round-robin over the orders and the instances, 200 connecting at a time.
+    func connectCustomers() async throws {
+        let plan = state.withLock { $0.orders }
+        var followers: [Follower] = []
+        for index in 0..<customers {
+            let order = index % orders
+            let follower = Follower(order: order)
+            followers.append(follower)
+            let port = ports[index % ports.count]
+            let orderId = plan[order].orderId
+            let token = plan[order].customer
+            Task { await self.follow(follower, port: port, orderId: orderId, token: token) }
+            if index % 200 == 199 {
+                let target = index + 1
+                while followers.prefix(target).contains(where: { !$0.seen.withLock { $0.snapshot } }) {
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                if target % 1000 == 0 { Console.line("  \(target)/\(customers) sockets following") }
+            }
+        }
+        let deadline = Date().addingTimeInterval(60)
+        while followers.contains(where: { !$0.seen.withLock { $0.snapshot } }) && Date() < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        state.withLock { $0.sockets = followers }
+    }
+
+    private func follow(_ follower: Follower, port: Int, orderId: String, token: String) async {
+        var configuration = WebSocketClientConfiguration()
+        configuration.additionalHeaders[.secWebSocketProtocol] = "bearer, \(token)"
+        var logger = Logger(label: "bench-follower")
+        logger.logLevel = .critical
+        _ = try? await WebSocketClient.connect(
+            url: "ws://127.0.0.1:\(port)/api/v1/customer/orders/\(orderId)/tracking", configuration: configuration,
+            logger: logger
+        ) { inbound, _, _ in
+            follower.seen.withLock { $0.open = true }
+            for try await frame in inbound.messages(maxSize: 1 << 16) {
+                guard case .text(let text) = frame else { continue }
+                let received = Date()
+                guard let message = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
+                    let seq = message["seq"] as? Int
+                else { continue }
+                let type = message["type"] as? String
+                var latency: Double?
+                if type == "location", let recorded = (message["recordedAt"] as? String).flatMap(RFC3339.date(from:)) {
+                    latency = received.timeIntervalSince(recorded)
+                }
+                follower.seen.withLock { seen in
+                    if type == "snapshot" {
+                        seen.snapshot = true
+                        seen.lastSeq = seq
+                        return
+                    }
+                    if seq <= seen.lastSeq { seen.misordered += 1 } else if seq > seen.lastSeq + 1 { seen.gaps += 1 }
+                    seen.lastSeq = max(seen.lastSeq, seq)
+                    if type == "location" { seen.lastLat = message["lat"] as? Double }
+                }
+                if let latency { self.state.withLock { $0.deliveries.append(latency) } }
+            }
+        }
+        follower.seen.withLock { $0.open = false }
+    }
+
+    struct Traffic {
+        var acknowledged: Int
+        var failed: Int
+        var seconds: Double
+        var ackP50: Double
+        var ackP99: Double
+    }
+
+    /// Every rider posts one fix every 5 s, their starts spread over the first 5 s.
+    func drive(seconds: Int) async throws -> Traffic {
+        let plan = state.withLock { $0.orders }
+        let riderTokens = try await withThrowingTaskGroup(of: (Int, String).self) { group in
+            for index in orders..<riders {
+                group.addTask {
+                    (index, try await self.tokens.token(subject: Self.riderId(index), role: .rider, ttl: 86_400))
+                }
+            }
+            var tokens = plan.map(\.rider)
+            tokens += Array(repeating: "", count: riders - orders)
+            for try await (index, token) in group { tokens[index] = token }
+            return tokens
+        }
+        let acknowledged = Shared(0)
+        let failed = Shared(0)
+        let acks = LatencyRecorder()
+        let start = ContinuousClock.now
+        let end = start + .seconds(seconds)
+        let progress = Task {
+            while !Task.isCancelled {
+                try await Task.sleep(for: .seconds(5))
+                Console.line("  \(acknowledged.value.withLock { $0 }) fixes acknowledged")
+            }
+        }
+        defer { progress.cancel() }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<riders {
+                group.addTask {
+                    let offset = Duration.milliseconds(Int64(5000 * index / self.riders))
+                    var tick = start + offset
+                    var step = 0
+                    while tick < end {
+                        try await Task.sleep(until: tick, clock: .continuous)
+                        let lat = 43.7300 + Double(step % 200) * 0.0003 + Double(index % 7) * 0.00001
+                        let began = ContinuousClock.now
+                        if await self.post(token: riderTokens[index], lat: lat, instance: index) {
+                            acknowledged.value.withLock { $0 += 1 }
+                            acks.record("ack", seconds: (ContinuousClock.now - began).inSeconds)
+                            if index < self.orders { self.state.withLock { $0.lastAcknowledgedLat[index] = lat } }
+                        } else {
+                            failed.value.withLock { $0 += 1 }
+                        }
+                        step += 1
+                        tick += .seconds(5)
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let row = acks.rows().first
+        return Traffic(
+            acknowledged: acknowledged.value.withLock { $0 }, failed: failed.value.withLock { $0 },
+            seconds: (ContinuousClock.now - start).inSeconds, ackP50: row?.p50 ?? 0, ackP99: row?.p99 ?? 0)
+    }
+
+    private func post(token: String, lat: Double, instance: Int) async -> Bool {
+        var request = HTTPClientRequest(url: base(instance) + "/api/v1/rider/locations")
+        request.method = .POST
+        request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        request.headers.add(name: "Content-Type", value: "application/json")
+        let body =
+            #"{"fixes":[{"lat":\#(lat),"lon":7.4262,"accuracyM":5,"speedMps":6.6,"headingDeg":0,"recordedAt":"\#(RFC3339.string(from: Date()))"}]}"#
+        request.body = .bytes(ByteBuffer(string: body))
+        guard let response = try? await http.execute(request, timeout: .seconds(30)) else { return false }
+        _ = try? await response.body.collect(upTo: 1 << 16)
+        return response.status == .accepted
+    }
+
+    struct Outcome {
+        var open: Int
+        var deliveries: Int
+        var p50: Double
+        var p99: Double
+        var max: Double
+        var lost: Int
+        var misordered: Int
+        var gaps: Int
+    }
+
+    func outcome() -> Outcome {
+        let (sockets, lastLat, deliveries) = state.withLock { ($0.sockets, $0.lastAcknowledgedLat, $0.deliveries) }
+        var outcome = Outcome(
+            open: 0, deliveries: deliveries.count, p50: 0, p99: 0, max: 0, lost: 0, misordered: 0, gaps: 0)
+        let sorted = deliveries.sorted()
+        outcome.p50 = LatencyRecorder.percentile(sorted, 0.5)
+        outcome.p99 = LatencyRecorder.percentile(sorted, 0.99)
+        outcome.max = sorted.last ?? 0
+        for socket in sockets {
+            let seen = socket.seen.withLock { $0 }
+            if seen.open { outcome.open += 1 }
+            outcome.misordered += seen.misordered
+            outcome.gaps += seen.gaps
+            if let expected = lastLat[socket.order], seen.lastLat != expected { outcome.lost += 1 }
+        }
+        return outcome
+    }
+}
+
+/// A value several tasks update.
+final class Shared<Value: Sendable>: Sendable {
+    let value: Mutex<Value>
+    init(_ value: Value) { self.value = Mutex(value) }
+}
