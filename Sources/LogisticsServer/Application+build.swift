@@ -85,7 +85,8 @@ public func buildApplication(
                 configuration: .init(
                     ws: .init(
                         // A rider's batch of 500 fixes fits in one frame; idle peers are pinged and dropped.
-                        maxFrameSize: SocketSession.maximumMessage, autoPing: .enabled(timePeriod: .seconds(20))))),
+                        maxFrameSize: SocketSession.maximumMessage, autoPing: .enabled(timePeriod: .seconds(20)),
+                        closeTimeout: .seconds(5)))),
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port), serverName: "rider-logistics"),
             services: [

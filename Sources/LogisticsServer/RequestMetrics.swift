@@ -18,6 +18,14 @@ final class RequestMetrics: Sendable {
             .record(duration)
     }
 
+    /// Open WebSockets by stream (`customer`, `rider`, `dispatch`), moved up and down as they open and close.
+    func socketOpened(_ stream: String) {
+        registry.makeGauge(name: "websocket_connections", labels: [("stream", stream)]).increment()
+    }
+    func socketClosed(_ stream: String) {
+        registry.makeGauge(name: "websocket_connections", labels: [("stream", stream)]).decrement()
+    }
+
     func exposition() -> String {
         var buffer: [UInt8] = []
         registry.emit(into: &buffer)

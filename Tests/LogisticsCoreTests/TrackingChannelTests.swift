@@ -95,4 +95,24 @@ struct TrackingChannelTests {
             decoding: try encoder.encode(TrackingMessage.ended(seq: 9, status: .delivered)), as: UTF8.self)
         #expect(ended == #"{"seq":9,"status":"DELIVERED","type":"ended"}"#)
     }
+
+    @Test("the hand-written JSON of every message kind decodes to the same document as the Encodable form")
+    func jsonText() throws {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(RFC3339.string(from: date))
+        }
+        let messages: [TrackingMessage] = [
+            .location(seq: 7, position: fix(1.234, lat: 43.73961, lon: 7.427612, accuracy: 4.5)),
+            .location(seq: 8, position: TrackedPosition(lat: -1, lon: 2, accuracyM: nil, recordedAt: start)),
+            .status(seq: 9, status: .arrivedAtDestination, occurredAt: start),
+            .stale(seq: 10, lastFixAt: start), .stale(seq: 11, lastFixAt: nil), .ended(seq: 12, status: .delivered),
+        ]
+        for message in messages {
+            let handWritten = try JSONSerialization.jsonObject(with: Data(message.jsonText.utf8)) as? NSDictionary
+            let encoded = try JSONSerialization.jsonObject(with: encoder.encode(message)) as? NSDictionary
+            #expect(handWritten == encoded, "\(message.jsonText)")
+        }
+    }
 }

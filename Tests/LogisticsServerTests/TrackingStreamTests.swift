@@ -190,6 +190,8 @@ struct TrackingStreamTests {
 
             let watcher = TrackingFollower(port: server.port, path: path, token: scenario.dispatcher)
             try await watcher.wait { $0.first?["type"] as? String == "ready" }
+            let metrics = try await server.send(.get, "/metrics")
+            #expect(metrics.text.contains(#"websocket_connections{stream="dispatch"} 1"#))
             let (riderId, rider, taskId) = try await scenario.assigned()
             try await Self.post(server, rider: rider, lat: 43.7390)
             #expect(

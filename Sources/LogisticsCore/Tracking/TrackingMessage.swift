@@ -60,3 +60,24 @@ extension TrackingMessage: Encodable {
         }
     }
 }
+
+extension TrackingMessage {
+    /// The message as JSON text, written by hand: the hub sends one per rider fix to every follower, and this is
+    /// several times cheaper than a `JSONEncoder` round. Same fields as the `Encodable` form.
+    public var jsonText: String {
+        switch self {
+        case .location(let seq, let position):
+            let accuracy = position.accuracyM.map { #","accuracyM":\#($0)"# } ?? ""
+            return #"{"type":"location","seq":\#(seq),"lat":\#(position.lat),"lon":\#(position.lon)\#(accuracy),"#
+                + #""recordedAt":"\#(RFC3339.string(from: position.recordedAt))"}"#
+        case .status(let seq, let status, let occurredAt):
+            return #"{"type":"status","seq":\#(seq),"status":"\#(status.rawValue)","#
+                + #""occurredAt":"\#(RFC3339.string(from: occurredAt))"}"#
+        case .stale(let seq, let lastFixAt):
+            let last = lastFixAt.map { #","lastFixAt":"\#(RFC3339.string(from: $0))""# } ?? ""
+            return #"{"type":"stale","seq":\#(seq)\#(last)}"#
+        case .ended(let seq, let status):
+            return #"{"type":"ended","seq":\#(seq),"status":"\#(status.rawValue)"}"#
+        }
+    }
+}

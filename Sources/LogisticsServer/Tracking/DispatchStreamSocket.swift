@@ -16,7 +16,9 @@ struct DispatchStreamSocket {
             RouterPath(Self.path),
             shouldUpgrade: { request, _ in SocketSession.shouldUpgrade(request) },
             onUpgrade: { inbound, outbound, context in
-                try await SocketSession.run(inbound, outbound, path: Self.path) { session, group in
+                try await SocketSession.run(
+                    inbound, outbound, path: Self.path, stream: "dispatch", metrics: services.metrics
+                ) { session, group in
                     try await watch(&session, &group, context.request)
                 }
             })
@@ -44,6 +46,9 @@ struct DispatchStreamSocket {
                 try? await session.outbound.close(.goingAway, reason: "too slow; reconnect")
                 break loop
             case .clientClosed:
+                break loop
+            case .serverStopping:
+                await session.closeForShutdown()
                 break loop
             case .clientText, .authenticationTimedOut, .tracking:
                 continue

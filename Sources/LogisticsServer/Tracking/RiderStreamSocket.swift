@@ -17,7 +17,9 @@ struct RiderStreamSocket {
             RouterPath(Self.path),
             shouldUpgrade: { request, _ in SocketSession.shouldUpgrade(request) },
             onUpgrade: { inbound, outbound, context in
-                try await SocketSession.run(inbound, outbound, path: Self.path) { session, group in
+                try await SocketSession.run(
+                    inbound, outbound, path: Self.path, stream: "rider", metrics: services.metrics
+                ) { session, group in
                     try await serve(&session, &group, context.request)
                 }
             })
@@ -64,6 +66,9 @@ struct RiderStreamSocket {
             case .push(let message):
                 try await session.send(text: message)
             case .clientClosed, .feedClosed:
+                break loop
+            case .serverStopping:
+                await session.closeForShutdown()
                 break loop
             case .authenticationTimedOut, .tracking:
                 continue

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdWebSocket
 import LogisticsCore
+import ServiceLifecycle
 
 /// What a socket handler waits for: the client's messages, and whatever feed the socket relays.
 enum SocketEvent: Sendable {
@@ -12,6 +13,8 @@ enum SocketEvent: Sendable {
     case tracking(TrackingMessage)
     case push(String)
     case feedClosed
+    /// The server is shutting down gracefully: the socket closes with 1001 so the client reconnects elsewhere.
+    case serverStopping
 }
 
 /// The plumbing every socket shares: one reader turning the client's frames into events, the token taken from
@@ -33,9 +36,12 @@ struct SocketSession {
 
     /// Runs `body` with the client's messages flowing in; everything stops when `body` returns.
     static func run(
-        _ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, path: String,
+        _ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, path: String, stream: String,
+        metrics: RequestMetrics,
         _ body: (inout SocketSession, inout ThrowingTaskGroup<Void, any Error>) async throws -> Void
     ) async throws {
+        metrics.socketOpened(stream)
+        defer { metrics.socketClosed(stream) }
         let (events, sink) = AsyncStream.makeStream(of: SocketEvent.self)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -52,7 +58,12 @@ struct SocketSession {
             var session = SocketSession(
                 outbound: outbound, path: path, events: events.makeAsyncIterator(), sink: sink)
             defer { sink.finish() }
-            try await body(&session, &group)
+            // Without this an open socket would hold a graceful shutdown (or a rolling restart) forever.
+            try await withGracefulShutdownHandler {
+                try await body(&session, &group)
+            } onGracefulShutdown: {
+                sink.yield(.serverStopping)
+            }
             group.cancelAll()
         }
     }
@@ -88,7 +99,7 @@ struct SocketSession {
                     throw LogisticsError(.unauthenticated, #"The first message must be {"type":"auth","token":"…"}"#)
                 }
                 return first.token
-            case .clientClosed, .authenticationTimedOut:
+            case .clientClosed, .authenticationTimedOut, .serverStopping:
                 throw LogisticsError(
                     .unauthenticated,
                     "Send the token as Sec-WebSocket-Protocol: bearer, <token> or as the first message")
@@ -135,6 +146,11 @@ struct SocketSession {
             }
             ?? ""
         try await send(text: #"{"type":"error","problem":"# + document + ref + "}")
+    }
+
+    /// The close for a server that is shutting down.
+    func closeForShutdown() async {
+        try? await outbound.close(.goingAway, reason: "server restarting; reconnect")
     }
 
     /// The refusal that ends the socket: the problem, then a close with 4000 + its HTTP status.

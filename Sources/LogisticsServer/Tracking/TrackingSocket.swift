@@ -18,7 +18,9 @@ struct TrackingSocket {
             RouterPath(Self.path),
             shouldUpgrade: { request, _ in SocketSession.shouldUpgrade(request) },
             onUpgrade: { inbound, outbound, context in
-                try await SocketSession.run(inbound, outbound, path: Self.path) { session, group in
+                try await SocketSession.run(
+                    inbound, outbound, path: Self.path, stream: "customer", metrics: services.metrics
+                ) { session, group in
                     try await follow(&session, &group, context)
                 }
             })
@@ -76,7 +78,7 @@ struct TrackingSocket {
             switch event {
             case .tracking(let message):
                 guard message.seq > lastSent else { continue }
-                try await session.send(message)
+                try await session.send(text: message.jsonText)
                 lastSent = message.seq
                 if case .ended = message {
                     try await session.outbound.close(.normalClosure, reason: "delivery ended")
@@ -89,7 +91,7 @@ struct TrackingSocket {
                 switch services.tracking.replay(orderId: order.id, after: request.resumeFrom) {
                 case .messages(let missed):
                     for message in missed {
-                        try await session.send(message)
+                        try await session.send(text: message.jsonText)
                         lastSent = max(lastSent, message.seq)
                     }
                 case .resync, nil:
@@ -103,6 +105,9 @@ struct TrackingSocket {
                 try? await session.outbound.close(.goingAway, reason: "too slow; reconnect with resumeFrom")
                 break loop
             case .clientClosed:
+                break loop
+            case .serverStopping:
+                await session.closeForShutdown()
                 break loop
             case .authenticationTimedOut, .push:
                 continue

@@ -75,7 +75,7 @@ struct TrackingBench: AsyncParsableCommand {
         Console.line("Riders sending for \(duration) s ...")
         let traffic = try await load.drive(seconds: duration)
         Console.line("Letting the last messages arrive ...")
-        try await Task.sleep(for: .seconds(3))
+        try await load.settle()
         let outcome = load.outcome()
         await load.shutdown()
 
@@ -141,7 +141,7 @@ final class BenchServerProcess: Sendable {
         environment["LOGISTICS_DATA_DIR"] = dataDirectory
         environment["LOGISTICS_JWT_SECRET"] = secret
         environment["LOGISTICS_DATABASE_POOL_SIZE"] = "16"
-        environment["LOGISTICS_LOG_LEVEL"] = "error"
+        environment["LOG_LEVEL"] = "error"
         environment.removeValue(forKey: "LOGISTICS_MAP")
         if let databaseURL {
             environment["DATABASE_URL"] = databaseURL
