@@ -1,6 +1,7 @@
 import Foundation
 import JWTKit
 import LogisticsCore
+import Synchronization
 
 /// Turns a bearer token into an `Actor`, or refuses it with 401 UNAUTHENTICATED.
 public struct AccessTokenVerifier: Sendable {
@@ -13,6 +14,9 @@ public struct AccessTokenVerifier: Sendable {
     private let clock: any WallClock
     /// Tolerated clock difference between token issuer and this server.
     private let leewaySeconds: TimeInterval = 30
+    /// Tokens already verified, until they expire: a rider's phone sends the same token with every fix, and
+    /// checking its signature each time was a tenth of the server's time under tracking load.
+    private let verified = VerifiedTokens()
 
     public static func make(configuration: ServerConfiguration, secret: String?, clock: any WallClock) async throws
         -> AccessTokenVerifier
@@ -48,6 +52,16 @@ public struct AccessTokenVerifier: Sendable {
     }
 
     public func actor(fromBearer token: String) async throws -> Actor {
+        let now = clock.now()
+        if let (actor, expiry) = verified.lookup(token) {
+            if expiry.addingTimeInterval(leewaySeconds) >= now { return actor }
+            throw Self.refuse("The token has expired")
+        }
+        let actor = try await verify(token, now: now)
+        return actor
+    }
+
+    private func verify(_ token: String, now: Date) async throws -> Actor {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let header = Self.decodeHeader(String(parts[0])) else {
             throw Self.refuse("The token is malformed")
@@ -61,7 +75,6 @@ public struct AccessTokenVerifier: Sendable {
         } catch {
             throw Self.refuse("The token's signature or claims are invalid")
         }
-        let now = clock.now()
         if claims.exp.value.addingTimeInterval(leewaySeconds) < now { throw Self.refuse("The token has expired") }
         if let nbf = claims.nbf, nbf.value.addingTimeInterval(-leewaySeconds) > now {
             throw Self.refuse("The token is not valid yet")
@@ -73,7 +86,9 @@ public struct AccessTokenVerifier: Sendable {
             throw Self.refuse("The token's subject is not a UUID")
         }
         guard let role = Role(rawValue: claims.role) else { throw Self.refuse("The token's role is unknown") }
-        return Actor(id: subject, role: role, name: claims.name)
+        let actor = Actor(id: subject, role: role, name: claims.name)
+        verified.remember(token, actor: actor, expiry: claims.exp.value)
+        return actor
     }
 
     private static func decodeHeader(_ segment: String) -> [String: Any]? {
@@ -85,5 +100,20 @@ public struct AccessTokenVerifier: Sendable {
 
     private static func refuse(_ detail: String) -> LogisticsError {
         LogisticsError(.unauthenticated, detail)
+    }
+}
+
+/// A bounded memory of verified tokens; forgotten all at once when full, which costs one re-verification each.
+final class VerifiedTokens: Sendable {
+    static let capacity = 50_000
+    private let entries = Mutex<[String: (Actor, Date)]>([:])
+
+    func lookup(_ token: String) -> (Actor, Date)? { entries.withLock { $0[token] } }
+
+    func remember(_ token: String, actor: Actor, expiry: Date) {
+        entries.withLock { entries in
+            if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
+            entries[token] = (actor, expiry)
+        }
     }
 }

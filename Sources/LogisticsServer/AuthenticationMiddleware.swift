@@ -22,7 +22,11 @@ struct AuthenticationMiddleware: RouterMiddleware {
         guard parts.count == 2, parts[0].lowercased() == "bearer" else {
             throw LogisticsError(.unauthenticated, "Use the Authorization: Bearer <token> scheme")
         }
-        let actor = try await verifier.actor(fromBearer: String(parts[1]).trimmingCharacters(in: .whitespaces))
+        // Trimmed by hand: Foundation's trimmingCharacters bridges through NSString on every request.
+        var token = parts[1]
+        while token.first == " " || token.first == "\t" { token = token.dropFirst() }
+        while token.last == " " || token.last == "\t" { token = token.dropLast() }
+        let actor = try await verifier.actor(fromBearer: String(token))
         try await Self.admit(actor, repository: repository, clock: clock, known: known)
         var context = context
         context.actor = actor

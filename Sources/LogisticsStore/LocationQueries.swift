@@ -109,30 +109,41 @@ extension SQLLogisticsRepository: LocationRepository {
                     """, chunk.flatMap { $0 })
                 start += Self.rowsPerInsert
             }
-            for write in writes {
-                if let newest = write.newest {
-                    try await transaction.query(
-                        """
-                        UPDATE riders SET last_lat = ?, last_lon = ?, last_fix_at = ?
-                        WHERE id = ? AND (last_fix_at IS NULL OR last_fix_at < ?)
-                        """,
-                        [
-                            .double(newest.lat), .double(newest.lon), .date(newest.recordedAt), .uuid(write.riderId),
-                            .date(newest.recordedAt),
-                        ])
-                }
-                if let shown = write.newestShowable {
-                    try await transaction.query(
-                        """
-                        UPDATE riders SET shown_lat = ?, shown_lon = ?, shown_accuracy_m = ?, shown_fix_at = ?
-                        WHERE id = ? AND (shown_fix_at IS NULL OR shown_fix_at < ?)
-                        """,
-                        [
-                            .double(shown.lat), .double(shown.lon), .double(shown.accuracyM), .date(shown.recordedAt),
-                            .uuid(write.riderId), .date(shown.recordedAt),
-                        ])
-                }
+            // One statement per rider moves both positions, each only forward in time.
+            for write in writes where write.newest != nil || write.newestShowable != nil {
+                let newest = write.newest
+                let shown = write.newestShowable
+                try await transaction.query(
+                    """
+                    UPDATE riders SET
+                        last_lat = CASE WHEN ? = 1 AND (last_fix_at IS NULL OR last_fix_at < ?) THEN ? ELSE last_lat END,
+                        last_lon = CASE WHEN ? = 1 AND (last_fix_at IS NULL OR last_fix_at < ?) THEN ? ELSE last_lon END,
+                        last_fix_at = CASE WHEN ? = 1 AND (last_fix_at IS NULL OR last_fix_at < ?) THEN ? ELSE last_fix_at END,
+                        shown_lat = CASE WHEN ? = 1 AND (shown_fix_at IS NULL OR shown_fix_at < ?) THEN ? ELSE shown_lat END,
+                        shown_lon = CASE WHEN ? = 1 AND (shown_fix_at IS NULL OR shown_fix_at < ?) THEN ? ELSE shown_lon END,
+                        shown_accuracy_m = CASE WHEN ? = 1 AND (shown_fix_at IS NULL OR shown_fix_at < ?) THEN ?
+                            ELSE shown_accuracy_m END,
+                        shown_fix_at = CASE WHEN ? = 1 AND (shown_fix_at IS NULL OR shown_fix_at < ?) THEN ?
+                            ELSE shown_fix_at END
+                    WHERE id = ?
+                    """,
+                    Self.forward(
+                        newest.map { [.double($0.lat), .double($0.lon), .date($0.recordedAt)] } ?? [], columns: 3,
+                        newest)
+                        + Self.forward(
+                            shown.map {
+                                [.double($0.lat), .double($0.lon), .double($0.accuracyM), .date($0.recordedAt)]
+                            } ?? [], columns: 4, shown) + [.uuid(write.riderId)])
             }
+        }
+    }
+}
+
+extension SQLLogisticsRepository {
+    /// Binds for `CASE WHEN <present> = 1 AND (<time> IS NULL OR <time> < ?) THEN <value>`, one triple per column.
+    fileprivate static func forward(_ values: [SQLValue], columns: Int, _ fix: LocationFix?) -> [SQLValue] {
+        (0..<columns).flatMap { index in
+            [.bool(fix != nil), .date(fix?.recordedAt), index < values.count ? values[index] : .null]
         }
     }
 }

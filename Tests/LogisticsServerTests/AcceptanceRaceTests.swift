@@ -2,7 +2,7 @@ import Foundation
 import LogisticsCore
 import Testing
 
-@Suite("Acceptance races", .serialized)
+@Suite("Acceptance races", .serialized, .timeLimit(.minutes(3)))
 struct AcceptanceRaceTests {
     @Test("50 riders accept one order at once: exactly one wins, 20 times over", arguments: StoreKind.available)
     func fiftyRiders(kind: StoreKind) async throws {

@@ -4,7 +4,7 @@ import LogisticsCore
 import LogisticsServer
 import Testing
 
-@Suite("Authentication and roles")
+@Suite("Authentication and roles", .timeLimit(.minutes(3)))
 struct AuthenticationTests {
     static let secret = "test-secret-that-is-long-enough-for-production-use"
 

@@ -6,7 +6,7 @@ import Testing
 /// PostgreSQL going away and coming back. The test uses a database of its own and refuses new
 /// connections to it (and ends the existing ones), which is what the server sees when the
 /// database host stops — without stopping the cluster other tests share.
-@Suite("Database outage")
+@Suite("Database outage", .timeLimit(.minutes(3)))
 struct DatabaseOutageTests {
     @Test(
         "503 SERVICE_UNAVAILABLE with Retry-After while PostgreSQL is unreachable, then recovery",

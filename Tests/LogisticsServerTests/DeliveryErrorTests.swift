@@ -2,7 +2,7 @@ import Foundation
 import LogisticsCore
 import Testing
 
-@Suite("Delivery refusals: the right code, and nothing changes")
+@Suite("Delivery refusals: the right code, and nothing changes", .timeLimit(.minutes(3)))
 struct DeliveryErrorTests {
     @Test(
         "acceptance errors: OFFER_EXPIRED, ORDER_ALREADY_ASSIGNED, ORDER_CANCELLED, RIDER_NOT_ONLINE, RIDER_HAS_ACTIVE_TASK, FORBIDDEN",

@@ -2,7 +2,7 @@ import Foundation
 import LogisticsCore
 import Testing
 
-@Suite("A delivery from offer to proof")
+@Suite("A delivery from offer to proof", .timeLimit(.minutes(3)))
 struct DeliveryFlowTests {
     @Test(
         "OTP delivery: offer, accept, four status taps, code, delivered; every step logged and notified",

@@ -2,7 +2,7 @@ import Foundation
 import LogisticsCore
 import Testing
 
-@Suite("Dispatching and delivery problems")
+@Suite("Dispatching and delivery problems", .timeLimit(.minutes(3)))
 struct DispatchTests {
     @Test(
         "nearest strategy offers to free online riders closest to the store; decline and expiry keep the audit trail",

@@ -3,7 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 
-@Suite("External directions provider")
+@Suite("External directions provider", .timeLimit(.minutes(3)))
 struct ExternalDirectionsTests {
     /// A directions service on localhost that answers like OSRM, or fails in the way the path asks.
     static func fakeProvider() -> some ApplicationProtocol {

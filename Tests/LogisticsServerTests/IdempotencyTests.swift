@@ -2,7 +2,7 @@ import Foundation
 import LogisticsCore
 import Testing
 
-@Suite("Idempotency-Key on POST")
+@Suite("Idempotency-Key on POST", .timeLimit(.minutes(3)))
 struct IdempotencyTests {
     @Test("the same key and body replay the first response; a different body is 422", arguments: StoreKind.available)
     func replayAndReuse(kind: StoreKind) async throws {

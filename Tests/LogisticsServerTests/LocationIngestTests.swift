@@ -3,7 +3,7 @@ import LogisticsCore
 import LogisticsStore
 import Testing
 
-@Suite("Rider location ingest")
+@Suite("Rider location ingest", .timeLimit(.minutes(3)))
 struct LocationIngestTests {
     static func fix(_ server: TestServer, lat: Double, lon: Double = 7.42, secondsAgo: Double, accuracyM: Double = 5)
         -> [String: Any]

@@ -7,7 +7,7 @@ import Testing
 
 /// Two server instances sharing one PostgreSQL: the acceptance guarantee must not depend on being
 /// the only process.
-@Suite("Several instances on one PostgreSQL")
+@Suite("Several instances on one PostgreSQL", .timeLimit(.minutes(3)))
 struct MultiInstanceTests {
     @Test(
         "50 riders split over two instances accept one order: exactly one wins, 10 times over",

@@ -3,7 +3,7 @@ import LogisticsCore
 import RoadRouting
 import Testing
 
-@Suite("Navigation API")
+@Suite("Navigation API", .timeLimit(.minutes(3)))
 struct NavigationTests {
     static let casino = "43.7396,7.4276"
     static let fontvieille = "43.7289,7.4170"
@@ -142,7 +142,7 @@ struct NavigationTests {
     }
 }
 
-@Suite("Dispatch by road ETA")
+@Suite("Dispatch by road ETA", .timeLimit(.minutes(3)))
 struct RoadETADispatchTests {
     @Test("with a map, nearest offers go to the rider quickest by road, not closest in a straight line")
     func nearestByRoad() async throws {

@@ -7,7 +7,7 @@ import RoadRouting
 import Synchronization
 import Testing
 
-@Suite("Navigation failures are logged")
+@Suite("Navigation failures are logged", .timeLimit(.minutes(3)))
 struct NavigatorLoggingTests {
     /// A provider whose upstream is down.
     struct FailingProvider: DirectionsProvider {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite("Health, metrics, request ids and the OpenAPI document")
+@Suite("Health, metrics, request ids and the OpenAPI document", .timeLimit(.minutes(3)))
 struct OperationsTests {
     @Test("health, readiness and metrics answer without a token", arguments: StoreKind.available)
     func health(kind: StoreKind) async throws {

@@ -3,7 +3,7 @@ import LogisticsCore
 import LogisticsStore
 import Testing
 
-@Suite("Orders end to end")
+@Suite("Orders end to end", .timeLimit(.minutes(3)))
 struct OrderLifecycleTests {
     @Test(
         "create, read, ready, cancel: each change writes one event and its outbox row", arguments: StoreKind.available)

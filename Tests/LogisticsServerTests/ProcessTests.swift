@@ -5,7 +5,7 @@ import LogisticsServer
 import LogisticsStore
 import Testing
 
-@Suite("The logistics binary", .serialized)
+@Suite("The logistics binary", .serialized, .timeLimit(.minutes(3)))
 struct ProcessTests {
     static let secret = "process-test-secret-0123456789abcdef"
 

@@ -4,7 +4,7 @@ import LogisticsCore
 import LogisticsStore
 import Testing
 
-@Suite("Schema and event log")
+@Suite("Schema and event log", .timeLimit(.minutes(3)))
 struct StoreTests {
     @Test("order_events is append-only: UPDATE and DELETE fail in the database itself", arguments: StoreKind.available)
     func appendOnly(kind: StoreKind) async throws {

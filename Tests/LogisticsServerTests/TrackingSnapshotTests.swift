@@ -2,7 +2,7 @@ import Foundation
 import LogisticsCore
 import Testing
 
-@Suite("Live tracking: snapshot and the in-process hub")
+@Suite("Live tracking: snapshot and the in-process hub", .timeLimit(.minutes(3)))
 struct TrackingSnapshotTests {
     @Test(
         "409 before pickup; position, stale flag and ETA in transit; status and ended reach followers; 410 after",

@@ -2,7 +2,7 @@ import Foundation
 import LogisticsCore
 import Testing
 
-@Suite("Live tracking over WebSocket")
+@Suite("Live tracking over WebSocket", .timeLimit(.minutes(3)))
 struct TrackingStreamTests {
     /// An order in transit: assigned, at the store, picked up.
     static func inTransit(_ server: TestServer, podType: String = "OTP") async throws

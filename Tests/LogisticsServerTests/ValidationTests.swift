@@ -2,7 +2,7 @@ import Foundation
 import LogisticsStore
 import Testing
 
-@Suite("Bad input is refused with a problem document and changes nothing")
+@Suite("Bad input is refused with a problem document and changes nothing", .timeLimit(.minutes(3)))
 struct ValidationTests {
     static func fields(_ reply: Reply) -> [String] {
         (reply["errors"] as? [[String: Any]])?.compactMap { $0["field"] as? String } ?? []
