@@ -20,12 +20,14 @@ enum ConcurrentClient {
         for (name, value) in extra { headers[HTTPField.Name(name)!] = value }
         let finalHeaders = headers
         let finalBody = body
-        return try await TestClient.withClient(host: "127.0.0.1", port: port) { client in
-            let response = try await client.execute(
-                .init(path, method: method, headers: finalHeaders, body: finalBody))
-            return Reply(
-                status: response.status.code, headers: response.headers,
-                body: Data(buffer: response.body ?? ByteBuffer()))
+        return try await TestServer.answered(within: .seconds(60), "\(method) \(path) on port \(port)") {
+            try await TestClient.withClient(host: "127.0.0.1", port: port) { client in
+                let response = try await client.execute(
+                    .init(path, method: method, headers: finalHeaders, body: finalBody))
+                return Reply(
+                    status: response.status.code, headers: response.headers,
+                    body: Data(buffer: response.body ?? ByteBuffer()))
+            }
         }
     }
 }

@@ -7,6 +7,7 @@ import LogisticsCore
 import LogisticsServer
 import LogisticsStore
 import NIOCore
+import Synchronization
 
 /// A running server on an ephemeral port, its clock, and helpers to talk to it like a client would.
 struct TestServer: Sendable {
@@ -80,8 +81,17 @@ struct TestServer: Sendable {
         if let raw { body = ByteBuffer(bytes: raw) }
         if let contentType { headers[.contentType] = contentType }
         for (name, value) in extra { headers[HTTPField.Name(name)!] = value }
-        let response = try await client.execute(uri: path, method: method, headers: headers, body: body)
+        let client = self.client
+        let finalHeaders = headers
+        let finalBody = body
+        let response = try await Self.answered(within: .seconds(60), "\(method) \(path)") {
+            try await client.execute(uri: path, method: method, headers: finalHeaders, body: finalBody)
+        }
         return Reply(status: response.status.code, headers: response.headers, body: Data(buffer: response.body))
+    }
+
+    struct NoAnswer: Error, CustomStringConvertible {
+        var description: String
     }
 
     /// Rows of a table, straight from the database, for checking that nothing changed.
@@ -89,6 +99,34 @@ struct TestServer: Sendable {
         let row = try await database.first("SELECT COUNT(*) AS n FROM \(table) WHERE \(condition)", binds)
         return try row?.int("n") ?? 0
     }
+
+    /// A request that never gets an answer fails the test with its name instead of hanging the whole run. The
+    /// request runs unstructured so a stuck one (which may ignore cancellation) cannot hold the test.
+    static func answered<T: Sendable>(
+        within limit: Duration, _ what: String, _ request: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        let race = Race<T>()
+        return try await withCheckedThrowingContinuation { continuation in
+            race.start(continuation)
+            let work = Task {
+                do {
+                    race.finish(with: .success(try await request()))
+                } catch {
+                    race.finish(with: .failure(error))
+                }
+            }
+            let deadline = Task {
+                try await Task.sleep(for: limit)
+                work.cancel()
+                race.finish(with: .failure(NoAnswer(description: "\(what) got no answer within \(limit)")))
+            }
+            Task {
+                _ = await work.result
+                deadline.cancel()
+            }
+        }
+    }
+
 }
 
 struct Reply: Sendable {
@@ -101,4 +139,21 @@ struct Reply: Sendable {
     var code: String? { json["code"] as? String }
     var contentType: String? { headers[.contentType] }
     subscript(_ key: String) -> Any? { json[key] }
+}
+
+/// Whichever of a request and its deadline finishes first resumes the caller; the other is ignored.
+final class Race<T: Sendable>: Sendable {
+    private let continuation = Mutex<CheckedContinuation<T, any Error>?>(nil)
+
+    func start(_ continuation: CheckedContinuation<T, any Error>) {
+        self.continuation.withLock { $0 = continuation }
+    }
+
+    func finish(with result: Result<T, any Error>) {
+        let waiting = continuation.withLock { current in
+            defer { current = nil }
+            return current
+        }
+        waiting?.resume(with: result)
+    }
 }
