@@ -124,7 +124,8 @@ final class TrackingLoad: Sendable {
             let order = index % orders
             let follower = Follower(order: order)
             followers.append(follower)
-            let port = ports[index % ports.count]
+            // A rider posts to instance (order % n); the second follower of each order is on another instance.
+            let port = ports[(index + index / orders) % ports.count]
             let orderId = plan[order].orderId
             let token = plan[order].customer
             Task { await self.follow(follower, port: port, orderId: orderId, token: token) }
