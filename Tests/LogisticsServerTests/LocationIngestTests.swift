@@ -177,4 +177,24 @@ struct LocationIngestTests {
             #expect(silent.storage.applicationCloseCode.withLock { $0 } == 4401)
         }
     }
+
+    @Test("the rider's socket pushes the rider's own offers, nobody else's")
+    func riderSocketPushesOffers() async throws {
+        try await TestServer.run(.sqlite) { server in
+            let scenario = try await DeliveryScenario.ready(server)
+            let (riderId, rider) = try await scenario.onlineRider()
+            let (_, otherRider) = try await scenario.onlineRider(name: "Someone Else")
+            let socket = TrackingFollower(port: server.port, path: "/api/v1/rider/stream", token: rider)
+            let other = TrackingFollower(port: server.port, path: "/api/v1/rider/stream", token: otherRider)
+            try await socket.wait { $0.first?["type"] as? String == "ready" }
+            try await other.wait { $0.first?["type"] as? String == "ready" }
+            _ = try await scenario.offer(to: [riderId])
+            try await socket.wait { $0.contains { $0["type"] as? String == "notification" } }
+            let pushed = try #require(socket.messages.first { $0["type"] as? String == "notification" })
+            #expect(pushed["title"] as? String == "New delivery offer")
+            #expect(pushed["orderId"] as? String == scenario.orderId)
+            try await Task.sleep(for: .milliseconds(600))
+            #expect(!other.messages.contains { $0["type"] as? String == "notification" })
+        }
+    }
 }

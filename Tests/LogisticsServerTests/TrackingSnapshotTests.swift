@@ -80,7 +80,9 @@ struct TrackingSnapshotTests {
                 return messages
             }
             try await Self.waitFor(server, orderId, after: startSeq) { if case .ended = $0 { true } else { false } }
-            received = await collector.value
+            received = try await TestServer.answered(within: .seconds(20), "the end of the hub stream") {
+                await collector.value
+            }
             #expect(received.map(\.seq) == Array((startSeq + 1)...(startSeq + received.count)))
             guard case .location(let seq, let shown) = received.first else {
                 Issue.record("the first message should be the rider's position, got \(received)")
