@@ -94,20 +94,21 @@ struct EventLog {
 
 /// The event as published to the tracking hub, push providers and webhooks.
 struct OutboxEventPayload: Codable {
-    var id: UUID
+    /// Ids as the rest of the API writes them (lowercase), since dispatchers and webhooks read this document.
+    var id: String
     var type: String
-    var orderId: UUID
-    var taskId: UUID?
+    var orderId: String
+    var taskId: String?
     var seq: Int
     var status: String?
     var occurredAt: Date
     var data: [String: String]
 
     init(_ event: OrderEvent) {
-        id = event.id
+        id = event.id.lowercased
         type = event.type
-        orderId = event.orderId
-        taskId = event.taskId
+        orderId = event.orderId.lowercased
+        taskId = event.taskId?.lowercased
         seq = event.seq
         status = event.status
         occurredAt = event.occurredAt

@@ -205,6 +205,8 @@ struct TrackingStreamTests {
                         ($0["event"] as? [String: Any])?["status"] as? String == "ARRIVED_AT_STORE"
                     }
             }
+            let event = try #require(watcher.messages.compactMap { $0["event"] as? [String: Any] }.first)
+            #expect(event["orderId"] as? String == scenario.orderId)
             let location = try #require(watcher.messages.first { $0["type"] as? String == "riderLocation" })
             #expect(location["lat"] as? Double == 43.7390)
         }
