@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import LogisticsCore
 import LogisticsServer
+import ServiceLifecycle
 
 /// Starts the server on SQLite with a seeded fleet and orders, and prints ready-to-paste commands.
 struct Demo: AsyncParsableCommand {
@@ -45,27 +46,35 @@ struct Demo: AsyncParsableCommand {
             throw Console.failure("cannot start the demo: \(ServerRunner.describe(error))")
         }
         let seeded = try await DemoFleet.seed(built.services)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await built.application.runService() }
-            for await port in ports {
-                let base = "http://\(host):\(port)"
-                try await DemoFleet.printWalkthrough(seeded, services: built.services, base: base)
-                let services = built.services
-                group.addTask {
-                    await DemoRide(services: services, base: base) { orderId in
-                        Console.line(
-                            "Live: \(DemoFleet.riders[2].name ?? "a rider") is bringing order \(orderId) to "
-                                + "\(DemoFleet.customers[0].0.name ?? "the customer"). Follow it:\n"
-                                + "  swift run logistics follow --server \(base) --order \(orderId)    # uses $CUSTOMER\n"
-                                + "  or watch every rider: WS \(base.replacingOccurrences(of: "http", with: "ws"))"
-                                + "/api/v1/dispatch/stream with $DISPATCHER")
-                    }.run()
-                }
-            }
-            // The server stops on Ctrl-C; the simulated rider stops with it.
-            try await group.next()
-            group.cancelAll()
-        }
+        var application = built.application
+        // The simulated rider runs as one of the server's services, so Ctrl-C stops it first: its requests
+        // every 2 s would otherwise keep a connection busy and the server from finishing its shutdown.
+        application.addServices(
+            DemoRideService(services: built.services, host: host, ports: ports, seeded: seeded))
+        try await application.runService()
         Console.line("Demo stopped.")
+    }
+}
+
+/// Prints the walkthrough once the server listens, then keeps the demo rider delivering until shutdown.
+struct DemoRideService: Service {
+    let services: LogisticsServices
+    let host: String
+    let ports: AsyncStream<Int>
+    let seeded: DemoFleet.Seeded
+
+    func run() async throws {
+        guard let port = await ports.first(where: { _ in true }) else { return }
+        let base = "http://\(host):\(port)"
+        try await DemoFleet.printWalkthrough(seeded, services: services, base: base)
+        let ride = DemoRide(services: services, base: base) { orderId in
+            Console.line(
+                "Live: \(DemoFleet.riders[2].name ?? "a rider") is bringing order \(orderId) to "
+                    + "\(DemoFleet.customers[0].0.name ?? "the customer"). Follow it:\n"
+                    + "  swift run logistics follow --server \(base) --order \(orderId)    # uses $CUSTOMER\n"
+                    + "  or watch every rider: WS \(base.replacingOccurrences(of: "http", with: "ws"))"
+                    + "/api/v1/dispatch/stream with $DISPATCHER")
+        }
+        try await cancelWhenGracefulShutdown { await ride.run() }
     }
 }

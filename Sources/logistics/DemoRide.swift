@@ -28,6 +28,7 @@ struct DemoRide {
             } catch is CancellationError {
                 return
             } catch {
+                if Task.isCancelled { return }
                 Console.line("demo rider: \(error); trying again in 10 s")
                 try? await Task.sleep(for: .seconds(10))
             }
