@@ -75,6 +75,10 @@ struct TrackingChannelTests {
             return
         }
         #expect(fromTwo.map(\.seq) == [3, 4, 5, 6])
+        // A seq from another stream (a channel opened again, another instance) is never trusted.
+        #expect(channel.replay(after: 9) == .resync)
+        #expect(channel.replay(after: 4, stream: "elsewhere") == .resync)
+        #expect(channel.replay(after: 6, stream: channel.stream) == .messages([]))
     }
 
     @Test("messages encode as API.md shows them")

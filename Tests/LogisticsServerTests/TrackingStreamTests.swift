@@ -145,6 +145,19 @@ struct TrackingStreamTests {
             let replayed = second.messages.filter { $0["type"] as? String != "snapshot" }
             #expect(replayed.compactMap { $0["seq"] as? Int } == [seen + 1, seen + 2])
             #expect(replayed.compactMap { $0["lat"] as? Double } == [43.7400, 43.7420])
+
+            // The same seq from another stream (another instance, a channel opened again) is not trusted.
+            let stream = try #require(second.messages.first?["stream"] as? String)
+            let foreign = TrackingFollower(
+                port: server.port, orderId: scenario.orderId, token: scenario.customer, resumeFrom: seen,
+                stream: "another-instance")
+            try await foreign.wait { $0.filter { $0["type"] as? String == "snapshot" }.count == 2 }
+            #expect(foreign.messages.map { $0["type"] as? String ?? "" } == ["snapshot", "resync", "snapshot"])
+            let same = TrackingFollower(
+                port: server.port, orderId: scenario.orderId, token: scenario.customer, resumeFrom: seen,
+                stream: stream)
+            try await same.wait { $0.count >= 3 }
+            #expect(same.messages.dropFirst().compactMap { $0["seq"] as? Int } == [seen + 1, seen + 2])
         }
     }
 

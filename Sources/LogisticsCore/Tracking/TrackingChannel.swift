@@ -18,6 +18,9 @@ public struct TrackingChannel: Sendable {
     }
 
     public private(set) var seq: Int
+    /// Names this run of `seq` values: a channel forgotten and opened again, or the same order on another
+    /// instance, counts from scratch, so a client resuming from another stream must be told to resync.
+    public let stream: String
     public private(set) var status: OrderStatus
     /// The last position shown to the customer, and the newest usable fix (which may be throttled).
     public private(set) var lastShown: TrackedPosition?
@@ -26,7 +29,11 @@ public struct TrackingChannel: Sendable {
     private var history: [TrackingMessage] = []
     private let historyLimit: Int
 
-    public init(status: OrderStatus, seq: Int = 0, lastFix: TrackedPosition? = nil, historyLimit: Int = 256) {
+    public init(
+        status: OrderStatus, seq: Int = 0, lastFix: TrackedPosition? = nil, historyLimit: Int = 256,
+        stream: String = UUID().uuidString.lowercased()
+    ) {
+        self.stream = stream
         self.status = status
         self.seq = seq
         self.lastFix = lastFix
@@ -88,8 +95,12 @@ public struct TrackingChannel: Sendable {
         return append(.stale(seq: seq + 1, lastFixAt: lastFix?.recordedAt))
     }
 
-    /// The messages after `resumeFrom`, in order, or `resync` when some of them have left the history.
-    public func replay(after resumeFrom: Int) -> Replay {
+    /// The messages after `resumeFrom`, in order, or `resync` when some of them have left the history or the
+    /// client's seq belongs to another stream.
+    public func replay(after resumeFrom: Int, stream: String? = nil) -> Replay {
+        if let stream, stream != self.stream { return .resync }
+        // Ahead of this channel: the client counted on another stream.
+        guard resumeFrom <= seq else { return .resync }
         guard resumeFrom < seq else { return .messages([]) }
         guard resumeFrom >= 0, let oldest = history.first?.seq, resumeFrom + 1 >= oldest else { return .resync }
         return .messages(history.filter { $0.seq > resumeFrom })

@@ -42,6 +42,12 @@ enum OpenAPITracking {
                     "seq": [
                         "type": "integer", "description": "The order's stream position; the next message is seq + 1",
                     ],
+                    "stream": [
+                        "type": "string",
+                        "description":
+                            "Names this run of seq values; send it back as {\"resumeFrom\": n, \"stream\": s} and "
+                            + "a seq from another stream (another instance, a channel opened again) gets a resync",
+                    ],
                     "status": OpenAPISchemas.enumeration(["IN_TRANSIT", "ARRIVED_AT_DESTINATION"]),
                     "vendor": OpenAPI.ref("VendorStop"),
                     "destination": OpenAPISchemas.object(
@@ -54,7 +60,7 @@ enum OpenAPITracking {
                         "type": "boolean", "description": "No fix for 15 s: show the last position with its time",
                     ],
                     "etaSeconds": ["type": "integer"], "remainingDistanceM": ["type": "number"],
-                ], ["type", "seq", "status", "vendor", "destination", "stale"]),
+                ], ["type", "seq", "stream", "status", "vendor", "destination", "stale"]),
         ]
     }
 }

@@ -101,8 +101,8 @@ public final class TrackingHub: Sendable {
     }
 
     /// The replay for a reconnecting client.
-    public func replay(orderId: UUID, after seq: Int) -> TrackingChannel.Replay? {
-        state.withLock { $0.entries[orderId]?.channel.replay(after: seq) }
+    public func replay(orderId: UUID, after seq: Int, stream: String? = nil) -> TrackingChannel.Replay? {
+        state.withLock { $0.entries[orderId]?.channel.replay(after: seq, stream: stream) }
     }
 
     /// Applies updates from this or another instance.

@@ -39,6 +39,8 @@ struct TrackingRoutes {
     struct Snapshot: Encodable {
         var type = "snapshot"
         var seq: Int
+        /// Which run of seq values this is; send it back with `resumeFrom`.
+        var stream: String
         var status: OrderStatus
         var vendor: VendorStop
         var destination: Destination
@@ -90,7 +92,7 @@ struct TrackingRoutes {
                 RouteRequest(from: rider.point, to: order.customer.location), profile: nil, now: now)
         }
         return Snapshot(
-            seq: channel.seq, status: channel.status, vendor: order.vendor,
+            seq: channel.seq, stream: channel.stream, status: channel.status, vendor: order.vendor,
             destination: .init(address: order.customer.address, location: order.customer.location), rider: rider,
             stale: rider.map { now.timeIntervalSince($0.recordedAt) >= TrackingChannel.staleAfterSeconds } ?? true,
             etaSeconds: eta.map { Int($0.durationS.rounded()) }, remainingDistanceM: eta?.distanceM)

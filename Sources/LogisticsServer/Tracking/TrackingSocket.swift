@@ -49,6 +49,8 @@ struct TrackingSocket {
 
     private struct ResumeRequest: Decodable {
         var resumeFrom: Int
+        /// The snapshot's `stream`; without it the seq is taken to belong to this channel.
+        var stream: String?
     }
 
     private func follow(
@@ -88,7 +90,9 @@ struct TrackingSocket {
                 guard let request = try? JSONDecoder().decode(ResumeRequest.self, from: Data(text.utf8)) else {
                     continue
                 }
-                switch services.tracking.replay(orderId: order.id, after: request.resumeFrom) {
+                switch services.tracking.replay(
+                    orderId: order.id, after: request.resumeFrom, stream: request.stream)
+                {
                 case .messages(let missed):
                     for message in missed {
                         try await session.send(text: message.jsonText)

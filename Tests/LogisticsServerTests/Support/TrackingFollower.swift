@@ -25,13 +25,15 @@ final class TrackingFollower: Sendable {
 
     /// A customer following an order.
     convenience init(
-        port: Int, orderId: String, token: String, resumeFrom: Int? = nil, stopAfter: Int = .max,
-        tokenInFirstMessage: Bool = false
+        port: Int, orderId: String, token: String, resumeFrom: Int? = nil, stream: String? = nil,
+        stopAfter: Int = .max, tokenInFirstMessage: Bool = false
     ) {
         self.init(
             port: port, path: "/api/v1/customer/orders/\(orderId)/tracking", token: token,
             tokenInFirstMessage: tokenInFirstMessage, stopAfter: stopAfter,
-            initialMessages: resumeFrom.map { [#"{"resumeFrom": \#($0)}"#] } ?? [])
+            initialMessages: resumeFrom.map {
+                [#"{"resumeFrom": \#($0)"# + (stream.map { #", "stream": "\#($0)""# } ?? "") + "}"]
+            } ?? [])
     }
 
     /// Connects and keeps what arrives. HummingbirdWSClient now and then (about one connection in a few hundred
