@@ -77,10 +77,11 @@ enum OpenAPISchemas {
                     "podType": enumeration(ProofOfDeliveryType.allCases.map(\.rawValue)),
                     "riderFirstName": ["type": "string"],
                     "deliveryOtp": ["type": "string", "pattern": "^[0-9]{4}$"],
+                    "etaSeconds": ["type": "integer", "description": "While on its way, with a map loaded"],
                     "tracking": object(
                         [
                             "available": ["type": "boolean"], "lastKnown": OpenAPI.ref("GeoPoint"),
-                            "stale": ["type": "boolean"],
+                            "lastKnownAt": time, "stale": ["type": "boolean"],
                         ], ["available", "stale"]),
                     "createdAt": time, "updatedAt": time,
                 ], ["orderId", "status", "vendor", "destination", "podType", "tracking"]),

@@ -115,6 +115,8 @@ struct CustomerOrderRepresentation: Encodable {
     var podType: ProofOfDeliveryType
     var riderFirstName: String?
     var deliveryOtp: String?
+    /// Seconds to the door by the router, while the order is on its way and a map is loaded.
+    var etaSeconds: Int?
     var tracking: Tracking
     var createdAt: Date
     var updatedAt: Date
@@ -127,6 +129,7 @@ struct CustomerOrderRepresentation: Encodable {
     struct Tracking: Encodable {
         var available: Bool
         var lastKnown: GeoPoint?
+        var lastKnownAt: Date?
         var stale: Bool
     }
 }

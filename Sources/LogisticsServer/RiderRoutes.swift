@@ -64,13 +64,19 @@ struct CustomerRoutes {
         }
         let code = order.otpSeed.map { services.otp.code(orderId: order.id, seed: $0) }
         let trackable = TrackingChannel.isTrackable(order.status)
+        // While the parcel is on its way: where the rider was last seen, whether that is stale, and the ETA.
+        let live = trackable ? try? await TrackingRoutes.snapshot(of: order, services: services) : nil
         return try .json(
             CustomerOrderRepresentation(
                 orderId: order.id.lowercased, status: order.status, vendor: order.vendor,
                 destination: .init(address: order.customer.address, location: order.customer.location),
                 podType: order.podType, riderFirstName: riderFirstName,
                 deliveryOtp: order.status.isFinal ? nil : code,
-                tracking: .init(available: trackable, lastKnown: nil, stale: false), createdAt: order.createdAt,
-                updatedAt: order.updatedAt))
+                etaSeconds: live?.etaSeconds,
+                tracking: .init(
+                    available: trackable,
+                    lastKnown: live?.rider.map { GeoPoint(lat: $0.lat, lon: $0.lon, accuracyM: $0.accuracyM) },
+                    lastKnownAt: live?.rider?.recordedAt, stale: live?.stale ?? false),
+                createdAt: order.createdAt, updatedAt: order.updatedAt))
     }
 }

@@ -50,6 +50,14 @@ struct TrackingSnapshotTests {
             #expect((moving["etaSeconds"] as? Int ?? 0) > 0)
             #expect((moving["remainingDistanceM"] as? Double ?? 0) > 100)
             #expect(moving["seq"] as? Int == startSeq + 1)
+            // The customer's order view carries the same live facts.
+            let view = try await server.send(
+                .get, "/api/v1/customer/orders/\(scenario.orderId)", token: scenario.customer)
+            let tracking = try #require(view["tracking"] as? [String: Any])
+            #expect(tracking["available"] as? Bool == true)
+            #expect((tracking["lastKnown"] as? [String: Any])?["lat"] as? Double == 43.7380)
+            #expect(tracking["stale"] as? Bool == false)
+            #expect((view["etaSeconds"] as? Int ?? 0) > 0)
 
             // No fix for 15 s: stale, with the last position and its time kept.
             server.clock.advance(by: 16)
