@@ -100,9 +100,13 @@ extension LogisticsServices {
 
     /// The calling customer's own order; any other order is 404, as if it did not exist.
     func customersOwnOrder(_ context: LogisticsRequestContext) async throws -> Order {
-        let actor = try context.caller(.customer)
-        let id = try context.uuidParameter("orderId")
-        guard let order = try await repository.order(id: id), order.customer.id == actor.id else {
+        let customer = try context.caller(.customer)
+        return try await customersOwnOrder(id: try context.uuidParameter("orderId"), customer: customer)
+    }
+
+    /// The same for a caller authenticated some other way (a socket).
+    func customersOwnOrder(id: UUID, customer: Actor) async throws -> Order {
+        guard let order = try await repository.order(id: id), order.customer.id == customer.id else {
             throw LogisticsError.notFound("order")
         }
         return order

@@ -75,7 +75,7 @@ struct CustomerRoutes {
                 etaSeconds: live?.etaSeconds,
                 tracking: .init(
                     available: trackable,
-                    lastKnown: live?.rider.map { GeoPoint(lat: $0.lat, lon: $0.lon, accuracyM: $0.accuracyM) },
+                    lastKnown: live?.rider?.point,
                     lastKnownAt: live?.rider?.recordedAt, stale: live?.stale ?? false),
                 createdAt: order.createdAt, updatedAt: order.updatedAt))
     }

@@ -31,7 +31,7 @@ public protocol LocationRepository: Sendable {
 extension LocationRepository {
     /// One rider's fixes, all kept: for tools and tests that bypass the live-tracking intake.
     public func recordFixes(_ fixes: [LocationFix], riderId: UUID, now: Date) async throws {
-        let showable = fixes.filter { ($0.accuracyM ?? 0) <= TrackingChannel.worstShownAccuracyM }
+        let showable = fixes.filter { $0.trackedPosition.isShowable }
         try await storeFixes(
             [
                 RiderFixWrite(

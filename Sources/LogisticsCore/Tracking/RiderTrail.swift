@@ -41,7 +41,7 @@ public struct RiderTrail: Sendable {
                 newest = fix
                 intake.movedForward = true
             }
-            if (fix.accuracyM ?? 0) <= TrackingChannel.worstShownAccuracyM,
+            if fix.trackedPosition.isShowable,
                 newestShowable.map({ fix.recordedAt > $0.recordedAt }) ?? true
             {
                 newestShowable = fix

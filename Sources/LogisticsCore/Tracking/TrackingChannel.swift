@@ -50,7 +50,7 @@ public struct TrackingChannel: Sendable {
 
     /// A new rider fix; returns the `location` message to publish, if any.
     public mutating func record(_ fix: TrackedPosition) -> TrackingMessage? {
-        guard !hasEnded, (fix.accuracyM ?? 0) <= Self.worstShownAccuracyM else { return nil }
+        guard !hasEnded, fix.isShowable else { return nil }
         if let lastFix, fix.recordedAt <= lastFix.recordedAt { return nil }
         lastFix = fix
         isStale = false

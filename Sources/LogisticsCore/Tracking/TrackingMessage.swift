@@ -30,6 +30,16 @@ public struct TrackedPosition: Codable, Sendable, Equatable {
     }
 
     public var point: GeoPoint { GeoPoint(lat: lat, lon: lon, accuracyM: accuracyM) }
+
+    /// Good enough to show a customer: accuracy of 100 m or better (or not reported).
+    public var isShowable: Bool { (accuracyM ?? 0) <= TrackingChannel.worstShownAccuracyM }
+}
+
+extension LocationFix {
+    /// The fix as live tracking shows it.
+    public var trackedPosition: TrackedPosition {
+        TrackedPosition(lat: lat, lon: lon, accuracyM: accuracyM, recordedAt: recordedAt)
+    }
 }
 
 extension TrackingMessage: Encodable {

@@ -76,10 +76,6 @@ final class LocationIngest: Sendable {
 
     /// The rider's newest position a customer may see, if the rider reported to this instance since it started.
     func newestShowable(riderId: UUID) -> TrackedPosition? {
-        trails.withLock { trails in
-            trails[riderId]?.newestShowable.map {
-                TrackedPosition(lat: $0.lat, lon: $0.lon, accuracyM: $0.accuracyM, recordedAt: $0.recordedAt)
-            }
-        }
+        trails.withLock { $0[riderId]?.newestShowable?.trackedPosition }
     }
 }

@@ -111,12 +111,10 @@ public final class TrackingHub: Sendable {
             switch update {
             case .fix(let riderId, let fix):
                 broadcast(DispatchMessage.riderLocation(riderId: riderId, fix: fix))
-                let position = TrackedPosition(
-                    lat: fix.lat, lon: fix.lon, accuracyM: fix.accuracyM, recordedAt: fix.recordedAt)
                 guard let orderId = state.withLock({ $0.orderOfRider[riderId] }) else { continue }
                 change(orderId) { entry in
                     guard entry.riderId == riderId else { return [] }
-                    return entry.channel.record(position).map { [$0] } ?? []
+                    return entry.channel.record(fix.trackedPosition).map { [$0] } ?? []
                 }
             case .event(let notice):
                 guard rememberEvent(notice.id) else { continue }
@@ -145,13 +143,6 @@ public final class TrackingHub: Sendable {
         }
         for id in ids {
             change(id) { entry in entry.channel.checkStale(now: now, since: entry.startedAt).map { [$0] } ?? [] }
-        }
-    }
-
-    /// How many customers' and dispatchers' streams are open, for metrics and the benchmark.
-    public var openStreams: (customers: Int, dispatchers: Int) {
-        state.withLock { state in
-            (state.entries.values.reduce(0) { $0 + $1.subscribers.count }, state.watchers.count)
         }
     }
 

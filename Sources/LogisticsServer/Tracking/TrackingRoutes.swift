@@ -26,11 +26,7 @@ struct TrackingRoutes {
     @Sendable func createLink(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
         _ = try context.caller(.dispatcher, .admin, .vendor, .customer)
         let order = try await services.visibleOrder(context, allowed: OrderAccess.canView)
-        if order.status.isFinal {
-            throw LogisticsError(
-                .trackingEnded, "The order is \(order.status.rawValue)",
-                extras: ["currentStatus": .string(order.status.rawValue)])
-        }
+        try Self.refuseIfEnded(order)
         let token = services.trackingLinks.token(orderId: order.id)
         return try .json(
             TrackingLink(orderId: order.id.lowercased, token: token, url: "/track/\(token)"), status: .created)
@@ -60,14 +56,18 @@ struct TrackingRoutes {
         return try .json(try await Self.snapshot(of: order, services: services))
     }
 
+    /// 410 TRACKING_ENDED for a delivered, cancelled or failed order: its stream and its links are over.
+    static func refuseIfEnded(_ order: Order) throws {
+        guard order.status.isFinal else { return }
+        throw LogisticsError(
+            .trackingEnded, "The order is \(order.status.rawValue)",
+            extras: ["currentStatus": .string(order.status.rawValue)])
+    }
+
     /// The order's live channel: 409 before pickup, 410 once it has ended (**R** BR-001).
     @discardableResult
     static func openChannel(of order: Order, services: LogisticsServices) async throws -> TrackingChannel {
-        if order.status.isFinal {
-            throw LogisticsError(
-                .trackingEnded, "The order is \(order.status.rawValue)",
-                extras: ["currentStatus": .string(order.status.rawValue)])
-        }
+        try Self.refuseIfEnded(order)
         guard TrackingChannel.isTrackable(order.status), let riderId = order.assignedRiderId else {
             throw LogisticsError(
                 .trackingNotAvailable, "Live tracking starts when the rider has picked up the order",

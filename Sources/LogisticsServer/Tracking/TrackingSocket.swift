@@ -41,10 +41,7 @@ struct TrackingSocket {
         guard actor.role == .customer else {
             throw LogisticsError(.forbidden, "Live tracking is for the order's customer")
         }
-        guard let order = try await services.repository.order(id: id), order.customer.id == actor.id else {
-            throw LogisticsError.notFound("order")
-        }
-        return order
+        return try await services.customersOwnOrder(id: id, customer: actor)
     }
 
     private struct ResumeRequest: Decodable {
