@@ -20,7 +20,7 @@ final class PostgresTrackingRelay: TrackingRelay, Service {
     private let channel: String
     private let instance = UUID()
     private let logger: Logger
-    private let pending = Mutex<(updates: [TrackingUpdate], isSending: Bool)>(([], false))
+    private let outgoing: Coalescer<TrackingUpdate>
     private let listening = Mutex<[CheckedContinuation<Void, Never>]?>([])
 
     init(hub: TrackingHub, database: PostgresDatabase, schema: String?, logger: Logger) {
@@ -28,31 +28,12 @@ final class PostgresTrackingRelay: TrackingRelay, Service {
         self.database = database
         // Instances on other schemas of the same database (tests, staging) must not hear each other.
         let suffix = (schema ?? "public").lowercased().filter { $0.isLetter || $0.isNumber || $0 == "_" }
-        channel = String("logistics_tracking_\(suffix)".prefix(63))
+        let channel = String("logistics_tracking_\(suffix)".prefix(63))
+        self.channel = channel
         self.logger = logger
-    }
-
-    func publish(_ updates: [TrackingUpdate]) {
-        hub.apply(updates)
-        let startsSender = pending.withLock { pending in
-            pending.updates += updates
-            guard !pending.isSending else { return false }
-            pending.isSending = true
-            return true
-        }
-        if startsSender { Task { await self.send() } }
-    }
-
-    /// Everything queued while the previous notification was on its way goes out together.
-    private func send() async {
-        while true {
-            let updates = pending.withLock { pending -> [TrackingUpdate] in
-                let updates = pending.updates
-                pending.updates = []
-                if updates.isEmpty { pending.isSending = false }
-                return updates
-            }
-            guard !updates.isEmpty else { return }
+        // Everything queued while the previous notification was on its way goes out together.
+        let instance = self.instance
+        outgoing = Coalescer { updates in
             for payload in RelayPayload.pack(updates, from: instance, limit: Self.payloadLimit) {
                 do {
                     try await database.notify(channel: channel, payload: payload)
@@ -61,6 +42,11 @@ final class PostgresTrackingRelay: TrackingRelay, Service {
                 }
             }
         }
+    }
+
+    func publish(_ updates: [TrackingUpdate]) {
+        hub.apply(updates)
+        outgoing.submit(updates)
     }
 
     /// Returns once this instance hears the others (tests wait for it before sending).
@@ -118,7 +104,7 @@ enum RelayPayload {
         var from: UUID
         var fixes: [Fix]
         var events: [String]
-        var notices: [Notice]?
+        var notices: [Notice]
     }
 
     private struct Notice: Codable {
@@ -137,7 +123,18 @@ enum RelayPayload {
         var t: Int64
     }
 
+    /// Payloads of at most `limit` bytes: the updates are halved until each part fits. A single update larger
+    /// than the limit (no fix or event comes near it) is dropped rather than break the notification.
     static func pack(_ updates: [TrackingUpdate], from instance: UUID, limit: Int) -> [String] {
+        guard !updates.isEmpty, let data = try? JSONEncoder().encode(wire(updates, from: instance)) else { return [] }
+        if data.count <= limit { return [String(decoding: data, as: UTF8.self)] }
+        guard updates.count > 1 else { return [] }
+        let half = updates.count / 2
+        return pack(Array(updates[..<half]), from: instance, limit: limit)
+            + pack(Array(updates[half...]), from: instance, limit: limit)
+    }
+
+    private static func wire(_ updates: [TrackingUpdate], from instance: UUID) -> Wire {
         var wire = Wire(from: instance, fixes: [], events: [], notices: [])
         for update in updates {
             switch update {
@@ -145,41 +142,14 @@ enum RelayPayload {
                 wire.fixes.append(
                     Fix(
                         r: riderId, lat: fix.lat, lon: fix.lon, acc: fix.accuracyM, spd: fix.speedMps,
-                        hdg: fix.headingDeg, t: Int64((fix.recordedAt.timeIntervalSince1970 * 1000).rounded())))
+                        hdg: fix.headingDeg, t: fix.recordedAt.epochMillis))
             case .event(let notice):
                 wire.events.append(notice.json)
             case .notice(let recipientId, let message):
-                wire.notices!.append(Notice(r: recipientId, m: message))
+                wire.notices.append(Notice(r: recipientId, m: message))
             }
         }
-        return split(wire, limit: limit)
-    }
-
-    /// Halves a payload until each part fits; one event larger than the limit is dropped with the others' news.
-    private static func split(_ wire: Wire, limit: Int) -> [String] {
-        guard let data = try? JSONEncoder().encode(wire) else { return [] }
-        if data.count <= limit { return [String(decoding: data, as: UTF8.self)] }
-        let notices = wire.notices ?? []
-        let count = wire.fixes.count + wire.events.count + notices.count
-        guard count > 1 else { return [] }
-        var first = Wire(from: wire.from, fixes: [], events: [], notices: Array(notices[..<(notices.count / 2)]))
-        var second = Wire(from: wire.from, fixes: [], events: [], notices: Array(notices[(notices.count / 2)...]))
-        let fixHalf = wire.fixes.count / 2
-        first.fixes = Array(wire.fixes[..<fixHalf])
-        second.fixes = Array(wire.fixes[fixHalf...])
-        let eventHalf = wire.events.count / 2
-        first.events = Array(wire.events[..<eventHalf])
-        second.events = Array(wire.events[eventHalf...])
-        if first.fixes.isEmpty && first.events.isEmpty && first.notices!.isEmpty {
-            if second.events.isEmpty {
-                first.notices = Array(second.notices!.prefix(1))
-                second.notices = Array(second.notices!.dropFirst())
-            } else {
-                first.events = Array(second.events.prefix(1))
-                second.events = Array(second.events.dropFirst())
-            }
-        }
-        return split(first, limit: limit) + split(second, limit: limit)
+        return wire
     }
 
     static func unpack(_ payload: String) -> (UUID, [TrackingUpdate])? {
@@ -189,10 +159,10 @@ enum RelayPayload {
                 riderId: fix.r,
                 fix: LocationFix(
                     lat: fix.lat, lon: fix.lon, accuracyM: fix.acc, speedMps: fix.spd, headingDeg: fix.hdg,
-                    recordedAt: Date(timeIntervalSince1970: Double(fix.t) / 1000)))
+                    recordedAt: Date(epochMillis: fix.t)))
         }
         updates += wire.events.compactMap { OrderEventNotice(json: $0).map { .event($0) } }
-        updates += (wire.notices ?? []).map { .notice(recipientId: $0.r, message: $0.m) }
+        updates += wire.notices.map { .notice(recipientId: $0.r, message: $0.m) }
         return (wire.from, updates)
     }
 }
