@@ -2,7 +2,6 @@ import AsyncHTTPClient
 import Foundation
 import LogisticsCore
 import LogisticsServer
-import NIOCore
 import NIOHTTP1
 import RoadRouting
 
@@ -131,34 +130,15 @@ struct DemoRide {
 
     private func tap(_ taskId: String, _ status: String, at point: GeoPoint, token: String) async throws {
         try await call(
-            .PATCH, "/api/v1/rider/tasks/\(taskId)/status", token: token,
-            json: [
-                "status": status, "eventId": UUID().lowercased, "occurredAt": RFC3339.string(from: Date()),
-                "location": ["lat": point.lat, "lon": point.lon, "accuracyM": 5],
-            ])
+            .PATCH, "/api/v1/rider/tasks/\(taskId)/status", token: token, json: DeliveryLoad.tap(status, at: point))
     }
 
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
-    }
-
+    /// The load generator's JSON client, without timing: a failure names the request and the answer.
     @discardableResult
     private func call(
         _ method: HTTPMethod, _ path: String, token: String, expect: Int = 200, json: [String: Any]? = nil
     ) async throws -> [String: Any] {
-        var request = HTTPClientRequest(url: base + path)
-        request.method = method
-        request.headers.add(name: "Authorization", value: "Bearer \(token)")
-        if let json {
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: json)))
-        }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
-        let body = try await response.body.collect(upTo: 1 << 20)
-        guard Int(response.status.code) == expect else {
-            throw Failure(
-                description: "\(method) \(path) answered \(response.status.code): \(String(buffer: body).prefix(300))")
-        }
-        return ((try? JSONSerialization.jsonObject(with: Data(buffer: body))) as? [String: Any]) ?? [:]
+        try await BenchClient(http: .shared, base: base, recorder: nil)
+            .call("\(method) \(path)", method, path, token: token, json: json, expect: expect)
     }
 }

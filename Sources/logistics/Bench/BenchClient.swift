@@ -3,11 +3,12 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 
-/// A JSON client for the load generator that times every call under an endpoint label.
+/// A JSON client for the load generator (which times every call under an endpoint label) and the demo's
+/// simulated rider (which does not).
 struct BenchClient: Sendable {
     let http: HTTPClient
     let base: String
-    let recorder: LatencyRecorder
+    var recorder: LatencyRecorder?
     var pacer: Pacer? = nil
 
     struct Failure: Error, CustomStringConvertible {
@@ -32,10 +33,10 @@ struct BenchClient: Sendable {
         let body = try await response.body.collect(upTo: 1 << 20)
         let elapsed = ContinuousClock.now - start
         guard Int(response.status.code) == expect else {
-            recorder.fail(label)
+            recorder?.fail(label)
             throw Failure(description: "\(label): HTTP \(response.status.code) \(String(buffer: body).prefix(200))")
         }
-        recorder.record(label, seconds: elapsed.inSeconds)
+        recorder?.record(label, seconds: elapsed.inSeconds)
         return ((try? JSONSerialization.jsonObject(with: Data(buffer: body))) as? [String: Any]) ?? [:]
     }
 }

@@ -91,9 +91,10 @@ struct DeliveryLoad {
         ]
     }
 
-    static func tap(_ status: String) -> [String: Any] {
+    /// A status change where it happens (by default at the customer's door).
+    static func tap(_ status: String, at point: GeoPoint = GeoPoint(lat: 43.7347, lon: 7.4240)) -> [String: Any] {
         [
-            "status": status, "location": ["lat": 43.7347, "lon": 7.4240, "accuracyM": 5],
+            "status": status, "location": ["lat": point.lat, "lon": point.lon, "accuracyM": 5],
             "occurredAt": RFC3339.string(from: Date()), "eventId": UUID().lowercased,
         ]
     }

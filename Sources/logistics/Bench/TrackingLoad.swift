@@ -104,9 +104,9 @@ final class TrackingLoad: Sendable {
         let task = try await client.call("seed", .POST, "/api/v1/rider/offers/\(offerId)/accept", token: rider)
         let taskId = task["taskId"] as! String
         for status in ["ARRIVED_AT_STORE", "PICKED_UP"] {
-            var tap = DeliveryLoad.tap(status)
-            tap["location"] = ["lat": 43.7396, "lon": 7.4276, "accuracyM": 5]
-            try await client.call("seed", .PATCH, "/api/v1/rider/tasks/\(taskId)/status", token: rider, json: tap)
+            try await client.call(
+                "seed", .PATCH, "/api/v1/rider/tasks/\(taskId)/status", token: rider,
+                json: DeliveryLoad.tap(status, at: GeoPoint(lat: 43.7396, lon: 7.4276)))
         }
         return (rider, customer, orderId)
     }
