@@ -128,16 +128,14 @@ public enum DeliveryRules {
 
     /// The customer-facing push for a status, if it has one.
     public static func customerNotification(for status: TaskStatus, customerId: UUID) -> QueuedNotification? {
-        let message: (String, String)? =
+        let key: String? =
             switch status {
-            case .pickedUp: ("On its way", "Your order has been picked up and is on its way.")
-            case .arrivedAtDestination: ("Your rider has arrived!", "Your rider has arrived!")
-            case .delivered: ("Delivered", "Your order has been delivered. Enjoy!")
-            case .failed: ("Delivery failed", "We could not deliver your order. We will contact you.")
+            case .pickedUp: NotificationKey.pickedUp
+            case .arrivedAtDestination: NotificationKey.riderArrived
+            case .delivered: NotificationKey.delivered
+            case .failed: NotificationKey.deliveryFailed
             default: nil
             }
-        return message.map {
-            QueuedNotification(recipientId: customerId, recipientRole: .customer, title: $0.0, body: $0.1)
-        }
+        return key.map { QueuedNotification.catalog($0, to: customerId, role: .customer) }
     }
 }

@@ -52,19 +52,46 @@ public enum OrderEventType {
     public static let deliveryCodeLocked = "DeliveryCodeLocked"
     public static let proofOfDeliveryOverridden = "ProofOfDeliveryOverridden"
     public static let failureApproved = "FailureApproved"
+
+    /// Every type, for validating webhook subscriptions.
+    public static let all: [String] = [
+        orderCreated, orderReady, orderCancelled, offersMade, orderAssigned, deliveryStatusUpdated,
+        proofOfDeliveryAccepted, deliveryIssueReported, deliveryCodeLocked, proofOfDeliveryOverridden,
+        failureApproved,
+    ]
 }
 
-/// A push message waiting in the outbox for a customer, rider or dispatcher.
+/// A push message waiting in the outbox for a customer, rider or dispatcher. `title` and `body` are the English
+/// text (what the rider's stream shows); `textKey` and `arguments` let push providers render the recipient
+/// device's language from `NotificationCatalog`.
 public struct QueuedNotification: Sendable, Equatable {
     public var recipientId: UUID?
     public var recipientRole: Role
     public var title: String
     public var body: String
+    public var textKey: String?
+    public var arguments: [String: String]
 
-    public init(recipientId: UUID?, recipientRole: Role, title: String, body: String) {
+    public init(
+        recipientId: UUID?, recipientRole: Role, title: String, body: String, textKey: String? = nil,
+        arguments: [String: String] = [:]
+    ) {
         self.recipientId = recipientId
         self.recipientRole = recipientRole
         self.title = title
         self.body = body
+        self.textKey = textKey
+        self.arguments = arguments
+    }
+
+    /// A notification whose text comes from the catalog (English stored, other languages rendered at send time).
+    public static func catalog(
+        _ key: String, to recipientId: UUID, role: Role, arguments: [String: String] = [:]
+    ) -> QueuedNotification {
+        let english = NotificationCatalog.text(key, locale: NotificationCatalog.fallbackLocale, arguments: arguments)
+        precondition(english != nil, "\(key) is missing from the English catalog")
+        return QueuedNotification(
+            recipientId: recipientId, recipientRole: role, title: english!.title, body: english!.body, textKey: key,
+            arguments: arguments)
     }
 }

@@ -62,7 +62,7 @@ public func buildApplication(
         let relay: any TrackingRelay = postgresRelay ?? LocalTrackingRelay(hub: hub)
         let services = LogisticsServices(
             configuration: configuration, database: database, repository: repository, deliveries: repository,
-            locations: repository,
+            locations: repository, notifications: repository,
             blobs: FileBlobStore(directory: configuration.blobDirectory), clock: clock, otp: otp,
             intake: OrderIntake(otp: otp),
             verifier: try await AccessTokenVerifier.make(configuration: configuration, secret: secret, clock: clock),
@@ -77,6 +77,7 @@ public func buildApplication(
             ingest: LocationIngest(repository: repository, relay: relay, navigator: navigator, clock: clock),
             trackingLinks: TrackingLinks(serverSecret: Array(otpSecret.utf8)),
             metrics: metrics)
+        let senders = try await NotificationSetup.senders(configuration, clock: clock)
         let (router, routes) = makeRouter(services)
         let application = Application(
             router: router,
@@ -93,9 +94,12 @@ public func buildApplication(
                 DatabaseLifecycle(database: database),
                 TrackingSweeper(hub: services.tracking, clock: clock),
                 OutboxDispatcher(
-                    repository: services.repository, deliveries: services.deliveries,
-                    subscribers: [TrackingEventFeed(relay: relay)],
+                    repository: services.repository, deliveries: services.deliveries, notifications: repository,
+                    channels: Set(senders.keys), subscribers: [TrackingEventFeed(relay: relay)],
                     clock: clock, logger: logger),
+                NotificationDispatcher(
+                    repository: repository, senders: senders, policies: NotificationSetup.policies(configuration),
+                    clock: clock, registry: metrics.registry, logger: logger),
             ] + (postgresRelay.map { [$0] } ?? []),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
             logger: logger)
@@ -133,6 +137,8 @@ func makeRouter(_ services: LogisticsServices) -> (Router<LogisticsRequestContex
     LocationRoutes(services: services).register(in: &routes)
     NavigationRoutes(services: services).register(in: &routes)
     TrackingRoutes(services: services).register(in: &routes)
+    DeviceRoutes(services: services).register(in: &routes)
+    WebhookRoutes(services: services).register(in: &routes)
     return (router, catalog.all)
 }
 

@@ -10,6 +10,7 @@ public struct LogisticsServices: Sendable {
     public let repository: any LogisticsRepository
     public let deliveries: any DeliveryRepository
     public let locations: any LocationRepository
+    public let notifications: any NotificationRepository
     public let blobs: any BlobStore
     public let clock: any WallClock
     public let otp: DeliveryOTP

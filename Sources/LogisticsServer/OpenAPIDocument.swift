@@ -16,14 +16,16 @@ enum OpenAPIDocument {
             "security": [["bearer": [String]()]],
             "paths": OpenAPIPaths.all.merging(OpenAPIDeliveryPaths.all) { first, _ in first }
                 .merging(OpenAPINavigation.paths) { first, _ in first }
-                .merging(OpenAPITracking.paths) { first, _ in first },
+                .merging(OpenAPITracking.paths) { first, _ in first }
+                .merging(OpenAPINotifications.paths) { first, _ in first },
             "components": [
                 "securitySchemes": [
                     "bearer": ["type": "http", "scheme": "bearer", "bearerFormat": "JWT"]
                 ],
                 "schemas": OpenAPISchemas.all.merging(OpenAPIDeliverySchemas.all) { first, _ in first }
                     .merging(OpenAPINavigation.schemas) { first, _ in first }
-                    .merging(OpenAPITracking.schemas) { first, _ in first },
+                    .merging(OpenAPITracking.schemas) { first, _ in first }
+                    .merging(OpenAPINotifications.schemas) { first, _ in first },
                 "parameters": [
                     "IdempotencyKey": [
                         "name": "Idempotency-Key", "in": "header", "required": false,
@@ -45,8 +47,10 @@ enum OpenAPI {
 
     static func json(_ schema: [String: Any]) -> [String: Any] { ["application/json": ["schema": schema]] }
 
-    static func pathParameter(_ name: String) -> [String: Any] {
-        ["name": name, "in": "path", "required": true, "schema": ["type": "string", "format": "uuid"]]
+    static func pathParameter(_ name: String, schema: [String: Any] = ["type": "string", "format": "uuid"])
+        -> [String: Any]
+    {
+        ["name": name, "in": "path", "required": true, "schema": schema]
     }
 
     static func queryParameter(_ name: String, _ schema: [String: Any], _ description: String) -> [String: Any] {

@@ -10,11 +10,16 @@ public protocol OutboxSubscriber: Sendable {
     func deliver(_ message: OutboxMessage) async throws
 }
 
-/// Drains the outbox in id order (so in per-order order), at least once, and closes expired offers.
-/// Delivery to push providers and webhooks plugs in as subscribers.
+/// Drains the outbox in id order (so in per-order order), at least once, and closes expired offers. In-process
+/// subscribers (live tracking) get each message at once; pushes and webhooks are fanned out to one queued
+/// notification per device or webhook, in the transaction that marks the message sent, and
+/// `NotificationDispatcher` sends those.
 struct OutboxDispatcher: Service {
     let repository: any LogisticsRepository
     let deliveries: any DeliveryRepository
+    let notifications: any NotificationRepository
+    /// The channels with a configured provider; devices on other channels get nothing queued.
+    let channels: Set<NotificationChannel>
     let subscribers: [any OutboxSubscriber]
     let clock: any WallClock
     let logger: Logger
@@ -39,12 +44,12 @@ struct OutboxDispatcher: Service {
     func drainOnce() async throws -> Int {
         let pending = try await repository.pendingOutbox(limit: 200)
         guard !pending.isEmpty else { return 0 }
-        var sent: [Int] = []
+        var sent: [OutboxMessage] = []
         var blockedOrders: Set<UUID> = []
         for message in pending where !blockedOrders.contains(message.orderId) {
             do {
                 for subscriber in subscribers { try await subscriber.deliver(message) }
-                sent.append(message.id)
+                sent.append(message)
             } catch {
                 // Keep the order's later messages behind the failed one, so each order stays in order.
                 blockedOrders.insert(message.orderId)
@@ -52,7 +57,7 @@ struct OutboxDispatcher: Service {
                     "outbox delivery failed", metadata: ["outbox_id": "\(message.id)", "error": "\(error)"])
             }
         }
-        try await repository.markOutboxSent(ids: sent, now: clock.now())
+        try await notifications.fanOut(sent, channels: channels, now: clock.now())
         return sent.count
     }
 }

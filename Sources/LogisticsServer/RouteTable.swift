@@ -24,6 +24,7 @@ struct RouteTable {
     mutating func get(_ path: String, _ handler: @escaping Handler) { add(.get, path, handler) }
     mutating func put(_ path: String, _ handler: @escaping Handler) { add(.put, path, handler) }
     mutating func patch(_ path: String, _ handler: @escaping Handler) { add(.patch, path, handler) }
+    mutating func delete(_ path: String, _ handler: @escaping Handler) { add(.delete, path, handler) }
 
     /// POST routes honour `Idempotency-Key`; `bodyLimit` bounds what the key's body hash may read.
     mutating func post(_ path: String, bodyLimit: Int = RequestBody.jsonLimit, _ handler: @escaping Handler) {

@@ -45,6 +45,21 @@ public struct ServerConfiguration: Sendable {
     public var routingKeyFile: String?
     /// Positions farther than this from any routable road are refused with 422.
     public var maxSnapDistanceM: Double = 300
+    /// A Google service-account JSON file; enables pushes to Android and web devices through FCM.
+    public var fcmServiceAccountFile: String?
+    public var fcmBaseURL: String = "https://fcm.googleapis.com"
+    /// An APNs .p8 key with its key id, team id and the app's bundle id (topic); enables pushes to iPhones.
+    public var apnsKeyFile: String?
+    public var apnsKeyId: String?
+    public var apnsTeamId: String?
+    public var apnsTopic: String?
+    public var apnsBaseURL: String = "https://api.push.apple.com"
+    /// The first webhook retry waits up to this long; later ones double, up to an hour apart.
+    public var webhookRetryBaseSeconds: Double = 5
+    /// Webhooks are retried this long, then dead-lettered.
+    public var webhookRetryBudgetSeconds: Int = 24 * 3600
+    /// Pushes are retried this long, then dropped (a late "your rider has arrived" is noise).
+    public var pushRetryBudgetSeconds: Int = 3600
     public var migrate: Bool = true
     /// Use a throwaway in-memory SQLite database (tests only).
     public var inMemoryDatabase: Bool = false
@@ -122,6 +137,30 @@ public struct ServerConfiguration: Sendable {
             configuration.failedWaitSeconds = try parseInt(
                 wait, name: "LOGISTICS_FAILED_WAIT_SECONDS", range: 0...86_400)
         }
+        if let file = environment["LOGISTICS_FCM_SERVICE_ACCOUNT_FILE"], !file.isEmpty {
+            configuration.fcmServiceAccountFile = file
+        }
+        if let url = environment["LOGISTICS_FCM_BASE_URL"], !url.isEmpty { configuration.fcmBaseURL = url }
+        if let file = environment["LOGISTICS_APNS_KEY_FILE"], !file.isEmpty { configuration.apnsKeyFile = file }
+        if let id = environment["LOGISTICS_APNS_KEY_ID"], !id.isEmpty { configuration.apnsKeyId = id }
+        if let id = environment["LOGISTICS_APNS_TEAM_ID"], !id.isEmpty { configuration.apnsTeamId = id }
+        if let topic = environment["LOGISTICS_APNS_TOPIC"], !topic.isEmpty { configuration.apnsTopic = topic }
+        if let url = environment["LOGISTICS_APNS_BASE_URL"], !url.isEmpty { configuration.apnsBaseURL = url }
+        if let base = environment["LOGISTICS_WEBHOOK_RETRY_BASE_SECONDS"] {
+            guard let seconds = Double(base), seconds > 0, seconds <= 3600 else {
+                throw ConfigurationError(
+                    "LOGISTICS_WEBHOOK_RETRY_BASE_SECONDS must be a number of seconds in (0, 3600]")
+            }
+            configuration.webhookRetryBaseSeconds = seconds
+        }
+        if let budget = environment["LOGISTICS_WEBHOOK_RETRY_BUDGET_SECONDS"] {
+            configuration.webhookRetryBudgetSeconds = try parseInt(
+                budget, name: "LOGISTICS_WEBHOOK_RETRY_BUDGET_SECONDS", range: 1...(7 * 86_400))
+        }
+        if let budget = environment["LOGISTICS_PUSH_RETRY_BUDGET_SECONDS"] {
+            configuration.pushRetryBudgetSeconds = try parseInt(
+                budget, name: "LOGISTICS_PUSH_RETRY_BUDGET_SECONDS", range: 1...86_400)
+        }
         return configuration
     }
 
@@ -157,6 +196,9 @@ public struct ServerConfiguration: Sendable {
                     ? "external \(routingURL ?? "(no LOGISTICS_ROUTING_URL)")"
                     : "built-in, \(routingProfile.rawValue), map \(mapPath ?? "none (set LOGISTICS_MAP)")"
             ),
+            ("push (fcm)", fcmServiceAccountFile.map { "service account \($0), \(fcmBaseURL)" } ?? "off"),
+            ("push (apns)", apnsKeyFile.map { "key \($0) (\(apnsKeyId ?? "?")), \(apnsBaseURL)" } ?? "off"),
+            ("webhooks", "retry from \(webhookRetryBaseSeconds)s for \(webhookRetryBudgetSeconds)s"),
         ]
     }
 

@@ -80,9 +80,7 @@ extension SQLLogisticsRepository {
                     details: ["riderId": rider.id.lowercased, "offerId": offerId.lowercased]),
                 seq: try assigned.int("last_seq"),
                 notify: [
-                    QueuedNotification(
-                        recipientId: order.customer.id, recipientRole: .customer, title: "Rider assigned",
-                        body: "A rider has been assigned to your order")
+                    QueuedNotification.catalog(NotificationKey.riderAssigned, to: order.customer.id, role: .customer)
                 ])
             return (try DeliveryTask(row: taskRow), try Order(row: assigned))
         }

@@ -79,16 +79,23 @@ struct EventLog {
             binds += [
                 .uuid(event.id), .uuid(event.orderId), .text(topic), .uuid(notification?.recipientId),
                 .text(notification?.recipientRole.rawValue), .text(notification?.title), .text(notification?.body),
-                .text(payload), .date(event.receivedAt),
+                .text(payload), .date(event.receivedAt), .text(notification?.textKey),
+                .text(try notification.flatMap(Self.argumentsJSON)),
             ]
         }
-        let values = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?)", count: rows.count).joined(separator: ", ")
+        let values = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: rows.count).joined(separator: ", ")
         try await transaction.query(
             """
-            INSERT INTO outbox (event_id, order_id, topic, recipient_id, recipient_role, title, body, payload, created_at)
+            INSERT INTO outbox (event_id, order_id, topic, recipient_id, recipient_role, title, body, payload, created_at,
+                text_key, text_args)
             VALUES \(values)
             """, binds)
         return event
+    }
+
+    private static func argumentsJSON(_ notification: QueuedNotification) throws -> String? {
+        guard !notification.arguments.isEmpty else { return nil }
+        return String(decoding: try JSONEncoder.sorted.encode(notification.arguments), as: UTF8.self)
     }
 }
 
@@ -112,7 +119,9 @@ struct OutboxEventPayload: Codable {
         seq = event.seq
         status = event.status
         occurredAt = event.occurredAt
+        // Receivers look for the status under `data` (the webhook contract); it stays at the top level as well.
         data = event.details
+        if let status = event.status { data["status"] = status }
     }
 }
 

@@ -29,12 +29,13 @@ extension SQLLogisticsRepository {
                     "UPDATE tasks SET issue_reported_at = ?, updated_at = ? WHERE id = ?",
                     [.date(now), .date(now), .uuid(taskId)])
             }
-            let customerMessage =
+            let noticeKey =
                 switch type {
-                case .customerUnavailable: "Your rider is at your address and can't reach you"
-                case .addressNotFound: "Your rider can't find your address"
-                case .other: "Your rider reported a problem with your delivery"
+                case .customerUnavailable: NotificationKey.customerUnavailable
+                case .addressNotFound: NotificationKey.addressNotFound
+                case .other: NotificationKey.deliveryProblem
                 }
+            let customerNotice = QueuedNotification.catalog(noticeKey, to: order.customer.id, role: .customer)
             var details = ["issueId": issue.id.lowercased, "issueType": type.rawValue]
             if let note { details["note"] = note }
             try await EventLog(transaction: transaction).append(
@@ -43,12 +44,10 @@ extension SQLLogisticsRepository {
                     status: task.status.rawValue, occurredAt: occurredAt, receivedAt: now, location: location,
                     actor: rider, details: details),
                 notify: [
-                    QueuedNotification(
-                        recipientId: order.customer.id, recipientRole: .customer, title: "About your delivery",
-                        body: customerMessage),
+                    customerNotice,
                     QueuedNotification(
                         recipientId: nil, recipientRole: .dispatcher, title: "Delivery issue: \(type.rawValue)",
-                        body: "Order \(order.externalRef ?? order.id.lowercased): \(note ?? customerMessage)"),
+                        body: "Order \(order.externalRef ?? order.id.lowercased): \(note ?? customerNotice.body)"),
                 ])
             return issue
         }
@@ -88,11 +87,10 @@ extension SQLLogisticsRepository {
                     orderId: orderId, taskId: taskId, type: eventType, status: task.status.rawValue, occurredAt: now,
                     receivedAt: now, actor: actor, details: reason.map { ["reason": $0] } ?? [:]),
                 notify: [
-                    QueuedNotification(
-                        recipientId: task.riderId, recipientRole: .rider, title: "Dispatcher decision",
-                        body: eventType == OrderEventType.failureApproved
-                            ? "You may mark this delivery as failed."
-                            : "You may complete this delivery without the usual proof.")
+                    QueuedNotification.catalog(
+                        eventType == OrderEventType.failureApproved
+                            ? NotificationKey.failureApproved : NotificationKey.proofWaived,
+                        to: task.riderId, role: .rider)
                 ])
             return try await lockedTask(taskId, in: transaction)
         }

@@ -37,9 +37,9 @@ extension SQLLogisticsRepository: DeliveryRepository {
                     receivedAt: now, actor: actor,
                     details: ["riderIds": riders.map(\.lowercased).joined(separator: ","), "ttlSeconds": "\(Int(ttl))"]),
                 notify: riders.map {
-                    QueuedNotification(
-                        recipientId: $0, recipientRole: .rider, title: "New delivery offer",
-                        body: "Pickup at \(order.vendor.name). Accept within \(Int(ttl)) seconds.")
+                    QueuedNotification.catalog(
+                        NotificationKey.newOffer, to: $0, role: .rider,
+                        arguments: ["vendor": order.vendor.name, "seconds": "\(Int(ttl))"])
                 })
             return offers
         }

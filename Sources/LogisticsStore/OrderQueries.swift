@@ -93,9 +93,7 @@ extension SQLLogisticsRepository {
                 "UPDATE offers SET status = 'CANCELLED', closed_at = ? WHERE order_id = ? AND status = 'OPEN'",
                 [.date(now), .uuid(orderId)])
             var notifications = [
-                QueuedNotification(
-                    recipientId: order.customer.id, recipientRole: .customer, title: "Order cancelled",
-                    body: "Your order has been cancelled.")
+                QueuedNotification.catalog(NotificationKey.orderCancelled, to: order.customer.id, role: .customer)
             ]
             if let taskId = order.taskId, let riderId = order.assignedRiderId {
                 try await transaction.query(
@@ -105,9 +103,7 @@ extension SQLLogisticsRepository {
                     """, [.date(now), .uuid(taskId)])
                 try await releaseRider(riderId, from: taskId, at: now, in: transaction)
                 notifications.append(
-                    QueuedNotification(
-                        recipientId: riderId, recipientRole: .rider, title: "Delivery cancelled",
-                        body: "The order you were delivering has been cancelled. Do not continue."))
+                    QueuedNotification.catalog(NotificationKey.deliveryCancelled, to: riderId, role: .rider))
             }
             try await EventLog(transaction: transaction).append(
                 .init(

@@ -7,14 +7,6 @@ extension SQLLogisticsRepository {
             .map(OutboxMessage.init(row:))
     }
 
-    public func markOutboxSent(ids: [Int], now: Date) async throws {
-        guard !ids.isEmpty else { return }
-        let placeholders = Array(repeating: "?", count: ids.count).joined(separator: ", ")
-        try await database.query(
-            "UPDATE outbox SET sent_at = ?, attempts = attempts + 1 WHERE id IN (\(placeholders))",
-            [.date(now)] + ids.map { .int($0) })
-    }
-
     public func outbox(orderId: UUID) async throws -> [OutboxMessage] {
         try await database.query("SELECT * FROM outbox WHERE order_id = ? ORDER BY id", [.uuid(orderId)])
             .map(OutboxMessage.init(row:))
@@ -29,6 +21,13 @@ extension OutboxMessage {
             recipientRole: row.optionalString("recipient_role").flatMap(Role.init(rawValue:)),
             title: row.optionalString("title"), body: row.optionalString("body"),
             payload: try row.string("payload"), createdAt: try row.date("created_at"),
-            sentAt: row.optionalDate("sent_at"))
+            sentAt: row.optionalDate("sent_at"), textKey: row.optionalString("text_key"),
+            textArguments: Self.textArguments(row))
+    }
+
+    /// The catalog arguments of a push row (`text_args`, a JSON object of strings).
+    static func textArguments(_ row: SQLRow) -> [String: String] {
+        guard let json = row.optionalString("text_args") else { return [:] }
+        return (try? JSONDecoder().decode([String: String].self, from: Data(json.utf8))) ?? [:]
     }
 }

@@ -167,5 +167,38 @@ enum Schema {
                 "ALTER TABLE riders ADD COLUMN shown_fix_at BIGINT",
             ]
         ),
+        Migration(
+            version: 5, name: "devices, webhooks and notification deliveries",
+            common: [
+                "ALTER TABLE outbox ADD COLUMN text_key TEXT",
+                "ALTER TABLE outbox ADD COLUMN text_args TEXT",
+                """
+                CREATE TABLE devices (
+                    id TEXT PRIMARY KEY, owner_id TEXT NOT NULL, owner_role TEXT NOT NULL, device_id TEXT NOT NULL,
+                    platform TEXT NOT NULL, push_token TEXT NOT NULL, locale TEXT,
+                    created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL,
+                    UNIQUE (owner_id, device_id))
+                """,
+                "CREATE INDEX devices_push_token ON devices (push_token)",
+                """
+                CREATE TABLE webhooks (
+                    id TEXT PRIMARY KEY, url TEXT NOT NULL, events TEXT NOT NULL, secret TEXT NOT NULL,
+                    created_by TEXT NOT NULL, created_at BIGINT NOT NULL, deleted_at BIGINT)
+                """,
+                // One row per (outbox message, destination). Rows of one ordering key (a device or webhook and
+                // one order) go out strictly in outbox order; the lease lets several instances share the work.
+                """
+                CREATE TABLE notification_deliveries (
+                    id AUTO_ID, outbox_id BIGINT NOT NULL, event_id TEXT NOT NULL, order_id TEXT NOT NULL,
+                    channel TEXT NOT NULL, destination_id TEXT NOT NULL, target TEXT NOT NULL, locale TEXT,
+                    ordering_key TEXT NOT NULL, status TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0,
+                    next_attempt_at BIGINT NOT NULL, lease_owner TEXT, lease_until BIGINT, last_error TEXT,
+                    budget_from BIGINT NOT NULL, created_at BIGINT NOT NULL, finished_at BIGINT,
+                    UNIQUE (outbox_id, channel, destination_id))
+                """,
+                "CREATE INDEX notification_deliveries_due ON notification_deliveries (status, next_attempt_at)",
+                "CREATE INDEX notification_deliveries_order ON notification_deliveries (ordering_key, outbox_id)",
+            ]
+        ),
     ]
 }

@@ -1,0 +1,96 @@
+import LogisticsCore
+
+/// Device registration for pushes, and webhook administration.
+enum OpenAPINotifications {
+    static var paths: [String: Any] {
+        let deviceId = OpenAPI.pathParameter("deviceId", schema: ["type": "string", "maxLength": 128])
+        return [
+            "/api/v1/me/devices/{deviceId}": [
+                "put": OpenAPI.operation(
+                    "Register (or update) this app install for push notifications; a token registered by another "
+                        + "account moves here", tag: "Notifications", roles: [.rider, .customer],
+                    parameters: [deviceId], body: "DeviceRequest", response: "Device",
+                    errors: [.forbidden, .validationFailed]),
+                "delete": OpenAPI.operation(
+                    "Stop pushes to this app install", tag: "Notifications", roles: [.rider, .customer],
+                    parameters: [deviceId], success: 204, response: nil,
+                    errors: [.forbidden, .notFound, .validationFailed]),
+            ],
+            "/api/v1/webhooks": [
+                "post": OpenAPI.operation(
+                    "Register a webhook: matching events are POSTed, signed with the secret (see the README)",
+                    tag: "Notifications", roles: [.admin], body: "WebhookRequest", success: 201,
+                    response: "Webhook", errors: [.forbidden], idempotent: true),
+                "get": OpenAPI.operation(
+                    "Registered webhooks (secrets are not shown)", tag: "Notifications", roles: [.admin],
+                    response: "WebhookList", errors: [.forbidden]),
+            ],
+            "/api/v1/webhooks/{webhookId}": [
+                "delete": OpenAPI.operation(
+                    "Delete a webhook; what is still queued for it is dropped", tag: "Notifications",
+                    roles: [.admin], parameters: [OpenAPI.pathParameter("webhookId")], success: 204, response: nil,
+                    errors: [.forbidden, .notFound, .validationFailed])
+            ],
+            "/api/v1/webhooks/dead-letters": [
+                "get": OpenAPI.operation(
+                    "Webhook calls (and pushes) that ran out of retries, newest first", tag: "Notifications",
+                    roles: [.admin], response: "DeadLetterList", errors: [.forbidden])
+            ],
+            "/api/v1/webhooks/dead-letters/{deliveryId}/redeliver": [
+                "post": OpenAPI.operation(
+                    "Queue a dead letter again, with a fresh retry budget", tag: "Notifications", roles: [.admin],
+                    parameters: [OpenAPI.pathParameter("deliveryId", schema: ["type": "integer", "minimum": 1])],
+                    success: 202, response: nil, errors: [.forbidden, .notFound, .validationFailed],
+                    idempotent: true)
+            ],
+        ]
+    }
+
+    static var schemas: [String: Any] {
+        let time: [String: Any] = ["type": "string", "format": "date-time"]
+        let events: [String: Any] = [
+            "type": "array", "minItems": 1, "items": ["type": "string", "enum": ["*"] + OrderEventType.all],
+        ]
+        return [
+            "DeviceRequest": OpenAPISchemas.object(
+                [
+                    "platform": OpenAPISchemas.enumeration(DevicePlatform.allCases.map(\.rawValue)),
+                    "pushToken": ["type": "string", "maxLength": 4096],
+                    "locale": ["type": "string", "description": "Language of the texts: en (default), hi, mr"],
+                ], ["platform", "pushToken"]),
+            "Device": OpenAPISchemas.object(
+                [
+                    "deviceId": ["type": "string"],
+                    "platform": OpenAPISchemas.enumeration(DevicePlatform.allCases.map(\.rawValue)),
+                    "locale": ["type": "string"], "updatedAt": time,
+                ], ["deviceId", "platform", "updatedAt"]),
+            "WebhookRequest": OpenAPISchemas.object(
+                [
+                    "url": ["type": "string", "format": "uri"], "events": events,
+                    "secret": ["type": "string", "minLength": 16, "maxLength": 256],
+                ], ["url", "events", "secret"]),
+            "Webhook": OpenAPISchemas.object(
+                [
+                    "webhookId": ["type": "string", "format": "uuid"], "url": ["type": "string"], "events": events,
+                    "createdAt": time,
+                ], ["webhookId", "url", "events", "createdAt"]),
+            "WebhookList": OpenAPISchemas.object(
+                ["webhooks": ["type": "array", "items": OpenAPI.ref("Webhook")]], ["webhooks"]),
+            "DeadLetterList": OpenAPISchemas.object(
+                [
+                    "deadLetters": [
+                        "type": "array",
+                        "items": OpenAPISchemas.object(
+                            [
+                                "deliveryId": ["type": "integer"],
+                                "channel": OpenAPISchemas.enumeration(NotificationChannel.allCases.map(\.rawValue)),
+                                "destinationId": ["type": "string"], "url": ["type": "string"],
+                                "eventId": ["type": "string", "format": "uuid"],
+                                "orderId": ["type": "string", "format": "uuid"], "attempts": ["type": "integer"],
+                                "lastError": ["type": "string"], "createdAt": time, "deadAt": time,
+                            ], ["deliveryId", "channel", "destinationId", "eventId", "orderId", "attempts"]),
+                    ]
+                ], ["deadLetters"]),
+        ]
+    }
+}

@@ -1,0 +1,315 @@
+import Foundation
+import LogisticsCore
+
+extension SQLLogisticsRepository: NotificationRepository {
+    public func registerDevice(_ device: RegisteredDevice, now: Date) async throws -> RegisteredDevice {
+        try await database.transaction { transaction in
+            // A token is one app install: if another account signed in on it before, that account stops getting
+            // this phone's pushes.
+            try await transaction.query(
+                "DELETE FROM devices WHERE push_token = ? AND NOT (owner_id = ? AND device_id = ?)",
+                [.text(device.pushToken), .uuid(device.ownerId), .text(device.deviceId)])
+            let row = try await transaction.first(
+                """
+                INSERT INTO devices (id, owner_id, owner_role, device_id, platform, push_token, locale, created_at,
+                    updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (owner_id, device_id) DO UPDATE SET platform = excluded.platform,
+                    push_token = excluded.push_token, locale = excluded.locale, updated_at = excluded.updated_at
+                RETURNING *
+                """,
+                [
+                    .uuid(device.id), .uuid(device.ownerId), .text(device.ownerRole.rawValue), .text(device.deviceId),
+                    .text(device.platform.rawValue), .text(device.pushToken), .text(device.locale), .date(now),
+                    .date(now),
+                ])
+            guard let row else { throw StoreError.corrupt("device upsert returned nothing") }
+            return try RegisteredDevice(row: row)
+        }
+    }
+
+    public func removeDevice(ownerId: UUID, deviceId: String) async throws -> Bool {
+        try await database.transaction { transaction in
+            let removed = try await transaction.query(
+                "DELETE FROM devices WHERE owner_id = ? AND device_id = ? RETURNING id",
+                [.uuid(ownerId), .text(deviceId)])
+            for row in removed {
+                try await transaction.query(
+                    """
+                    UPDATE notification_deliveries SET status = 'DROPPED', last_error = 'device removed'
+                    WHERE destination_id = ? AND status = 'PENDING'
+                    """, [.text(try row.string("id"))])
+            }
+            return !removed.isEmpty
+        }
+    }
+
+    public func devices(ownerId: UUID) async throws -> [RegisteredDevice] {
+        try await database.query(
+            "SELECT * FROM devices WHERE owner_id = ? ORDER BY device_id", [.uuid(ownerId)]
+        ).map(RegisteredDevice.init(row:))
+    }
+
+    public func createWebhook(_ webhook: WebhookSubscription, createdBy: UUID) async throws {
+        try await database.query(
+            "INSERT INTO webhooks (id, url, events, secret, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                .uuid(webhook.id), .text(webhook.url), .text(webhook.events.joined(separator: ",")),
+                .text(webhook.secret), .uuid(createdBy), .date(webhook.createdAt),
+            ])
+    }
+
+    public func webhooks() async throws -> [WebhookSubscription] {
+        try await database.query("SELECT * FROM webhooks WHERE deleted_at IS NULL ORDER BY created_at, id")
+            .map(WebhookSubscription.init(row:))
+    }
+
+    public func deleteWebhook(id: UUID, now: Date) async throws -> Bool {
+        try await database.transaction { transaction in
+            let deleted = try await transaction.query(
+                "UPDATE webhooks SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL RETURNING id",
+                [.date(now), .uuid(id)])
+            try await transaction.query(
+                """
+                UPDATE notification_deliveries SET status = 'DROPPED', last_error = 'webhook deleted'
+                WHERE destination_id = ? AND status = 'PENDING'
+                """, [.uuid(id)])
+            return !deleted.isEmpty
+        }
+    }
+
+    public func fanOut(_ messages: [OutboxMessage], channels: Set<NotificationChannel>, now: Date) async throws {
+        guard !messages.isEmpty else { return }
+        try await database.transaction { transaction in
+            let recipients = Set(messages.filter { $0.topic == "push" }.compactMap(\.recipientId))
+            var devicesByOwner: [UUID: [RegisteredDevice]] = [:]
+            if !recipients.isEmpty, !channels.isDisjoint(with: [.fcm, .apns]) {
+                let placeholders = Array(repeating: "?", count: recipients.count).joined(separator: ", ")
+                for row in try await transaction.query(
+                    "SELECT * FROM devices WHERE owner_id IN (\(placeholders))", recipients.map { .uuid($0) })
+                {
+                    let device = try RegisteredDevice(row: row)
+                    devicesByOwner[device.ownerId, default: []].append(device)
+                }
+            }
+            let hooks =
+                channels.contains(.webhook) && messages.contains { $0.topic == "event" }
+                ? try await transaction.query("SELECT * FROM webhooks WHERE deleted_at IS NULL")
+                    .map(WebhookSubscription.init(row:)) : []
+
+            var binds: [SQLValue] = []
+            var count = 0
+            func queue(
+                _ message: OutboxMessage, _ channel: NotificationChannel, _ destination: String, _ target: String,
+                _ locale: String?
+            ) {
+                binds += [
+                    .int(message.id), .uuid(message.eventId), .uuid(message.orderId), .text(channel.rawValue),
+                    .text(destination), .text(target), .text(locale),
+                    .text("\(channel.rawValue):\(destination):\(message.orderId.lowercased)"), .date(now), .date(now),
+                    .date(now),
+                ]
+                count += 1
+            }
+            for message in messages {
+                if message.topic == "event", let type = OutboxEventHead(json: message.payload)?.type {
+                    for hook in hooks where hook.wants(type) {
+                        queue(message, .webhook, hook.id.lowercased, hook.url, nil)
+                    }
+                } else if message.topic == "push", let recipient = message.recipientId {
+                    for device in devicesByOwner[recipient] ?? [] where channels.contains(device.platform.channel) {
+                        queue(message, device.platform.channel, device.id.lowercased, device.pushToken, device.locale)
+                    }
+                }
+            }
+            // 11 binds a row; stay far below SQLite's and PostgreSQL's bind limits.
+            let perStatement = 500
+            var start = 0
+            while start < count {
+                let rows = min(perStatement, count - start)
+                let values = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, 'PENDING', ?, ?, ?)", count: rows)
+                    .joined(separator: ", ")
+                try await transaction.query(
+                    """
+                    INSERT INTO notification_deliveries (outbox_id, event_id, order_id, channel, destination_id,
+                        target, locale, ordering_key, status, next_attempt_at, budget_from, created_at)
+                    VALUES \(values)
+                    ON CONFLICT (outbox_id, channel, destination_id) DO NOTHING
+                    """, Array(binds[(start * 11)..<((start + rows) * 11)]))
+                start += rows
+            }
+            let placeholders = Array(repeating: "?", count: messages.count).joined(separator: ", ")
+            try await transaction.query(
+                "UPDATE outbox SET sent_at = ?, attempts = attempts + 1 WHERE id IN (\(placeholders))",
+                [.date(now)] + messages.map { .int($0.id) })
+        }
+    }
+
+    public func claimNotifications(owner: String, limit: Int, leaseUntil: Date, now: Date) async throws
+        -> [PendingNotification]
+    {
+        try await database.transaction { transaction in
+            let skipLocked = transaction.dialect == .postgres ? " FOR UPDATE OF d SKIP LOCKED" : ""
+            // A row is due when nothing earlier of its ordering key is still pending: a retrying event holds back
+            // the later events of its order (for that destination only).
+            let due = try await transaction.query(
+                """
+                SELECT d.id FROM notification_deliveries d
+                WHERE d.status = 'PENDING' AND d.next_attempt_at <= ?
+                    AND (d.lease_until IS NULL OR d.lease_until < ?)
+                    AND NOT EXISTS (
+                        SELECT 1 FROM notification_deliveries e
+                        WHERE e.ordering_key = d.ordering_key AND e.status = 'PENDING' AND e.outbox_id < d.outbox_id)
+                ORDER BY d.outbox_id LIMIT ?\(skipLocked)
+                """, [.date(now), .date(now), .int(limit)])
+            guard !due.isEmpty else { return [] }
+            let ids = try due.map { SQLValue.int(try $0.int("id")) }
+            let placeholders = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+            try await transaction.query(
+                "UPDATE notification_deliveries SET lease_owner = ?, lease_until = ? WHERE id IN (\(placeholders))",
+                [.text(owner), .date(leaseUntil)] + ids)
+            return try await transaction.query(
+                """
+                SELECT d.*, o.topic, o.title, o.body, o.text_key, o.text_args, o.payload, w.secret AS webhook_secret
+                FROM notification_deliveries d JOIN outbox o ON o.id = d.outbox_id
+                LEFT JOIN webhooks w ON w.id = d.destination_id AND w.deleted_at IS NULL
+                WHERE d.id IN (\(placeholders)) ORDER BY d.outbox_id
+                """, ids
+            ).map(PendingNotification.init(row:))
+        }
+    }
+
+    public func finishNotification(_ notification: PendingNotification, result: NotificationResult, now: Date)
+        async throws
+    {
+        let id = SQLValue.int(notification.id)
+        switch result {
+        case .sent:
+            try await database.query(
+                """
+                UPDATE notification_deliveries SET status = 'SENT', attempts = attempts + 1, finished_at = ?,
+                    lease_owner = NULL, lease_until = NULL, last_error = NULL
+                WHERE id = ? AND status = 'PENDING'
+                """, [.date(now), id])
+        case .retry(let at, let reason):
+            try await database.query(
+                """
+                UPDATE notification_deliveries SET attempts = attempts + 1, next_attempt_at = ?, lease_owner = NULL,
+                    lease_until = NULL, last_error = ?
+                WHERE id = ? AND status = 'PENDING'
+                """, [.date(at), .text(reason), id])
+        case .dead(let reason):
+            try await database.query(
+                """
+                UPDATE notification_deliveries SET status = 'DEAD', attempts = attempts + 1, finished_at = ?,
+                    lease_owner = NULL, lease_until = NULL, last_error = ?
+                WHERE id = ? AND status = 'PENDING'
+                """, [.date(now), .text(reason), id])
+        case .unregistered(let reason):
+            try await database.transaction { transaction in
+                try await transaction.query(
+                    "DELETE FROM devices WHERE push_token = ? AND platform IN (\(Self.platforms(of: notification)))",
+                    [.text(notification.target)])
+                try await transaction.query(
+                    """
+                    UPDATE notification_deliveries SET status = 'DROPPED', finished_at = ?, lease_owner = NULL,
+                        lease_until = NULL, last_error = ?,
+                        attempts = attempts + (CASE WHEN id = ? THEN 1 ELSE 0 END)
+                    WHERE channel = ? AND target = ? AND status = 'PENDING'
+                    """,
+                    [.date(now), .text(reason), id, .text(notification.channel.rawValue), .text(notification.target)])
+            }
+        }
+    }
+
+    /// The platforms whose tokens a channel delivers to, as SQL literals.
+    private static func platforms(of notification: PendingNotification) -> String {
+        DevicePlatform.allCases.filter { $0.channel == notification.channel }.map { "'\($0.rawValue)'" }
+            .joined(separator: ", ")
+    }
+
+    public func deadLetters(limit: Int) async throws -> [DeadLetter] {
+        try await database.query(
+            "SELECT * FROM notification_deliveries WHERE status = 'DEAD' ORDER BY id DESC LIMIT ?", [.int(limit)]
+        ).map(DeadLetter.init(row:))
+    }
+
+    public func redeliver(id: Int, now: Date) async throws -> Bool {
+        !(try await database.query(
+            """
+            UPDATE notification_deliveries SET status = 'PENDING', next_attempt_at = ?, budget_from = ?,
+                finished_at = NULL, lease_owner = NULL, lease_until = NULL
+            WHERE id = ? AND status = 'DEAD' RETURNING id
+            """, [.date(now), .date(now), .int(id)]
+        ).isEmpty)
+    }
+
+    public func notificationBacklog() async throws -> NotificationBacklog {
+        let row = try await database.first(
+            "SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM notification_deliveries WHERE status = 'PENDING'")
+        return NotificationBacklog(
+            pending: try row?.int("n") ?? 0, oldestPendingSince: row?.optionalDate("oldest"))
+    }
+}
+
+/// The type and status of an outbox event document, without decoding the rest.
+public struct OutboxEventHead: Decodable, Sendable {
+    public var type: String
+    public var status: String?
+
+    public init?(json: String) {
+        guard let head = try? JSONDecoder().decode(Self.self, from: Data(json.utf8)) else { return nil }
+        self = head
+    }
+}
+
+extension RegisteredDevice {
+    init(row: SQLRow) throws {
+        guard let role = Role(rawValue: try row.string("owner_role")),
+            let platform = DevicePlatform(rawValue: try row.string("platform"))
+        else { throw StoreError.corrupt("device \(row.optionalString("id") ?? "?")") }
+        self.init(
+            id: try row.uuid("id"), ownerId: try row.uuid("owner_id"), ownerRole: role,
+            deviceId: try row.string("device_id"), platform: platform, pushToken: try row.string("push_token"),
+            locale: row.optionalString("locale"), updatedAt: try row.date("updated_at"))
+    }
+}
+
+extension WebhookSubscription {
+    init(row: SQLRow) throws {
+        self.init(
+            id: try row.uuid("id"), url: try row.string("url"),
+            events: try row.string("events").split(separator: ",").map(String.init),
+            secret: try row.string("secret"), createdAt: try row.date("created_at"))
+    }
+}
+
+extension PendingNotification {
+    init(row: SQLRow) throws {
+        guard let channel = NotificationChannel(rawValue: try row.string("channel")) else {
+            throw StoreError.corrupt("notification \(row.optionalString("id") ?? "?")")
+        }
+        self.init(
+            id: try row.int("id"), channel: channel, target: try row.string("target"),
+            destinationId: try row.string("destination_id"), locale: row.optionalString("locale"),
+            attempts: try row.int("attempts"), budgetFrom: try row.date("budget_from"),
+            eventId: try row.uuid("event_id"), orderId: try row.uuid("order_id"), topic: try row.string("topic"),
+            title: row.optionalString("title"), body: row.optionalString("body"),
+            textKey: row.optionalString("text_key"),
+            textArguments: OutboxMessage.textArguments(row),
+            payload: try row.string("payload"), webhookSecret: row.optionalString("webhook_secret"))
+    }
+}
+
+extension DeadLetter {
+    init(row: SQLRow) throws {
+        guard let channel = NotificationChannel(rawValue: try row.string("channel")) else {
+            throw StoreError.corrupt("notification \(row.optionalString("id") ?? "?")")
+        }
+        self.init(
+            id: try row.int("id"), channel: channel, destinationId: try row.string("destination_id"),
+            target: try row.string("target"), eventId: try row.uuid("event_id"), orderId: try row.uuid("order_id"),
+            attempts: try row.int("attempts"), lastError: row.optionalString("last_error"),
+            createdAt: try row.date("created_at"), deadAt: row.optionalDate("finished_at"))
+    }
+}
