@@ -67,6 +67,8 @@ actor GoogleAccessTokens {
     private let http: HTTPClient
     private let clock: any WallClock
     private var cached: (token: String, expiresAt: Date)?
+    /// The exchange in flight, so concurrent sends wait for one token instead of each fetching their own.
+    private var exchanging: Task<(token: String, expiresAt: Date), any Error>?
 
     init(account: GoogleServiceAccount, http: HTTPClient, clock: any WallClock) async throws {
         let key: Insecure.RSA.PrivateKey
@@ -82,8 +84,18 @@ actor GoogleAccessTokens {
     }
 
     func token() async throws -> String {
+        if let cached, cached.expiresAt.timeIntervalSince(clock.now()) > 60 { return cached.token }
+        if let exchanging { return try await exchanging.value.token }
+        let exchange = Task { try await self.exchange() }
+        exchanging = exchange
+        defer { exchanging = nil }
+        let fresh = try await exchange.value
+        cached = fresh
+        return fresh.token
+    }
+
+    private nonisolated func exchange() async throws -> (token: String, expiresAt: Date) {
         let now = clock.now()
-        if let cached, cached.expiresAt.timeIntervalSince(now) > 60 { return cached.token }
         let issuedAt = Int(now.timeIntervalSince1970)
         let assertion = try await keys.sign(
             Assertion(
@@ -103,8 +115,7 @@ actor GoogleAccessTokens {
                 description: "OAuth2 token exchange failed: " + ProviderResponse.describe(response.status, body),
                 retryAfter: ProviderResponse.retryAfter(response.headers, now: now))
         }
-        cached = (decoded.accessToken, now.addingTimeInterval(TimeInterval(decoded.expiresIn ?? 3600)))
-        return decoded.accessToken
+        return (decoded.accessToken, now.addingTimeInterval(TimeInterval(decoded.expiresIn ?? 3600)))
     }
 
     /// Forgets the cached token (FCM answered 401 with it).
