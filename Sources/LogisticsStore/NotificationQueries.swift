@@ -244,6 +244,12 @@ extension SQLLogisticsRepository: NotificationRepository {
         ).isEmpty)
     }
 
+    public func releaseStaleLeases() async throws {
+        guard database.dialect == .sqlite else { return }
+        try await database.query(
+            "UPDATE notification_deliveries SET lease_owner = NULL, lease_until = NULL WHERE status = 'PENDING'")
+    }
+
     public func notificationBacklog() async throws -> NotificationBacklog {
         let row = try await database.first(
             "SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM notification_deliveries WHERE status = 'PENDING'")

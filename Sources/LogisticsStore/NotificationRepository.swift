@@ -82,4 +82,8 @@ public protocol NotificationRepository: Sendable {
     /// Puts a dead letter back in the queue with a fresh budget; false when there is no such dead letter.
     func redeliver(id: Int, now: Date) async throws -> Bool
     func notificationBacklog() async throws -> NotificationBacklog
+    /// Called once at start: frees leases that can only belong to a process that died (SQLite is one process's
+    /// file, so every lease found there is stale); on PostgreSQL other instances may be sending, so leases are
+    /// left to run out.
+    func releaseStaleLeases() async throws
 }

@@ -122,4 +122,69 @@ struct MultiInstanceTests {
             }
         }
     }
+
+    @Test(
+        "two instances share one notification queue: every webhook event and push is sent exactly once",
+        .enabled(if: StoreKind.postgresURL != nil, "needs LOGISTICS_TEST_DATABASE_URL"))
+    func notificationsAcrossInstances() async throws {
+        let url = try #require(StoreKind.postgresURL)
+        let schema = try await IsolatedSchema.create(url: url)
+        let fake = try FakeProviders()
+        do {
+            try await fake.run { port in try await Self.sendOnce(url: url, schema: schema, fake: fake, port: port) }
+        } catch {
+            await schema.drop()
+            throw error
+        }
+        await schema.drop()
+    }
+
+    private static func sendOnce(url: String, schema: IsolatedSchema, fake: FakeProviders, port: Int) async throws {
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        let clock = ManualWallClock(Date())
+        let providers = try fake.settings(port: port)
+        func configuration() -> ServerConfiguration {
+            var configuration = Self.configuration(url: url, schema: schema)
+            providers(&configuration)
+            return configuration
+        }
+        let first = try await buildApplication(configuration(), clock: clock, logger: logger)
+        let second = try await buildApplication(configuration(), clock: clock, logger: logger)
+        try await first.application.test(.live) { clientA in
+            try await second.application.test(.live) { clientB in
+                let servers = [
+                    TestServer(
+                        client: clientA, services: first.services, clock: clock, kind: .postgres, routes: first.routes),
+                    TestServer(
+                        client: clientB, services: second.services, clock: clock, kind: .postgres,
+                        routes: second.routes),
+                ]
+                _ = try await WebhookTests.subscribe(servers[0], port: port, name: "oms", events: ["*"])
+                let customerId = UUID()
+                try await PushNotificationTests.register(
+                    servers[1], try await servers[1].token(.customer, customerId), device: "phone",
+                    platform: "android", pushToken: "fcm-shared", locale: nil)
+                // 20 orders created and cancelled, alternately on each instance, all at once.
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for index in 0..<20 {
+                        group.addTask {
+                            _ = try await PushNotificationTests.cancelledOrder(
+                                servers[index % 2], customerId: customerId)
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+                try await fake.wait("40 events and 20 pushes") { state in
+                    Set(state.hooks.compactMap { $0.headers["webhook-id"] }).count == 40
+                        && Set(state.fcm.compactMap { $0.data["eventId"] }).count == 20
+                }
+                try await Task.sleep(for: .seconds(1))
+                let state = fake.snapshot
+                #expect(state.hooks.count == 40, "no webhook event sent twice")
+                #expect(state.fcm.count == 20, "no push sent twice")
+                #expect(state.violations == [])
+            }
+        }
+    }
 }

@@ -92,6 +92,71 @@ struct ProcessTests {
         await database.close()
     }
 
+    @Test("kill -9 with webhooks still failing: after a restart every event arrives, copies keep their Webhook-Id")
+    func webhookDurability() async throws {
+        let fake = try FakeProviders()
+        try await fake.run { port in
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("logistics-crash-\(UUID())")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let arguments = ["serve", "--port", "0", "--data-dir", directory.path]
+            let environment = ["LOGISTICS_JWT_SECRET": Self.secret, "LOGISTICS_WEBHOOK_RETRY_BASE_SECONDS": "0.2"]
+            let issuer = await AccessTokenIssuer(secret: Self.secret)
+            let admin = try await issuer.token(subject: UUID(), role: .admin)
+            let dispatcher = try await Self.dispatcherToken()
+
+            let first = try ServerProcess(arguments: arguments, environment: environment)
+            try await first.start()
+            let hook = try await ConcurrentClient.send(
+                port: first.port, .post, "/api/v1/webhooks", token: admin,
+                jsonBody: try JSONSerialization.data(withJSONObject: [
+                    "url": "http://127.0.0.1:\(port)/hooks/oms", "events": ["*"], "secret": WebhookTests.secret,
+                ]))
+            #expect(hook.status == 201)
+            fake.script("oms", Array(repeating: FakeProviders.Reply(status: .serviceUnavailable), count: 100_000))
+            var orders: [String] = []
+            for _ in 0..<8 {
+                let created = try await ConcurrentClient.send(
+                    port: first.port, .post, "/api/v1/orders", token: dispatcher,
+                    jsonBody: try JSONSerialization.data(withJSONObject: Fixtures.order()))
+                let orderId = try #require(created["orderId"] as? String)
+                orders.append(orderId)
+                let ready = try await ConcurrentClient.send(
+                    port: first.port, .post, "/api/v1/orders/\(orderId)/ready", token: dispatcher)
+                #expect(ready.status == 200)
+            }
+            try await fake.wait("failed attempts before the crash") { $0.hooks.count >= 12 }
+            first.kill(SIGKILL)
+            #expect(await first.waitForExit() != 0)
+            fake.recover("oms")
+
+            let second = try ServerProcess(arguments: arguments, environment: environment)
+            try await second.start()
+            var eventIds: Set<String> = []
+            for orderId in orders {
+                let log = try await ConcurrentClient.send(
+                    port: second.port, .get, "/api/v1/orders/\(orderId)/events", token: dispatcher)
+                for event in log["events"] as? [[String: Any]] ?? [] {
+                    if let id = event["eventId"] as? String { eventIds.insert(id) }
+                }
+            }
+            #expect(eventIds.count == 16)
+            let expected = eventIds
+            try await fake.wait("every event delivered after the restart", timeout: .seconds(60)) { state in
+                Set(state.hooks.filter { $0.answered == .ok }.compactMap { $0.headers["webhook-id"] })
+                    .isSuperset(of: expected)
+            }
+            let copies = Dictionary(grouping: fake.snapshot.hooks) { $0.headers["webhook-id"] ?? "" }
+            #expect(Set(copies.keys) == expected, "nothing but the orders' events, each under its own id")
+            #expect(copies.values.contains { $0.count > 1 }, "events refused before the crash were sent again")
+            for (id, attempts) in copies {
+                #expect(Set(attempts.map(\.body)).count == 1, "every copy of \(id) carries the same body")
+                #expect(attempts.allSatisfy { WebhookTests.verify($0) })
+            }
+            second.kill(SIGTERM)
+            #expect(await second.waitForExit() == 0)
+        }
+    }
+
     @Test("production refuses to start without a strong secret, with a readable message")
     func productionSecret() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("logistics-prod-\(UUID())")

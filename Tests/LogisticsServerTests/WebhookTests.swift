@@ -80,6 +80,14 @@ struct WebhookTests {
                 #expect(abs(Double(timestamp) - server.clock.now().timeIntervalSince1970) < 5)
                 #expect(hook.headers["content-type"] == "application/json")
             }
+            var metrics = ""
+            for _ in 0..<40 where !metrics.contains("notification_queue_depth 0") {
+                try await Task.sleep(for: .milliseconds(100))
+                metrics = try await server.send(.get, "/metrics").text
+            }
+            #expect(metrics.contains(#"notifications_sent_total{provider="webhook",outcome="sent"}"#))
+            #expect(metrics.contains("notification_queue_depth 0"))
+            #expect(metrics.contains("notification_oldest_pending_seconds 0"))
         }
     }
 

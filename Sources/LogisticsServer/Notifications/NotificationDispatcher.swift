@@ -22,6 +22,9 @@ struct NotificationDispatcher: Service {
     var lease: TimeInterval = 60
 
     func run() async throws {
+        do { try await repository.releaseStaleLeases() } catch {
+            logger.warning("could not release stale notification leases", metadata: ["error": "\(error)"])
+        }
         var lastBacklog = ContinuousClock.now - .seconds(10)
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             var sent = 0

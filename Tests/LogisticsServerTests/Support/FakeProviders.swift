@@ -68,9 +68,14 @@ final class FakeProviders: Sendable {
     var snapshot: State { state.withLock { $0 } }
 
     /// Queues answers for a push token or webhook name, used before the default 200.
-    func script(_ target: String, _ replies: Reply...) {
+    func script(_ target: String, _ replies: Reply...) { script(target, replies) }
+
+    func script(_ target: String, _ replies: [Reply]) {
         state.withLock { $0.scripts[target, default: []] += replies }
     }
+
+    /// From now on the target answers 200 again.
+    func recover(_ target: String) { state.withLock { $0.scripts[target] = nil } }
 
     /// Polls until `condition` holds (sends happen in the background), failing after `timeout`.
     func wait(
