@@ -77,7 +77,7 @@ public func buildApplication(
             ingest: LocationIngest(repository: repository, relay: relay, navigator: navigator, clock: clock),
             trackingLinks: TrackingLinks(serverSecret: Array(otpSecret.utf8)),
             metrics: metrics)
-        let senders = try await NotificationSetup.senders(configuration, clock: clock)
+        let (senders, senderServices) = try await NotificationSetup.senders(configuration, clock: clock)
         let (router, routes) = makeRouter(services)
         let application = Application(
             router: router,
@@ -100,7 +100,7 @@ public func buildApplication(
                 NotificationDispatcher(
                     repository: repository, senders: senders, policies: NotificationSetup.policies(configuration),
                     clock: clock, registry: metrics.registry, logger: logger),
-            ] + (postgresRelay.map { [$0] } ?? []),
+            ] + (postgresRelay.map { [$0] } ?? []) + senderServices,
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
             logger: logger)
         return LogisticsApplication(application: application, services: services, routes: routes)

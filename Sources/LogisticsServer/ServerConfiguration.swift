@@ -54,6 +54,8 @@ public struct ServerConfiguration: Sendable {
     public var apnsTeamId: String?
     public var apnsTopic: String?
     public var apnsBaseURL: String = "https://api.push.apple.com"
+    /// PEM certificates to trust for APNs instead of the system's roots (an egress proxy that terminates TLS).
+    public var apnsCAFile: String?
     /// The first webhook retry waits up to this long; later ones double, up to an hour apart.
     public var webhookRetryBaseSeconds: Double = 5
     /// Webhooks are retried this long, then dead-lettered.
@@ -146,6 +148,7 @@ public struct ServerConfiguration: Sendable {
         if let id = environment["LOGISTICS_APNS_TEAM_ID"], !id.isEmpty { configuration.apnsTeamId = id }
         if let topic = environment["LOGISTICS_APNS_TOPIC"], !topic.isEmpty { configuration.apnsTopic = topic }
         if let url = environment["LOGISTICS_APNS_BASE_URL"], !url.isEmpty { configuration.apnsBaseURL = url }
+        if let file = environment["LOGISTICS_APNS_CA_FILE"], !file.isEmpty { configuration.apnsCAFile = file }
         if let base = environment["LOGISTICS_WEBHOOK_RETRY_BASE_SECONDS"] {
             guard let seconds = Double(base), seconds > 0, seconds <= 3600 else {
                 throw ConfigurationError(

@@ -2,6 +2,8 @@ import AsyncHTTPClient
 import Foundation
 import Logging
 import LogisticsCore
+import NIOSSL
+import ServiceLifecycle
 
 /// The providers the configuration enables, and how each one retries.
 enum NotificationSetup {
@@ -9,10 +11,12 @@ enum NotificationSetup {
     static let pushConcurrency = 16
     static let webhookConcurrency = 8
 
+    /// The senders, and the services that must run beside them (an HTTP client of their own to shut down).
     static func senders(_ configuration: ServerConfiguration, clock: any WallClock) async throws
-        -> [NotificationChannel: any NotificationSender]
+        -> (senders: [NotificationChannel: any NotificationSender], services: [any Service])
     {
         let http = HTTPClient.shared
+        var services: [any Service] = []
         var senders: [NotificationChannel: any NotificationSender] = [
             .webhook: WebhookSender(concurrency: webhookConcurrency, http: http, clock: clock)
         ]
@@ -31,12 +35,23 @@ enum NotificationSetup {
                     "LOGISTICS_APNS_KEY_FILE needs LOGISTICS_APNS_KEY_ID, LOGISTICS_APNS_TEAM_ID and LOGISTICS_APNS_TOPIC"
                 )
             }
+            var apnsHTTP = http
+            if let caFile = configuration.apnsCAFile {
+                let roots: [NIOSSLCertificate]
+                do { roots = try NIOSSLCertificate.fromPEMFile(caFile) } catch {
+                    throw ConfigurationError("LOGISTICS_APNS_CA_FILE \(caFile) holds no PEM certificate")
+                }
+                var tls = TLSConfiguration.makeClientConfiguration()
+                tls.trustRoots = .certificates(roots)
+                apnsHTTP = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(tlsConfiguration: tls))
+                services.append(HTTPClientShutdown(client: apnsHTTP))
+            }
             senders[.apns] = APNsSender(
                 concurrency: pushConcurrency, baseURL: trimmed(configuration.apnsBaseURL), topic: topic,
                 tokens: try await APNsProviderTokens(keyFile: file, keyId: keyId, teamId: teamId, clock: clock),
-                http: http, clock: clock)
+                http: apnsHTTP, clock: clock)
         }
-        return senders
+        return (senders, services)
     }
 
     static func policies(_ configuration: ServerConfiguration) -> [NotificationChannel: RetryPolicy] {
@@ -53,5 +68,15 @@ enum NotificationSetup {
 
     private static func trimmed(_ url: String) -> String {
         url.hasSuffix("/") ? String(url.dropLast()) : url
+    }
+}
+
+/// Shuts a dedicated HTTP client down when the server stops (AsyncHTTPClient insists on it).
+struct HTTPClientShutdown: Service {
+    let client: HTTPClient
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        try await client.shutdown()
     }
 }

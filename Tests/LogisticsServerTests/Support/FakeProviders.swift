@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdHTTP2
 import HummingbirdTesting
 import JWTKit
 import Logging
@@ -46,6 +47,7 @@ final class FakeProviders: Sendable {
         var scripts: [String: [Reply]] = [:]
         /// Anything a real provider would have refused; a test expects none.
         var violations: [String] = []
+        var apnsPort = 0
     }
 
     static let projectId = "rider-logistics-test"
@@ -99,6 +101,9 @@ final class FakeProviders: Sendable {
         try JSONSerialization.data(withJSONObject: account).write(to: accountFile)
         let keyFile = directory.appendingPathComponent("AuthKey_\(Self.apnsKeyId).p8")
         try apnsKey.pemRepresentation.write(to: keyFile, atomically: true, encoding: .utf8)
+        let caFile = directory.appendingPathComponent("fake-apns-ca.pem")
+        try FakeAPNsCertificate.certificate.write(to: caFile, atomically: true, encoding: .utf8)
+        let apnsPort = snapshot.apnsPort
         return { configuration in
             configuration.fcmServiceAccountFile = accountFile.path
             configuration.fcmBaseURL = "http://127.0.0.1:\(port)"
@@ -106,7 +111,8 @@ final class FakeProviders: Sendable {
             configuration.apnsKeyId = Self.apnsKeyId
             configuration.apnsTeamId = Self.apnsTeamId
             configuration.apnsTopic = Self.apnsTopic
-            configuration.apnsBaseURL = "http://127.0.0.1:\(port)"
+            configuration.apnsBaseURL = "https://localhost:\(apnsPort)"
+            configuration.apnsCAFile = caFile.path
         }
     }
 
@@ -123,25 +129,38 @@ final class FakeProviders: Sendable {
         }
     }
 
-    /// Runs the fake on an ephemeral port for the duration of `body`.
+    /// Runs the fakes for the duration of `body`: OAuth2, FCM and webhooks over HTTP/1.1 on `port`, APNs over
+    /// HTTP/2 with TLS (like Apple's) on a port of its own.
     func run(_ body: @escaping @Sendable (_ port: Int) async throws -> Void) async throws {
-        let router = Router()
+        var logger = Logger(label: "fake-providers")
+        logger.logLevel = .critical
         let verifier = try await Verifier(apnsPublicKey: apnsKey.publicKey)
+        let router = Router()
         router.post("/token") { request, context in try await self.exchange(request, verifier: verifier) }
         router.post("/v1/projects/{project}/{action}") { request, context in
             try await self.fcmSend(request, context: context)
         }
-        router.post("/3/device/{token}") { request, context in
-            try await self.apnsSend(request, context: context, verifier: verifier)
-        }
         router.post("/hooks/{name}") { request, context in try await self.hook(request, context: context) }
-        var logger = Logger(label: "fake-providers")
-        logger.logLevel = .critical
         let app = Application(
             router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
-        try await app.test(.live) { client in try await body(client.port!) }
-    }
 
+        let apnsRouter = Router(context: StreamContext.self)
+        apnsRouter.post("/3/device/{token}") { request, context in
+            try await self.apnsSend(request, context: context, verifier: verifier)
+        }
+        let tls = TLSConfiguration.makeServerConfiguration(
+            certificateChain: [
+                .certificate(try NIOSSLCertificate(bytes: Array(FakeAPNsCertificate.certificate.utf8), format: .pem))
+            ],
+            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(FakeAPNsCertificate.key.utf8), format: .pem)))
+        let apns = Application(
+            router: apnsRouter, server: try .http2Upgrade(tlsConfiguration: tls),
+            configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
+        try await apns.test(.live) { apnsClient in
+            self.state.withLock { $0.apnsPort = apnsClient.port! }
+            try await app.test(.live) { client in try await body(client.port!) }
+        }
+    }
     // MARK: - Google OAuth2
 
     private func exchange(_ request: Request, verifier: Verifier) async throws -> Response {
@@ -197,9 +216,8 @@ final class FakeProviders: Sendable {
 
     // MARK: - APNs
 
-    private func apnsSend(_ request: Request, context: BasicRequestContext, verifier: Verifier) async throws
-        -> Response
-    {
+    private func apnsSend(_ request: Request, context: StreamContext, verifier: Verifier) async throws -> Response {
+        guard context.overHTTP2 else { return violation("APNs call over HTTP/1.1", status: .badRequest) }
         let token = context.parameters.get("token") ?? ""
         var headers: [String: String] = [:]
         for field in request.headers { headers[field.name.canonicalName] = field.value }
@@ -317,4 +335,43 @@ struct Verifier: Sendable {
         else { return [:] }
         return object.compactMapValues { $0 as? String }
     }
+}
+
+/// A request context that knows whether the request came as an HTTP/2 stream (APNs speaks nothing else).
+struct StreamContext: RequestContext {
+    var coreContext: CoreRequestContextStorage
+    let overHTTP2: Bool
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        overHTTP2 = String(describing: type(of: source.channel)).contains("HTTP2")
+    }
+}
+
+/// The fake APNs' TLS identity: a self-signed certificate for localhost and 127.0.0.1, valid until 2126, made for
+/// these tests only (`openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -days 36500`). The server
+/// trusts it through `LOGISTICS_APNS_CA_FILE`.
+enum FakeAPNsCertificate {
+    static let certificate = """
+        -----BEGIN CERTIFICATE-----
+        MIIBmjCCAUGgAwIBAgIUUgdf/blMjvBBkuxwAMHKqcRZmnkwCgYIKoZIzj0EAwIw
+        FDESMBAGA1UEAwwJbG9jYWxob3N0MCAXDTI2MTEyMzE4MDUwMloYDzIxMjYxMDMw
+        MTgwNTAyWjAUMRIwEAYDVQQDDAlsb2NhbGhvc3QwWTATBgcqhkjOPQIBBggqhkjO
+        PQMBBwNCAATPCZcCrBUEoc3dyq3+AyloSB5HtNFiJN8TbzS4VuAtO/GvhYX60xxf
+        nyPuXksSj6cB1U1Awc5n4Dm8M6wwFhn0o28wbTAdBgNVHQ4EFgQU5zXwQR6+90jd
+        O97SSBW/zwlRRBgwHwYDVR0jBBgwFoAU5zXwQR6+90jdO97SSBW/zwlRRBgwDwYD
+        VR0TAQH/BAUwAwEB/zAaBgNVHREEEzARgglsb2NhbGhvc3SHBH8AAAEwCgYIKoZI
+        zj0EAwIDRwAwRAIgcqW5BqPWMOtjL4MEH8VJPEA2KGk8Tr0UlNbpR2Mzm5gCIH4z
+        9UJFbvxXBjSuWGgcNCO94vbUnlJnsYsRfE27Bec2
+        -----END CERTIFICATE-----
+
+        """
+    static let key = """
+        -----BEGIN PRIVATE KEY-----
+        MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg7JfRVNvNcicWNJra
+        F7nG3vTWLYxC50C3g49h9S4q34mhRANCAATPCZcCrBUEoc3dyq3+AyloSB5HtNFi
+        JN8TbzS4VuAtO/GvhYX60xxfnyPuXksSj6cB1U1Awc5n4Dm8M6wwFhn0
+        -----END PRIVATE KEY-----
+
+        """
 }
