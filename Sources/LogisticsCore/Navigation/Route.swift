@@ -1,5 +1,3 @@
-import LogisticsCore
-
 /// A route as the API returns it, shaped like the common directions APIs (OSRM, Mapbox) so standard navigation
 /// clients can read it. Distances in metres, durations in seconds, positions as `{lat, lon}`.
 public struct Route: Codable, Sendable, Equatable {

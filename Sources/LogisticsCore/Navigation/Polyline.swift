@@ -1,5 +1,3 @@
-import LogisticsCore
-
 /// Google's encoded polyline algorithm, at a chosen precision (6 digits is what OSRM and Mapbox use for `polyline6`).
 public enum Polyline {
     public static func encode(_ points: [GeoPoint], precision: Int = 6) -> String {
