@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "logistics", targets: ["logistics"]),
         .library(name: "LogisticsCore", targets: ["LogisticsCore"]),
         .library(name: "LogisticsServer", targets: ["LogisticsServer"]),
+        .library(name: "RiderKit", targets: ["RiderKit"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
@@ -63,11 +64,20 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // The rider app's logic (offline queue, accept retry, arrival check, navigation), for apps and the simulator.
+        .target(
+            name: "RiderKit",
+            dependencies: [
+                "LogisticsCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
         .executableTarget(
             name: "logistics",
             dependencies: [
                 "LogisticsServer",
                 "RoadRouting",
+                "RiderKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
@@ -80,6 +90,7 @@ let package = Package(
             dependencies: [
                 "LogisticsServer",
                 "RoadRouting",
+                "RiderKit",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),

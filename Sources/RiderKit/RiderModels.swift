@@ -1,0 +1,126 @@
+import Foundation
+import LogisticsCore
+
+/// What went wrong: the server refused (a problem document), or the network failed.
+public enum RiderAPIError: Error, Sendable, Equatable, CustomStringConvertible {
+    case problem(RiderProblem)
+    /// No connection, a timeout, an unreadable answer: worth retrying.
+    case transport(String)
+
+    /// A refusal that sending again will not change (the queue stops and shows it). Throttling, server trouble,
+    /// an expired token (refreshed on the next try) and lost connections are retried instead.
+    public var isPermanent: Bool {
+        guard case .problem(let problem) = self, problem.code != "IDEMPOTENCY_REQUEST_IN_PROGRESS" else { return false }
+        return (400..<500).contains(problem.status) && ![401, 408, 429].contains(problem.status)
+    }
+
+    public var description: String {
+        switch self {
+        case .problem(let problem): "\(problem.status) \(problem.code): \(problem.title)"
+        case .transport(let detail): "no connection (\(detail))"
+        }
+    }
+}
+
+/// The server's `application/problem+json` document.
+public struct RiderProblem: Error, Codable, Sendable, Equatable {
+    public var status: Int
+    public var code: String
+    public var title: String
+    public var detail: String?
+
+    public init(status: Int, code: String, title: String, detail: String? = nil) {
+        self.status = status
+        self.code = code
+        self.title = title
+        self.detail = detail
+    }
+}
+
+public struct RiderProfile: Decodable, Sendable, Equatable {
+    public var riderId: String
+    public var availability: String
+    public var activeTaskId: String?
+}
+
+public struct RiderOffer: Decodable, Sendable, Equatable {
+    public var offerId: String
+    public var orderId: String
+    public var expiresAt: Date
+    public var secondsLeft: Int?
+}
+
+/// The rider's task as `GET /rider/tasks/active` and every status change return it.
+public struct RiderTask: Decodable, Sendable, Equatable {
+    public struct Customer: Decodable, Sendable, Equatable {
+        public var name: String
+        public var address: String
+        public var location: GeoPoint
+    }
+    public struct Stop: Decodable, Sendable, Equatable {
+        public var kind: StopKind
+        public var name: String
+        public var location: GeoPoint
+    }
+    public var taskId: String
+    public var orderId: String
+    public var status: TaskStatus
+    public var allowedNext: [TaskStatus]
+    public var podType: ProofOfDeliveryType
+    public var vendor: VendorStop
+    public var customer: Customer
+    public var nextStop: Stop?
+    public var route: Route?
+}
+
+public struct LocationReceipt: Decodable, Sendable, Equatable {
+    public var accepted: Int
+    public var rejected: Int
+}
+
+/// A status change as the server receives it.
+public struct StatusUpdate: Codable, Sendable, Equatable {
+    public var status: TaskStatus
+    public var location: GeoPoint?
+    public var occurredAt: Date
+    public var eventId: UUID
+    public var farFromDestinationConfirmed: Bool
+    public var reason: String?
+
+    public init(
+        status: TaskStatus, location: GeoPoint?, occurredAt: Date, eventId: UUID,
+        farFromDestinationConfirmed: Bool = false, reason: String? = nil
+    ) {
+        self.status = status
+        self.location = location
+        self.occurredAt = occurredAt
+        self.eventId = eventId
+        self.farFromDestinationConfirmed = farFromDestinationConfirmed
+        self.reason = reason
+    }
+}
+
+/// The API's JSON: RFC 3339 times with milliseconds, lowercase ids.
+enum RiderJSON {
+    static var encoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(RFC3339.string(from: date))
+        }
+        return encoder
+    }
+
+    static var decoder: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            let text = try container.decode(String.self)
+            guard let date = RFC3339.date(from: text) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "not an RFC 3339 time")
+            }
+            return date
+        }
+        return decoder
+    }
+}

@@ -1,0 +1,243 @@
+import Foundation
+import LogisticsCore
+import RiderKit
+import Synchronization
+import Testing
+
+/// RiderKit against the real server: the offline queue, the accept retry and the arrival check.
+@Suite("RiderKit: offline queue, accept retry, arrival check", .timeLimit(.minutes(3)))
+struct RiderKitTests {
+    struct Phone {
+        let session: RiderSession
+        let transport: FlakyTransport
+        let file: URL
+    }
+
+    /// A rider's phone talking to the test server over a breakable network; the queue lives in `file`.
+    static func phone(_ server: TestServer, token: String, file: URL? = nil) throws -> Phone {
+        let transport = FlakyTransport()
+        let api = RiderAPI(baseURL: "http://127.0.0.1:\(server.port)", token: { token }, transport: transport)
+        let file =
+            file ?? FileManager.default.temporaryDirectory.appendingPathComponent("riderkit-\(UUID())/queue.json")
+        let queue = try ActionQueue(
+            api: api, file: file, backoff: RetryPolicy(base: 0.05, cap: 0.2, budget: .infinity))
+        return Phone(session: RiderSession(api: api, queue: queue), transport: transport, file: file)
+    }
+
+    static let store = GeoPoint(lat: 43.7347, lon: 7.4240, accuracyM: 5)
+
+    /// The order's DeliveryStatusUpdated events as (status, occurredAt).
+    static func statusEvents(_ scenario: DeliveryScenario) async throws -> [(String, Date)] {
+        let log = try await scenario.server.send(
+            .get, "/api/v1/orders/\(scenario.orderId)/events", token: scenario.dispatcher)
+        return (log["events"] as? [[String: Any]] ?? []).compactMap { event in
+            guard event["type"] as? String == "DeliveryStatusUpdated", let status = event["status"] as? String,
+                let at = (event["occurredAt"] as? String).flatMap(RFC3339.date(from:))
+            else { return nil }
+            return (status, at)
+        }
+    }
+
+    @Test(
+        "taps made offline reach the server in order with their tap times once the network returns",
+        arguments: StoreKind.available)
+    func offlineTaps(kind: StoreKind) async throws {
+        try await TestServer.run(kind) { server in
+            let scenario = try await DeliveryScenario.ready(server)
+            let (_, rider, taskId) = try await scenario.assigned()
+            let phone = try Self.phone(server, token: rider)
+            let states = StateLog()
+            await phone.session.queue.observe { states.append($0) }
+            phone.transport.offline = true
+            server.clock.advance(by: 600)  // the taps come after the accept, and are sent later still
+            let tapped = [server.clock.now().addingTimeInterval(-120), server.clock.now().addingTimeInterval(-60)]
+            let sending = Task {
+                try await phone.session.tap(.arrivedAtStore, taskId: taskId, at: Self.store, now: tapped[0])
+            }
+            try await states.wait { $0.contains(.retrying(message: "No connection, retrying...", attempt: 2)) }
+            // A second tap while the first is still waiting: recorded, sent after it.
+            try await phone.session.tap(.pickedUp, taskId: taskId, at: Self.store, now: tapped[1])
+            #expect(await phone.session.queue.pending.count == 2)
+            #expect(try await Self.statusEvents(scenario).isEmpty)
+
+            phone.transport.offline = false
+            #expect(try await sending.value == .idle)
+            #expect(await phone.session.queue.pending.isEmpty)
+            let events = try await Self.statusEvents(scenario)
+            #expect(events.map(\.0) == ["ARRIVED_AT_STORE", "PICKED_UP"])
+            #expect(events.map { $0.1.epochMillis } == tapped.map(\.epochMillis), "the tap times, not the send times")
+            #expect(await phone.session.queue.lastTask?.status == .pickedUp)
+        }
+    }
+
+    @Test("a queue recorded before the app was killed is sent after it starts again", arguments: StoreKind.available)
+    func restartMidQueue(kind: StoreKind) async throws {
+        try await TestServer.run(kind) { server in
+            let scenario = try await DeliveryScenario.ready(server)
+            let (_, rider, taskId) = try await scenario.assigned()
+            let first = try Self.phone(server, token: rider)
+            server.clock.advance(by: 600)
+            let start = server.clock.now().addingTimeInterval(-300)
+            for (index, status) in [TaskStatus.arrivedAtStore, .pickedUp, .arrivedAtDestination].enumerated() {
+                try await first.session.queue.record(
+                    RiderAction(
+                        taskId: taskId, kind: .status(status, farFromDestinationConfirmed: false, reason: nil),
+                        occurredAt: start.addingTimeInterval(Double(index) * 60), location: Self.store))
+            }
+            // The process dies here; a new one opens the same file.
+            let second = try Self.phone(server, token: rider, file: first.file)
+            #expect(await second.session.queue.pending.count == 3)
+            let task = try #require(try await second.session.resume())
+            #expect(task.taskId == taskId)
+            #expect(await second.session.queue.sync() == .idle)
+            #expect(
+                try await Self.statusEvents(scenario).map(\.0) == [
+                    "ARRIVED_AT_STORE", "PICKED_UP", "ARRIVED_AT_DESTINATION",
+                ])
+        }
+    }
+
+    @Test("an answer lost on the way back is resent and applied once", arguments: StoreKind.available)
+    func lostAnswers(kind: StoreKind) async throws {
+        try await TestServer.run(kind) { server in
+            let scenario = try await DeliveryScenario.ready(server)
+            let (_, rider, taskId) = try await scenario.assigned()
+            let phone = try Self.phone(server, token: rider)
+            phone.transport.loseAnswers(2)
+            #expect(try await phone.session.tap(.arrivedAtStore, taskId: taskId, at: Self.store) == .idle)
+            #expect(phone.transport.requests.filter { $0.hasPrefix("PATCH") }.count == 3)
+            #expect(try await Self.statusEvents(scenario).map(\.0) == ["ARRIVED_AT_STORE"])
+        }
+    }
+
+    @Test("a refusal the server will repeat stops the queue and is shown, not retried", arguments: StoreKind.available)
+    func permanentRefusal(kind: StoreKind) async throws {
+        try await TestServer.run(kind) { server in
+            let scenario = try await DeliveryScenario.ready(server)
+            let (_, rider, taskId) = try await scenario.assigned()
+            let phone = try Self.phone(server, token: rider)
+            try await phone.session.queue.record(
+                RiderAction(
+                    taskId: taskId, kind: .status(.delivered, farFromDestinationConfirmed: false, reason: nil),
+                    occurredAt: server.clock.now(), location: Self.store))
+            try await phone.session.queue.record(
+                RiderAction(
+                    taskId: taskId, kind: .status(.arrivedAtStore, farFromDestinationConfirmed: false, reason: nil),
+                    occurredAt: server.clock.now(), location: Self.store))
+            let state = await phone.session.queue.sync()
+            guard case .blocked(let action, let problem) = state else {
+                Issue.record("expected the queue to stop, got \(state)")
+                return
+            }
+            #expect(problem.code == "INVALID_STATUS_TRANSITION")
+            #expect(action.kind == .status(.delivered, farFromDestinationConfirmed: false, reason: nil))
+            #expect(phone.transport.requests.filter { $0.hasPrefix("PATCH") }.count == 1)
+            #expect(try await Self.statusEvents(scenario).isEmpty, "nothing behind the refused action was sent")
+            try await phone.session.queue.discardBlocked()
+            #expect(await phone.session.queue.sync() == .idle)
+            #expect(try await Self.statusEvents(scenario).map(\.0) == ["ARRIVED_AT_STORE"])
+        }
+    }
+
+    @Test(
+        "arriving far from the customer asks first: No sends nothing, Yes sends with the flag",
+        arguments: StoreKind.available)
+    func arrivalCheck(kind: StoreKind) async throws {
+        try await TestServer.run(kind) { server in
+            let scenario = try await DeliveryScenario.ready(server)
+            let (_, rider, taskId) = try await scenario.assigned()
+            let phone = try Self.phone(server, token: rider)
+            try await phone.session.tap(.arrivedAtStore, taskId: taskId, at: Self.store)
+            try await phone.session.tap(.pickedUp, taskId: taskId, at: Self.store)
+            let task = try #require(try await phone.session.api.activeTask())
+            let far = GeoPoint(lat: 43.7500, lon: 7.4240, accuracyM: 5)  // 1.7 km north of the customer
+            let questions = StateLog()
+            let declined = try await phone.session.arrive(task: task, at: far) { question in
+                questions.note(question)
+                return false
+            }
+            #expect(!declined)
+            #expect(questions.notes == [ArrivalCheck.question])
+            #expect(ArrivalCheck.question == "You seem far from the destination. Are you sure you have arrived?")
+            #expect(try await Self.statusEvents(scenario).count == 2, "No sends nothing")
+            #expect(await phone.session.queue.pending.isEmpty)
+
+            let confirmed = try await phone.session.arrive(task: task, at: far) { _ in true }
+            #expect(confirmed)
+            #expect(try await Self.statusEvents(scenario).last?.0 == "ARRIVED_AT_DESTINATION")
+            let log = try await server.send(
+                .get, "/api/v1/orders/\(scenario.orderId)/events", token: scenario.dispatcher)
+            let arrival = (log["events"] as? [[String: Any]] ?? []).last
+            #expect(arrival?["geofenceOverride"] as? Bool == true)
+
+            // At the door nobody is asked.
+            let other = try await DeliveryScenario.ready(server)
+            let (_, riderB, taskB) = try await other.assigned()
+            let phoneB = try Self.phone(server, token: riderB)
+            try await phoneB.session.tap(.arrivedAtStore, taskId: taskB, at: Self.store)
+            try await phoneB.session.tap(.pickedUp, taskId: taskB, at: Self.store)
+            let taskAtDoor = try #require(try await phoneB.session.api.activeTask())
+            let asked = StateLog()
+            #expect(
+                try await phoneB.session.arrive(task: taskAtDoor, at: Self.store) {
+                    asked.note($0); return true
+                })
+            #expect(asked.notes.isEmpty)
+        }
+    }
+
+    @Test(
+        "accept retries once when the answer is lost, then gives up; a refusal is not retried",
+        arguments: StoreKind.available)
+    func acceptRetry(kind: StoreKind) async throws {
+        try await TestServer.run(kind) { server in
+            let scenario = try await DeliveryScenario.ready(server)
+            let rider = try await scenario.onlineRider()
+            let offers = try await scenario.offer(to: [rider.id])
+            let phone = try Self.phone(server, token: rider.token)
+            phone.transport.loseAnswers(1)
+            let task = try await phone.session.accept(offerId: offers[rider.id]!)
+            #expect(task.orderId == scenario.orderId)
+            #expect(phone.transport.requests.filter { $0.contains("/accept") }.count == 2)
+
+            let second = try await DeliveryScenario.ready(server)
+            let riderB = try await second.onlineRider()
+            let offersB = try await second.offer(to: [riderB.id])
+            let phoneB = try Self.phone(server, token: riderB.token)
+            phoneB.transport.offline = true
+            await #expect(throws: RiderSession.AcceptFailed.self) {
+                try await phoneB.session.accept(offerId: offersB[riderB.id]!)
+            }
+            #expect(phoneB.transport.requests.count == 2, "exactly one automatic retry")
+
+            phoneB.transport.offline = false
+            server.clock.advance(by: 3600)  // the offer expired meanwhile
+            let late = try Self.phone(server, token: try await server.token(.rider, riderB.id))
+            do {
+                _ = try await late.session.accept(offerId: offersB[riderB.id]!)
+                Issue.record("an expired offer was accepted")
+            } catch RiderAPIError.problem(let problem) {
+                #expect(problem.code == "OFFER_EXPIRED")
+            }
+            #expect(late.transport.requests.count == 1, "a refusal is final")
+        }
+    }
+}
+
+/// Collects what a callback saw, for tests to wait on.
+final class StateLog: Sendable {
+    private let states = Mutex<[ActionQueue.State]>([])
+    private let texts = Mutex<[String]>([])
+
+    func append(_ state: ActionQueue.State) { states.withLock { $0.append(state) } }
+    func note(_ text: String) { texts.withLock { $0.append(text) } }
+    var notes: [String] { texts.withLock { $0 } }
+
+    func wait(_ condition: @escaping @Sendable ([ActionQueue.State]) -> Bool) async throws {
+        for _ in 0..<200 {
+            if states.withLock({ condition($0) }) { return }
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        throw TestServer.NoAnswer(description: "the queue never reached the expected state")
+    }
+}
