@@ -16,7 +16,7 @@ public enum RiderAPIError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .problem(let problem): "\(problem.status) \(problem.code): \(problem.title)"
+        case .problem(let problem): "\(problem.status) \(problem.summary)"
         case .transport(let detail): "no connection (\(detail))"
         }
     }
@@ -24,16 +24,30 @@ public enum RiderAPIError: Error, Sendable, Equatable, CustomStringConvertible {
 
 /// The server's `application/problem+json` document.
 public struct RiderProblem: Error, Codable, Sendable, Equatable {
+    /// One refused field of a 400 VALIDATION_FAILED.
+    public struct FieldProblem: Codable, Sendable, Equatable {
+        public var field: String
+        public var message: String
+    }
+
     public var status: Int
     public var code: String
     public var title: String
     public var detail: String?
+    public var errors: [FieldProblem]?
 
-    public init(status: Int, code: String, title: String, detail: String? = nil) {
+    public init(status: Int, code: String, title: String, detail: String? = nil, errors: [FieldProblem]? = nil) {
         self.status = status
         self.code = code
         self.title = title
         self.detail = detail
+        self.errors = errors
+    }
+
+    /// `VALIDATION_FAILED: fixes[0].lat must be …` — for logs and error screens.
+    public var summary: String {
+        let fields = (errors ?? []).map { "\($0.field) \($0.message)" }.joined(separator: "; ")
+        return "\(code): " + (fields.isEmpty ? (detail ?? title) : fields)
     }
 }
 

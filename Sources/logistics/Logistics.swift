@@ -6,7 +6,9 @@ struct Logistics: AsyncParsableCommand {
         commandName: "logistics",
         abstract: "Rider Logistics: a last-mile delivery backend.",
         subcommands: [
-            Serve.self, Migrate.self, Token.self, ImportMap.self, RouteCommand.self, Demo.self, Follow.self, Bench.self,
+            Serve.self, Migrate.self, Token.self, ImportMap.self, RouteCommand.self, Demo.self, Simulate.self,
+            Follow.self,
+            Bench.self,
         ]
     )
 }

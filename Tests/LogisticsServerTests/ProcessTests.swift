@@ -157,6 +157,38 @@ struct ProcessTests {
         }
     }
 
+    @Test("logistics simulate: 5 RiderKit riders complete deliveries on Monaco's roads against the real server")
+    func simulatorSmoke() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("logistics-sim-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try ServerProcess(
+            arguments: ["serve", "--port", "0", "--data-dir", directory.path],
+            environment: [
+                "LOGISTICS_JWT_SECRET": Self.secret, "LOGISTICS_MAP": MapFixture.pbfPath,
+                "LOGISTICS_MAP_CACHE_DIR": MapFixture.cacheDirectory,
+            ])
+        try await server.start()
+        let simulate = try ServerProcess(
+            arguments: [
+                "simulate", "--server", "http://127.0.0.1:\(server.port)", "--riders", "5", "--orders", "5",
+                "--speed", "300", "--fix-interval", "0.2", "--duration", "55",
+            ],
+            environment: ["LOGISTICS_JWT_SECRET": Self.secret])
+        let output = try await simulate.runToEnd(timeout: .seconds(60))
+        #expect(output.status == 0, "\(output.text)")
+        let lines = output.text.split(separator: "\n").map(String.init)
+        #expect(lines.last == "deliveries completed: 5", "\(output.text)")
+        #expect(lines.contains { $0.contains("legs without a road route 0") }, "every leg followed a road route")
+        #expect(lines.contains { $0.contains("errors                  0") }, "\(output.text)")
+
+        let dispatcher = try await Self.dispatcherToken()
+        let page = try await ConcurrentClient.send(
+            port: server.port, .get, "/api/v1/orders?status=DELIVERED&limit=50", token: dispatcher)
+        #expect((page["orders"] as? [Any])?.count == 5)
+        server.kill(SIGTERM)
+        #expect(await server.waitForExit() == 0)
+    }
+
     @Test("production refuses to start without a strong secret, with a readable message")
     func productionSecret() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("logistics-prod-\(UUID())")

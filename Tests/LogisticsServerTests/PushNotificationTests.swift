@@ -93,6 +93,7 @@ struct PushNotificationTests {
             try await Self.register(server, customer, device: "a", platform: "android", pushToken: "fcm-1", locale: nil)
             try await Self.register(server, customer, device: "i", platform: "ios", pushToken: "apns-1", locale: nil)
             for (round, advance) in [(1, 0.0), (2, 600.0), (3, 3600.0)] {
+                try await server.notificationsSettled()
                 server.clock.advance(by: advance)
                 _ = try await Self.cancelledOrder(server, customerId: customerId)
                 try await fake.wait("push round \(round)") { state in
@@ -175,11 +176,13 @@ struct PushNotificationTests {
 
             // Backoff for pushes starts within 2 s; a minute later the flaky one has had its second try, while the
             // throttled one still waits out its 120 s.
+            try await server.notificationsSettled()
             server.clock.advance(by: 60)
             try await fake.wait("second APNs attempt") { state in state.apns.count == 2 }
             try await Task.sleep(for: .milliseconds(800))
             #expect(Self.pushes(fake.snapshot.fcm, to: "fcm-throttled").count == 1)
 
+            try await server.notificationsSettled()
             server.clock.advance(by: 61)
             try await fake.wait("throttled and flaky pushes delivered") { state in
                 Self.pushes(state.fcm, to: "fcm-throttled").count == 2 && state.apns.count == 3

@@ -114,10 +114,12 @@ struct WebhookTests {
             #expect(held.count == 1, "the first order's later events wait behind its failed first one")
 
             fake.script("oms", .init(status: .badGateway, retryAfter: "3"))
+            try await server.notificationsSettled()
             server.clock.advance(by: 10)  // the first retry comes within 5 s; it gets a 502 with Retry-After: 3
             try await fake.wait("second attempt") { state in
                 state.hooks.filter { Self.document($0)["orderId"] as? String == first.orderId }.count == 2
             }
+            try await server.notificationsSettled()
             server.clock.advance(by: 20)
             try await fake.wait("the first order delivered") { state in
                 state.hooks.filter { Self.document($0)["orderId"] as? String == first.orderId && $0.answered == .ok }
@@ -143,8 +145,10 @@ struct WebhookTests {
             let created = try await server.send(.post, "/api/v1/orders", token: dispatcher, json: Fixtures.order())
             let orderId = try #require(created["orderId"] as? String)
             try await fake.wait("first attempt") { $0.hooks.count == 1 }
+            try await server.notificationsSettled()
             server.clock.advance(by: 3600)
             try await fake.wait("a retry an hour later") { $0.hooks.count == 2 }
+            try await server.notificationsSettled()
             server.clock.advance(by: 23 * 3600)  // a day after the first attempt: this one is the last
             try await fake.wait("the last attempt") { $0.hooks.count == 3 }
 

@@ -337,6 +337,18 @@ struct Verifier: Sendable {
     }
 }
 
+extension TestServer {
+    /// Waits until every send in flight has its outcome recorded. The fakes see a request before the server
+    /// records how it ended; moving the clock in between would time the retry from the moved clock.
+    func notificationsSettled() async throws {
+        for _ in 0..<400 {
+            if try await count("notification_deliveries", "lease_owner IS NOT NULL") == 0 { return }
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        throw NoAnswer(description: "notification sends still in flight after 10 s")
+    }
+}
+
 /// A request context that knows whether the request came as an HTTP/2 stream (APNs speaks nothing else).
 struct StreamContext: RequestContext {
     var coreContext: CoreRequestContextStorage

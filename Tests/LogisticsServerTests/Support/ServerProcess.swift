@@ -48,6 +48,22 @@ final class ServerProcess: @unchecked Sendable {
         throw ProcessError("server did not print its URL; output so far: \(seen)")
     }
 
+    /// Runs a command that ends by itself (`simulate`) and returns its exit status and everything it printed.
+    func runToEnd(timeout: Duration) async throws -> (status: Int32, text: String) {
+        try process.run()
+        let handle = output.fileHandleForReading
+        let collected = Task.detached { String(decoding: handle.readDataToEndOfFile(), as: UTF8.self) }
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        if process.isRunning {
+            process.terminate()
+            throw ProcessError("\(process.arguments ?? []) did not finish within \(timeout)")
+        }
+        return (process.terminationStatus, await collected.value)
+    }
+
     func kill(_ signal: Int32) {
         Foundation.kill(process.processIdentifier, signal)
     }

@@ -1,0 +1,20 @@
+import LogisticsCore
+
+/// Street addresses around Monaco for simulated stores and customers: all on the road network of the committed
+/// extract, so routes between them are real ones.
+enum MonacoPlaces {
+    static let all: [(name: String, location: GeoPoint)] = [
+        ("Place du Casino", GeoPoint(lat: 43.7396, lon: 7.4276)),
+        ("Quai Antoine Ier", GeoPoint(lat: 43.7347, lon: 7.4240)),
+        ("Place du Palais", GeoPoint(lat: 43.7311, lon: 7.4200)),
+        ("Fontvieille, rue du Gabian", GeoPoint(lat: 43.7283, lon: 7.4150)),
+        ("Avenue Princesse Grace", GeoPoint(lat: 43.7445, lon: 7.4330)),
+        ("Boulevard de Belgique", GeoPoint(lat: 43.7330, lon: 7.4135)),
+        ("Place Sainte-Dévote", GeoPoint(lat: 43.7378, lon: 7.4208)),
+        ("Marché de la Condamine", GeoPoint(lat: 43.7355, lon: 7.4213)),
+        ("Boulevard des Moulins", GeoPoint(lat: 43.7425, lon: 7.4290)),
+        ("Avenue de la Costa", GeoPoint(lat: 43.7410, lon: 7.4245)),
+        ("Stade Louis II", GeoPoint(lat: 43.7276, lon: 7.4156)),
+        ("Boulevard d'Italie", GeoPoint(lat: 43.7478, lon: 7.4357)),
+    ]
+}

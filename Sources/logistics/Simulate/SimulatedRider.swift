@@ -1,0 +1,216 @@
+import Foundation
+import LogisticsCore
+import RiderKit
+import Synchronization
+
+/// One simulated rider doing whole deliveries through RiderKit, as the app would: goes online, takes the offer
+/// made to them, drives the road route to the store and the customer sending noisy GPS, loses signal in
+/// tunnels and the network now and then, and proves delivery with the customer's code.
+struct SimulatedRider: Sendable {
+    let id: UUID
+    let name: String
+    let plan: SimulationPlan
+    let api: RiderAPI
+    let session: RiderSession
+    let network: SimulatedNetwork
+    let office: SimulationOffice
+    let report: SimulationReport
+    var position: GeoPoint
+
+    /// Keeps delivering until the plan's target is reached or the task is cancelled.
+    mutating func run() async {
+        do {
+            _ = try await api.setAvailability(online: true)
+            _ = try await session.resume()
+        } catch {
+            report.error("\(name) could not go online: \(error)")
+            return
+        }
+        while !Task.isCancelled, report.startDelivery(limit: plan.deliveries) {
+            do {
+                try await deliverOne()
+            } catch is CancellationError {
+                return
+            } catch {
+                report.error("\(name): \(error)")
+                try? await Task.sleep(for: .seconds(1))
+            }
+        }
+    }
+
+    private mutating func deliverOne() async throws {
+        var places = MonacoPlaces.all.shuffled()
+        let store = places.removeFirst()
+        let home = places.removeFirst()
+        let order = try await office.orderFor(riderId: id, store: store, home: home)
+        let task = try await acceptWhenOffered(order.orderId)
+        report.update { $0.riding += 1 }
+        defer { report.update { $0.riding -= 1 } }
+
+        try await drive(to: store.location, taskId: task.taskId)
+        try await tap(.arrivedAtStore, task.taskId)
+        try await tap(.pickedUp, task.taskId)
+        try await drive(to: home.location, taskId: task.taskId)
+        let asked = Asked()
+        let offline = network.isDown
+        guard try await session.arrive(task: task, at: position, confirm: { _ in asked.yes() }) else { return }
+        report.update {
+            $0.statusCalls += 1
+            if offline { $0.replays += 1 }
+            if asked.count > 0 { $0.farArrivals += 1 }
+        }
+        try await settle()
+        let code = try await office.deliveryCode(order)
+        try await session.proveDelivery(code: code, taskId: task.taskId, at: position)
+        try await settle()
+        try await tap(.delivered, task.taskId)
+        report.update { $0.deliveriesCompleted += 1 }
+    }
+
+    /// Waits for the offer (the office made it to this rider) and accepts it, with RiderKit's single retry.
+    private func acceptWhenOffered(_ orderId: String) async throws -> RiderTask {
+        for _ in 0..<120 {
+            if let offer = try? await api.offers().first(where: { $0.orderId == orderId }) {
+                do {
+                    return try await session.accept(offerId: offer.offerId)
+                } catch is RiderSession.AcceptFailed {
+                    // No answer twice: the app shows the offer again, and the rider taps once more.
+                    report.update { $0.acceptRetries += 1 }
+                }
+            }
+            try await Task.sleep(for: .milliseconds(500))
+        }
+        throw SimulationError("the offer for \(orderId) never arrived")
+    }
+
+    private func tap(_ status: TaskStatus, _ taskId: String) async throws {
+        let offline = network.isDown
+        try await session.tap(status, taskId: taskId, at: position)
+        report.update {
+            $0.statusCalls += 1
+            if offline { $0.replays += 1 }
+        }
+        try await settle()
+    }
+
+    /// Waits until the queue has delivered everything (it retries by itself while the network is down).
+    private func settle() async throws {
+        while true {
+            let state = await session.queue.sync()
+            switch state {
+            case .idle:
+                return
+            case .blocked(_, let problem):
+                try await session.queue.discardBlocked()
+                throw SimulationError("refused: \(problem.summary)")
+            case .sending, .retrying:
+                try await Task.sleep(for: .milliseconds(200))
+            }
+        }
+    }
+
+    /// Follows the road route (a straight line when the server has no map) at the plan's speed, sending a
+    /// noisy fix every `fixInterval`, in batches; fixes that fail to send are kept and sent late.
+    private mutating func drive(to destination: GeoPoint, taskId: String) async throws {
+        let path: [GeoPoint]
+        if let route = try? await api.route(taskId: taskId, from: position),
+            let points = Polyline.decode(route.geometry), points.count >= 2
+        {
+            path = points + [destination]
+        } else {
+            report.update { $0.straightLineLegs += 1 }
+            path = [position, destination]
+        }
+        let tunnel = plan.tunnels && Double.random(in: 0..<1) < 0.25 ? Int.random(in: 4...10) : 0
+        if tunnel > 0 { report.update { $0.tunnels += 1 } }
+        let tunnelStart = Int.random(in: 2...6)
+        var unsent: [LocationFix] = []
+        var uploadFailed = false
+        let step = plan.speedMps * plan.fixInterval
+        var index = 0
+        for point in Self.resample(path, every: step) {
+            try Task.checkCancellation()
+            position = GeoPoint(lat: point.lat, lon: point.lon, accuracyM: 5)
+            index += 1
+            let inTunnel = index >= tunnelStart && index < tunnelStart + tunnel
+            if !inTunnel {
+                // A fast-forwarded ride still reports a city speed: the server refuses faster than 100 m/s.
+                unsent.append(Self.noisyFix(at: point, speed: min(plan.speedMps, 14)))
+            }
+            if unsent.count >= 4 { await upload(&unsent, failedBefore: &uploadFailed) }
+            try await Task.sleep(for: .milliseconds(Int(plan.fixInterval * 1000)))
+        }
+        position = GeoPoint(lat: destination.lat, lon: destination.lon, accuracyM: 5)
+        await upload(&unsent, failedBefore: &uploadFailed)
+        // Signal often drops at the door (stairwells, basements): the taps that follow wait in the queue.
+        if plan.networkDrops, Double.random(in: 0..<1) < 0.35 {
+            network.drop(for: .milliseconds(Int.random(in: 1500...3500)))
+            report.update { $0.networkDrops += 1 }
+        }
+    }
+
+    private func upload(_ fixes: inout [LocationFix], failedBefore: inout Bool) async {
+        guard !fixes.isEmpty else { return }
+        do {
+            try await api.sendLocations(Array(fixes.suffix(LocationFix.maximumBatch)))
+            let count = fixes.count
+            let late = failedBefore
+            report.update {
+                $0.fixesSent += count
+                if late { $0.lateFixes += count }
+            }
+            fixes.removeAll()
+            failedBefore = false
+        } catch let error as RiderAPIError where error.isPermanent {
+            report.error("fixes refused: \(error)")
+            fixes.removeAll()
+        } catch {
+            // Kept for the next batch: these arrive late, which the server must take without moving the rider back.
+            failedBefore = true
+        }
+    }
+
+    /// GPS noise of a few metres, as a phone in a street reports.
+    static func noisyFix(at point: GeoPoint, speed: Double) -> LocationFix {
+        let noiseM = Double.random(in: 0...6)
+        let angle = Double.random(in: 0..<(2 * .pi))
+        let lat = point.lat + noiseM * cos(angle) / 111_320
+        let lon = point.lon + noiseM * sin(angle) / (111_320 * cos(point.lat * .pi / 180))
+        return LocationFix(lat: lat, lon: lon, accuracyM: 5 + noiseM, speedMps: speed, recordedAt: Date())
+    }
+
+    /// Points every `step` metres along the path.
+    static func resample(_ path: [GeoPoint], every step: Double) -> [GeoPoint] {
+        var points: [GeoPoint] = []
+        var carried = 0.0
+        for (from, to) in zip(path, path.dropFirst()) {
+            let length = from.distanceM(to: to)
+            var along = carried
+            while along < length {
+                let fraction = along / length
+                points.append(
+                    GeoPoint(
+                        lat: from.lat + (to.lat - from.lat) * fraction, lon: from.lon + (to.lon - from.lon) * fraction))
+                along += max(step, 1)
+            }
+            carried = along - length
+        }
+        if let last = path.last { points.append(last) }
+        return points
+    }
+}
+
+/// Counts the arrival questions a simulated rider answered Yes to.
+final class Asked: Sendable {
+    private let answers = Mutex(0)
+    func yes() -> Bool {
+        answers.withLock { $0 += 1 }
+        return true
+    }
+    var count: Int { answers.withLock { $0 } }
+}
+
+struct SimulationError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import LogisticsCore
+import RiderKit
+
+/// How the simulated fleet behaves.
+struct SimulationPlan: Sendable {
+    var riders: Int
+    /// Stop after this many deliveries (nil: until the duration ends).
+    var deliveries: Int?
+    var duration: TimeInterval
+    var speedMps: Double = 12
+    var fixInterval: TimeInterval = 1
+    var networkDrops = true
+    var tunnels = true
+}
+
+/// Runs simulated riders against a server until the plan is done, printing a live line now and then.
+struct Simulation {
+    let base: String
+    let plan: SimulationPlan
+    let tokens: @Sendable (_ subject: UUID, _ role: Role) async throws -> String
+    let report = SimulationReport()
+    var print: @Sendable (String) -> Void = { _ in }
+    var liveEvery: Duration = .seconds(2)
+    var queueDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("riderkit-sim-\(UUID())")
+
+    func run() async throws -> SimulationReport {
+        let started = ContinuousClock.now
+        let tokens = self.tokens
+        let office = SimulationOffice(
+            client: RiderAPI(baseURL: base, token: { "" }), tokens: tokens)
+        var riders: [SimulatedRider] = []
+        for index in 0..<plan.riders {
+            let id = UUID()
+            let network = SimulatedNetwork()
+            let api = RiderAPI(
+                baseURL: base, token: { try await tokens(id, .rider) }, transport: network, timeout: .seconds(5))
+            let queue = try ActionQueue(
+                api: api, file: queueDirectory.appendingPathComponent("rider-\(index).json"),
+                backoff: RetryPolicy(base: 0.5, cap: 4, budget: .infinity))
+            var session = RiderSession(api: api, queue: queue)
+            session.acceptTimeout = .seconds(3)
+            riders.append(
+                SimulatedRider(
+                    id: id, name: "rider \(index + 1)", plan: plan, api: api, session: session, network: network,
+                    office: office, report: report, position: MonacoPlaces.all[index % MonacoPlaces.all.count].location)
+            )
+        }
+        let fleetRiders = riders
+        let report = self.report
+        let plan = self.plan
+        let print = self.print
+        let liveEvery = self.liveEvery
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await withThrowingTaskGroup(of: Void.self) { fleet in
+                    for rider in fleetRiders {
+                        fleet.addTask {
+                            var rider = rider
+                            await rider.run()
+                        }
+                    }
+                    try await fleet.waitForAll()
+                }
+            }
+            group.addTask {
+                try await Task.sleep(for: .seconds(plan.duration))
+            }
+            group.addTask {
+                while true {
+                    try await Task.sleep(for: liveEvery)
+                    print(
+                        report.liveLine(
+                            riders: plan.riders, elapsed: (ContinuousClock.now - started).seconds,
+                            target: plan.deliveries))
+                }
+            }
+            // Whichever ends first (the fleet finishing its deliveries, or the time running out) ends the run.
+            _ = try await group.next()
+            group.cancelAll()
+        }
+        try? FileManager.default.removeItem(at: queueDirectory)
+        return report
+    }
+}
+
+extension Duration {
+    var seconds: TimeInterval {
+        let (seconds, attoseconds) = components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+}
