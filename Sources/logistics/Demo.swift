@@ -16,6 +16,7 @@ struct Demo: AsyncParsableCommand {
     var dataDirectory: String = "./logistics-data"
     @Option(help: "OpenStreetMap extract (.osm.pbf) or prepared graph for navigation (LOGISTICS_MAP).")
     var map: String = "Maps/monaco.osm.pbf"
+    @Option(help: "Simulated RiderKit riders delivering orders around the map (0 for none).") var riders: Int = 4
 
     func run() async throws {
         var configuration = try ServerConfiguration.fromEnvironment(ProcessInfo.processInfo.environment)
@@ -35,12 +36,15 @@ struct Demo: AsyncParsableCommand {
         let logger = Logging.makeLogger(configuration)
         let host = configuration.host
         let (ports, portReporter) = AsyncStream.makeStream(of: Int.self)
+        let (fleetPorts, fleetPortReporter) = AsyncStream.makeStream(of: Int.self)
         let built: LogisticsApplication
         do {
             built = try await buildApplication(configuration, logger: logger) { port in
                 Console.line("Rider Logistics listening on http://\(host):\(port)")
                 portReporter.yield(port)
                 portReporter.finish()
+                fleetPortReporter.yield(port)
+                fleetPortReporter.finish()
             }
         } catch {
             throw Console.failure("cannot start the demo: \(ServerRunner.describe(error))")
@@ -50,7 +54,8 @@ struct Demo: AsyncParsableCommand {
         // The simulated rider runs as one of the server's services, so Ctrl-C stops it first: its requests
         // every 2 s would otherwise keep a connection busy and the server from finishing its shutdown.
         application.addServices(
-            DemoRideService(services: built.services, host: host, ports: ports, seeded: seeded))
+            DemoRideService(services: built.services, host: host, ports: ports, seeded: seeded),
+            DemoFleetService(services: built.services, host: host, ports: fleetPorts, riders: riders))
         try await application.runService()
         Console.line("Demo stopped.")
     }
@@ -76,5 +81,31 @@ struct DemoRideService: Service {
                     + "/api/v1/dispatch/stream with $DISPATCHER")
         }
         try await cancelWhenGracefulShutdown { await ride.run() }
+    }
+}
+
+/// Simulated riders (RiderKit, as `logistics simulate` runs them) delivering orders around the map for as long
+/// as the demo runs, so the dispatcher stream and the order list are always busy.
+struct DemoFleetService: Service {
+    let services: LogisticsServices
+    let host: String
+    let ports: AsyncStream<Int>
+    let riders: Int
+
+    func run() async throws {
+        guard riders > 0, let tokens = services.tokens, let port = await ports.first(where: { _ in true }) else {
+            return
+        }
+        Console.line("Starting \(riders) simulated riders (RiderKit) delivering around the map; progress every 30 s.")
+        var simulation = Simulation(
+            base: "http://\(host):\(port)",
+            plan: SimulationPlan(riders: riders, deliveries: nil, duration: 365 * 86_400, speedMps: 14, fixInterval: 1)
+        ) { subject, role in
+            try await tokens.token(subject: subject, role: role, name: role == .rider ? "Simulated rider" : nil)
+        }
+        simulation.print = { Console.line("fleet: " + $0) }
+        simulation.liveEvery = .seconds(30)
+        let fleet = simulation
+        try await cancelWhenGracefulShutdown { _ = try? await fleet.run() }
     }
 }
