@@ -25,7 +25,7 @@ final class FlakyTransport: RiderTransport {
     var requests: [String] { state.withLock { $0.requests } }
 
     func send(_ request: HTTPClientRequest, timeout: Duration) async throws -> (status: Int, body: Data) {
-        let path = request.url.split(separator: "/", maxSplits: 3).last.map { "/" + $0 } ?? request.url
+        let path = URL(string: request.url)?.path ?? request.url
         let offline = state.withLock { state in
             state.requests.append("\(request.method.rawValue) \(path)")
             return state.offline
