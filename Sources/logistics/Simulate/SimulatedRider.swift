@@ -13,6 +13,7 @@ struct SimulatedRider: Sendable {
     let api: RiderAPI
     let session: RiderSession
     let network: SimulatedNetwork
+    let uploader: LocationUploader
     let office: SimulationOffice
     let report: SimulationReport
     var position: GeoPoint
@@ -21,6 +22,7 @@ struct SimulatedRider: Sendable {
     mutating func run() async {
         do {
             _ = try await api.setAvailability(online: true)
+            await uploader.setDuty(.onTask)
             _ = try await session.resume()
         } catch {
             report.error("\(name) could not go online: \(error)")
@@ -109,39 +111,64 @@ struct SimulatedRider: Sendable {
         }
     }
 
-    /// Follows the road route (a straight line when the server has no map) at the plan's speed, sending a
-    /// noisy fix every `fixInterval`, in batches; fixes that fail to send are kept and sent late.
+    /// Follows the road route (a straight line when the server has no map) at the plan's speed with RiderKit's
+    /// navigation session, a noisy fix every `fixInterval` through RiderKit's uploader; now and then takes a
+    /// wrong turn (the session re-routes) or drives through a tunnel (the session searches for GPS).
     private mutating func drive(to destination: GeoPoint, taskId: String) async throws {
-        let path: [GeoPoint]
+        let api = self.api
+        var path: [GeoPoint]
+        var navigation: NavigationSession?
         if let route = try? await api.route(taskId: taskId, from: position),
             let points = Polyline.decode(route.geometry), points.count >= 2
         {
             path = points + [destination]
+            navigation = NavigationSession(route: route, destination: destination) { from, heading in
+                try await api.route(taskId: taskId, from: from, headingDeg: heading)
+            }
         } else {
             report.update { $0.straightLineLegs += 1 }
             path = [position, destination]
         }
-        let tunnel = plan.tunnels && Double.random(in: 0..<1) < 0.25 ? Int.random(in: 4...10) : 0
-        if tunnel > 0 { report.update { $0.tunnels += 1 } }
-        let tunnelStart = Int.random(in: 2...6)
-        var unsent: [LocationFix] = []
-        var uploadFailed = false
+        let tunnelSeconds = plan.tunnels && Double.random(in: 0..<1) < 0.25 ? Double.random(in: 12...20) : 0
+        if tunnelSeconds > 0 { report.update { $0.tunnels += 1 } }
+        let wrongTurn = navigation != nil && Double.random(in: 0..<1) < 0.2
         let step = plan.speedMps * plan.fixInterval
-        var index = 0
-        for point in Self.resample(path, every: step) {
+        var points = Self.resample(path, every: step)[...]
+        let turnAt = points.count / 3
+        var driven = 0
+        var tunnelEnds: Date?
+        var uploadFailed = false
+        while let point = points.popFirst() {
             try Task.checkCancellation()
             position = GeoPoint(lat: point.lat, lon: point.lon, accuracyM: 5)
-            index += 1
-            let inTunnel = index >= tunnelStart && index < tunnelStart + tunnel
-            if !inTunnel {
+            driven += 1
+            let now = Date()
+            if tunnelSeconds > 0, driven == 3 { tunnelEnds = now.addingTimeInterval(tunnelSeconds) }
+            if let ends = tunnelEnds, now < ends {
+                if let events = await navigation?.checkSignal(now: now), events.contains(.searchingForGPS) {
+                    report.update { $0.gpsSearches += 1 }
+                }
+            } else {
                 // A fast-forwarded ride still reports a city speed: the server refuses faster than 100 m/s.
-                unsent.append(Self.noisyFix(at: point, speed: min(plan.speedMps, 14)))
+                let fix = Self.noisyFix(at: point, speed: min(plan.speedMps, 14))
+                await uploader.record(fix)
+                for event in await navigation?.update(fix) ?? [] {
+                    if case .rerouted(let fresh) = event, let shape = Polyline.decode(fresh.geometry) {
+                        report.update { $0.reroutes += 1 }
+                        points = Self.resample(shape + [destination], every: step)[...]
+                    }
+                }
             }
-            if unsent.count >= 4 { await upload(&unsent, failedBefore: &uploadFailed) }
+            if wrongTurn, driven == turnAt, let next = points.first {
+                // Straight on where the route turns: 150 m off at right angles, until the session re-routes.
+                report.update { $0.wrongTurns += 1 }
+                points = Self.detour(from: point, towards: next, metres: 150, every: step)[...] + points
+            }
+            await upload(failedBefore: &uploadFailed)
             try await Task.sleep(for: .milliseconds(Int(plan.fixInterval * 1000)))
         }
         position = GeoPoint(lat: destination.lat, lon: destination.lon, accuracyM: 5)
-        await upload(&unsent, failedBefore: &uploadFailed)
+        await uploader.flush()
         // Signal often drops at the door (stairwells, basements): the taps that follow wait in the queue.
         if plan.networkDrops, Double.random(in: 0..<1) < 0.35 {
             network.drop(for: .milliseconds(Int.random(in: 1500...3500)))
@@ -149,24 +176,32 @@ struct SimulatedRider: Sendable {
         }
     }
 
-    private func upload(_ fixes: inout [LocationFix], failedBefore: inout Bool) async {
-        guard !fixes.isEmpty else { return }
-        do {
-            try await api.sendLocations(Array(fixes.suffix(LocationFix.maximumBatch)))
-            let count = fixes.count
-            let late = failedBefore
+    /// Sends the uploader's batch when due, counting fixes that went late because of a drop.
+    private func upload(failedBefore: inout Bool) async {
+        let waiting = await uploader.pending.count
+        guard waiting > 0 else { return }
+        let sent = await uploader.flushIfDue(now: Date())
+        let late = failedBefore
+        if sent {
             report.update {
-                $0.fixesSent += count
-                if late { $0.lateFixes += count }
+                $0.fixesSent += waiting
+                if late { $0.lateFixes += waiting }
             }
-            fixes.removeAll()
             failedBefore = false
-        } catch let error as RiderAPIError where error.isPermanent {
-            report.error("fixes refused: \(error)")
-            fixes.removeAll()
-        } catch {
-            // Kept for the next batch: these arrive late, which the server must take without moving the rider back.
+        } else if network.isDown {
             failedBefore = true
+        }
+    }
+
+    /// Points leading away from `point` at right angles to the way to `next`.
+    static func detour(from point: GeoPoint, towards next: GeoPoint, metres: Double, every step: Double) -> [GeoPoint] {
+        let north = next.lat - point.lat
+        let east = (next.lon - point.lon) * cos(point.lat * .pi / 180)
+        let norm = max((north * north + east * east).squareRoot(), 1e-9)
+        return stride(from: max(step, 5), through: metres, by: max(step, 5)).map { along in
+            GeoPoint(
+                lat: point.lat - east / norm * along / 111_320,
+                lon: point.lon + north / norm * along / (111_320 * cos(point.lat * .pi / 180)))
         }
     }
 

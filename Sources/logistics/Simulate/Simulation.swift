@@ -43,6 +43,7 @@ struct Simulation {
             riders.append(
                 SimulatedRider(
                     id: id, name: "rider \(index + 1)", plan: plan, api: api, session: session, network: network,
+                    uploader: LocationUploader(api: api),
                     office: office, report: report, position: MonacoPlaces.all[index % MonacoPlaces.all.count].location)
             )
         }

@@ -15,6 +15,9 @@ final class SimulationReport: Sendable {
         var lateFixes = 0
         var farArrivals = 0
         var straightLineLegs = 0
+        var wrongTurns = 0
+        var reroutes = 0
+        var gpsSearches = 0
         var errors: [String] = []
         var riding = 0
     }
@@ -50,9 +53,9 @@ final class SimulationReport: Sendable {
             ? "" : "[" + String(repeating: "#", count: done) + String(repeating: ".", count: width - done) + "] "
         return String(
             format:
-                "%@%4.0fs  riders %d (on the road %d)  delivered %d%@  status calls %d  replays %d  drops %d  tunnels %d  errors %d",
+                "%@%4.0fs  riders %d (on the road %d)  delivered %d%@  status calls %d  replays %d  drops %d  tunnels %d  re-routes %d  errors %d",
             bar, elapsed, riders, counts.riding, counts.deliveriesCompleted, goal, counts.statusCalls, counts.replays,
-            counts.networkDrops, counts.tunnels, counts.errors.count)
+            counts.networkDrops, counts.tunnels, counts.reroutes, counts.errors.count)
     }
 
     func finalReport(elapsed: TimeInterval) -> [String] {
@@ -65,6 +68,8 @@ final class SimulationReport: Sendable {
             "  accept retries          \(counts.acceptRetries)",
             "  fixes sent              \(counts.fixesSent) (\(counts.lateFixes) late, after a drop; \(counts.tunnels) tunnels without GPS)",
             "  far-arrival questions   \(counts.farArrivals)",
+            "  wrong turns             \(counts.wrongTurns) (\(counts.reroutes) re-routes)",
+            "  searching for GPS       \(counts.gpsSearches)",
             "  legs without a road route \(counts.straightLineLegs)",
             "  errors                  \(counts.errors.count)",
         ]
