@@ -6,6 +6,8 @@ public struct RiderAction: Codable, Sendable, Equatable, Identifiable {
     public enum Kind: Codable, Sendable, Equatable {
         case status(TaskStatus, farFromDestinationConfirmed: Bool, reason: String?)
         case deliveryCode(String)
+        /// A proof-of-delivery photo the app saved at this path; the file is deleted once the server has it.
+        case photo(path: String)
     }
 
     /// The status change's `eventId` (and the proof's `Idempotency-Key`): a resend is harmless.
@@ -68,6 +70,9 @@ public actor ActionQueue {
     }
 
     public var pending: [RiderAction] { actions }
+
+    /// Where queued photos wait, beside the queue's file.
+    public var photoDirectory: URL { file.deletingLastPathComponent().appendingPathComponent("photos") }
 
     public func observe(_ observer: @escaping @Sendable (State) -> Void) { observers.append(observer) }
 
@@ -142,6 +147,15 @@ public actor ActionQueue {
             try await api.submitDeliveryCode(
                 taskId: action.taskId, code: code, capturedAt: action.occurredAt,
                 location: action.location ?? GeoPoint(lat: 0, lon: 0), actionId: action.id)
+        case .photo(let path):
+            guard let bytes = FileManager.default.contents(atPath: path) else {
+                throw RiderAPIError.problem(
+                    RiderProblem(status: 400, code: "PHOTO_MISSING", title: "The photo is no longer on the phone"))
+            }
+            try await api.submitPhoto(
+                taskId: action.taskId, photo: Array(bytes), capturedAt: action.occurredAt,
+                location: action.location ?? GeoPoint(lat: 0, lon: 0), actionId: action.id)
+            try? FileManager.default.removeItem(atPath: path)
         }
     }
 

@@ -75,6 +75,23 @@ public struct RiderSession: Sendable {
         return await queue.sync()
     }
 
+    /// A proof-of-delivery photo, queued like a tap. The photo is copied next to the queue first, so it survives
+    /// the app being killed before it is sent.
+    @discardableResult
+    public func provePhoto(_ photo: [UInt8], taskId: String, at location: GeoPoint, now: Date = Date()) async throws
+        -> ActionQueue.State
+    {
+        let action = RiderAction(taskId: taskId, kind: .photo(path: ""), occurredAt: now, location: location)
+        let file = await queue.photoDirectory.appendingPathComponent("\(action.id.uuidString.lowercased()).photo")
+        try FileManager.default.createDirectory(
+            at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(photo).write(to: file, options: .atomic)
+        var stored = action
+        stored.kind = .photo(path: file.path)
+        try await queue.record(stored)
+        return await queue.sync()
+    }
+
     /// On launch: the server's view of the active task, with queued actions for other tasks dropped.
     public func resume() async throws -> RiderTask? {
         let task = try await api.activeTask()

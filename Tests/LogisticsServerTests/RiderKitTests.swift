@@ -97,6 +97,35 @@ struct RiderKitTests {
         }
     }
 
+    @Test(
+        "a photo taken offline is kept on disk, sent once the network returns, then deleted",
+        arguments: StoreKind.available)
+    func offlinePhoto(kind: StoreKind) async throws {
+        try await TestServer.run(kind) { server in
+            let scenario = try await DeliveryScenario.ready(server)
+            let (_, rider, taskId) = try await scenario.assigned()
+            try await scenario.arrive(taskId, rider: rider)
+            let phone = try Self.phone(server, token: rider)
+            phone.transport.offline = true
+            let sending = Task { try await phone.session.provePhoto(Photos.jpeg, taskId: taskId, at: Self.store) }
+            try await Task.sleep(for: .milliseconds(300))
+            let queued = await phone.session.queue.pending
+            guard case .photo(let path) = queued.first?.kind else {
+                Issue.record("the photo is not queued: \(queued)")
+                return
+            }
+            #expect(FileManager.default.fileExists(atPath: path))
+            phone.transport.loseAnswers(1)  // and the first answer is lost: the retry must not store it twice
+            phone.transport.offline = false
+            #expect(try await sending.value == .idle)
+            #expect(!FileManager.default.fileExists(atPath: path))
+            #expect(try await server.count("proofs_of_delivery", "order_id = ?", [.text(scenario.orderId)]) == 1)
+            let delivered = try await phone.session.tap(.delivered, taskId: taskId, at: Self.store)
+            #expect(delivered == .idle)
+            #expect(await phone.session.queue.lastTask?.status == .delivered)
+        }
+    }
+
     @Test("an answer lost on the way back is resent and applied once", arguments: StoreKind.available)
     func lostAnswers(kind: StoreKind) async throws {
         try await TestServer.run(kind) { server in
