@@ -76,6 +76,7 @@ public func buildApplication(
             relay: relay,
             ingest: LocationIngest(repository: repository, relay: relay, navigator: navigator, clock: clock),
             trackingLinks: TrackingLinks(serverSecret: Array(otpSecret.utf8)),
+            mapTiles: MapTileCache(provider: directions),
             metrics: metrics)
         let (senders, senderServices) = try await NotificationSetup.senders(configuration, clock: clock)
         let (router, routes) = makeRouter(services)
@@ -120,6 +121,7 @@ func makeRouter(_ services: LogisticsServices) -> (Router<LogisticsRequestContex
     let idempotency = IdempotencyGuard(repository: services.repository, clock: services.clock)
     var operations = RouteTable(group: router.group(), prefix: "", idempotency: idempotency, catalog: catalog)
     OperationsRoutes(services: services, metrics: metrics).register(in: &operations)
+    MapTileRoutes(services: services).register(in: &operations)
 
     let api = router.group("/api/v1")
         .add(

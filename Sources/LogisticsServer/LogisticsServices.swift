@@ -24,6 +24,7 @@ public struct LogisticsServices: Sendable {
     let ingest: LocationIngest
     let trackingLinks: TrackingLinks
     let knownCallers = KnownCallers()
+    let mapTiles: MapTileCache
     let metrics: RequestMetrics
 
     var databaseDialect: String { database.dialect.rawValue }

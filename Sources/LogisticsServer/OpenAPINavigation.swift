@@ -9,7 +9,19 @@ enum OpenAPINavigation {
         let routeErrors: [ErrorCode] = [
             .forbidden, .validationFailed, .locationNotRoutable, .routeNotFound, .navigationUnavailable,
         ]
+        let tileNumber: [String: Any] = ["type": "integer", "minimum": 0]
         return [
+            "/map/tiles/{z}/{x}/{y}": [
+                "get": OpenAPI.operation(
+                    "The loaded road map as a tile for the web pages: JSON {z, x, y, extent: 4096, roads: [{class, "
+                        + "name, lines: [[x0, y0, x1, y1, …]]}]} in tile units (y down), small roads left out when "
+                        + "zoomed out; ETag and a day's Cache-Control; an empty roads list where there is no road",
+                    tag: "Navigation",
+                    parameters: [
+                        OpenAPI.pathParameter("z", schema: tileNumber.merging(["maximum": 20]) { a, _ in a }),
+                        OpenAPI.pathParameter("x", schema: tileNumber), OpenAPI.pathParameter("y", schema: tileNumber),
+                    ], response: nil, errors: [.validationFailed, .navigationUnavailable], public: true)
+            ],
             "/api/v1/routes": [
                 "get": OpenAPI.operation(
                     "A route between two points (fastest by default; optimize=distance for the shortest)",

@@ -1,0 +1,94 @@
+import Crypto
+import Foundation
+import Hummingbird
+import LogisticsCore
+import RoadRouting
+import Synchronization
+
+/// `GET /map/tiles/{z}/{x}/{y}`: the loaded road map cut into tiles for the web pages' own map (no tile provider,
+/// no account). Public, like the tracking page that draws them; cached in memory, with an `ETag`.
+struct MapTileRoutes {
+    let services: LogisticsServices
+
+    func register(in routes: inout RouteTable) {
+        routes.get("/map/tiles/{z}/{x}/{y}", tile)
+    }
+
+    @Sendable func tile(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
+        var problems: [FieldError] = []
+        func number(_ name: String) -> Int? {
+            guard let value = context.parameters.get(name).flatMap({ Int($0) }) else {
+                problems.append(FieldError(field: name, message: "must be a whole number"))
+                return nil
+            }
+            return value
+        }
+        let (z, x, y) = (number("z"), number("x"), number("y"))
+        guard let z, let x, let y else { throw LogisticsError.validation(problems) }
+        guard let address = TileAddress(z: z, x: x, y: y) else {
+            throw LogisticsError.validation(
+                field: TileAddress.zoomRange.contains(z) ? "x" : "z",
+                "must address a tile: z in 0...20, x and y in 0..<2^z")
+        }
+        guard let tile = services.mapTiles.tile(address) else {
+            throw LogisticsError(.navigationUnavailable, "No road map is loaded (set LOGISTICS_MAP)")
+        }
+        var response = APIResponse(status: .ok, body: tile.body, contentType: "application/json")
+        if request.headers[.ifNoneMatch] == tile.etag {
+            response = APIResponse(status: .notModified, body: Data(), contentType: "application/json")
+        }
+        response.extraHeaders[.eTag] = tile.etag
+        // Tiles change only when the map does; a day keeps a phone from fetching them again on every visit.
+        response.extraHeaders[.cacheControl] = "public, max-age=86400"
+        return response
+    }
+}
+
+/// Tiles cut on first use and kept (up to a bound) as encoded JSON.
+final class MapTileCache: Sendable {
+    struct Encoded: Sendable {
+        var body: Data
+        var etag: String
+    }
+
+    private let graph: RoadGraph?
+    private let tiles: Mutex<RoadTiles?> = Mutex(nil)
+    private let cache: Mutex<[TileAddress: Encoded]> = Mutex([:])
+    static let maximumCached = 4096
+
+    init(provider: any DirectionsProvider) {
+        if let builtin = provider as? BuiltinDirections {
+            graph = builtin.maps[builtin.defaultProfile]?.graph
+        } else {
+            graph = nil
+        }
+    }
+
+    /// The tile, or nil when the server has no map.
+    func tile(_ address: TileAddress) -> Encoded? {
+        guard let graph else { return nil }
+        if let cached = cache.withLock({ $0[address] }) { return cached }
+        let cutter = tiles.withLock { tiles in
+            if let tiles { return tiles }
+            let made = RoadTiles(graph: graph)
+            tiles = made
+            return made
+        }
+        let body = (try? JSONEncoder.tiles.encode(cutter.tile(address))) ?? Data()
+        let digest = SHA256.hash(data: body).prefix(12).map { String(format: "%02x", $0) }.joined()
+        let encoded = Encoded(body: body, etag: "\"\(digest)\"")
+        cache.withLock { cache in
+            if cache.count >= Self.maximumCached { cache.removeAll(keepingCapacity: true) }
+            cache[address] = encoded
+        }
+        return encoded
+    }
+}
+
+extension JSONEncoder {
+    fileprivate static var tiles: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+}
