@@ -189,6 +189,15 @@ struct TrackingStreamTests {
             let firstMessage = TrackingFollower(
                 port: server.port, orderId: other.orderId, token: other.customer, tokenInFirstMessage: true)
             try await firstMessage.wait { $0.first?["type"] as? String == "snapshot" }
+
+            // An order that has ended gets no new link.
+            let cancelled = try await server.send(
+                .post, "/api/v1/orders/\(other.orderId)/cancel", token: other.dispatcher, json: ["reason": "test"])
+            #expect(cancelled.status == 200)
+            let ended = try await server.send(
+                .post, "/api/v1/orders/\(other.orderId)/tracking-links", token: other.dispatcher)
+            #expect(ended.status == 410)
+            #expect(ended.code == "TRACKING_ENDED")
         }
     }
 
