@@ -110,22 +110,7 @@ struct DemoRide {
             shape = [start, end]
         }
         let step = Self.speedMps * Double(Self.fixInterval.components.seconds)
-        var points: [GeoPoint] = []
-        var carried = 0.0
-        for (from, to) in zip(shape, shape.dropFirst()) {
-            let length = from.distanceM(to: to)
-            var along = carried
-            while along < length {
-                let fraction = along / length
-                points.append(
-                    GeoPoint(
-                        lat: from.lat + (to.lat - from.lat) * fraction, lon: from.lon + (to.lon - from.lon) * fraction))
-                along += step
-            }
-            carried = along - length
-        }
-        points.append(end)
-        return points
+        return shape.sampled(every: step)
     }
 
     private func tap(_ taskId: String, _ status: String, at point: GeoPoint, token: String) async throws {

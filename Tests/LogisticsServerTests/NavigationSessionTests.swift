@@ -19,25 +19,6 @@ struct NavigationSessionTests {
         return try JSONDecoder().decode(Route.self, from: reply.body)
     }
 
-    /// Points every `step` metres along a polyline.
-    static func resample(_ path: [GeoPoint], every step: Double) -> [GeoPoint] {
-        var points: [GeoPoint] = []
-        var carried = 0.0
-        for (from, to) in zip(path, path.dropFirst()) {
-            let length = from.distanceM(to: to)
-            var along = carried
-            while along < length {
-                let f = along / length
-                points.append(
-                    GeoPoint(lat: from.lat + (to.lat - from.lat) * f, lon: from.lon + (to.lon - from.lon) * f))
-                along += step
-            }
-            carried = along - length
-        }
-        points.append(path.last!)
-        return points
-    }
-
     static func fix(_ point: GeoPoint, at second: Int, accuracy: Double = 5) -> LocationFix {
         LocationFix(
             lat: point.lat, lon: point.lon, accuracyM: accuracy, speedMps: 10,
@@ -70,7 +51,7 @@ struct NavigationSessionTests {
                 Issue.record("no re-route on the route itself")
                 return route
             }
-            let trace = Self.resample(try #require(Polyline.decode(route.geometry)), every: 10)
+            let trace = try #require(Polyline.decode(route.geometry)).sampled(every: 10)
             var events: [NavigationEvent] = []
             for (second, point) in trace.enumerated() {
                 events += await session.update(Self.fix(point, at: second))
@@ -100,7 +81,7 @@ struct NavigationSessionTests {
                 calls.withLock { $0.append(from) }
                 return try await Self.route(server, from: from, to: Self.fontvieille)
             }
-            let line = Self.resample(try #require(Polyline.decode(route.geometry)), every: 10)
+            let line = try #require(Polyline.decode(route.geometry)).sampled(every: 10)
             var second = 0
             var events: [NavigationEvent] = []
             // A third of the way along the route...
@@ -137,7 +118,7 @@ struct NavigationSessionTests {
             #expect(events.contains(.offRoute))
 
             // The new route, with a tunnel half-way: 30 s without a fix.
-            let newLine = Self.resample(try #require(Polyline.decode(fresh.geometry)), every: 10)
+            let newLine = try #require(Polyline.decode(fresh.geometry)).sampled(every: 10)
             let tunnelAt = newLine.count / 2
             var searchingAt: Int?
             var lastFixBeforeTunnel = 0
@@ -173,7 +154,7 @@ struct NavigationSessionTests {
         try await TestServer.run(.sqlite, configure: MapFixture.monaco) { server in
             let route = try await Self.route(server, from: Self.casino, to: Self.fontvieille)
             let session = NavigationSession(route: route, destination: Self.fontvieille) { _, _ in route }
-            let line = Self.resample(try #require(Polyline.decode(route.geometry)), every: 10)
+            let line = try #require(Polyline.decode(route.geometry)).sampled(every: 10)
             var events: [NavigationEvent] = []
             for (second, point) in line.enumerated() {
                 if second == line.count / 4 { await session.exit() }

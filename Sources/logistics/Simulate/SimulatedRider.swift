@@ -133,7 +133,7 @@ struct SimulatedRider: Sendable {
         if tunnelSeconds > 0 { report.update { $0.tunnels += 1 } }
         let wrongTurn = navigation != nil && Double.random(in: 0..<1) < 0.2
         let step = plan.speedMps * plan.fixInterval
-        var points = Self.resample(path, every: step)[...]
+        var points = path.sampled(every: step)[...]
         let turnAt = points.count / 3
         var driven = 0
         var tunnelEnds: Date?
@@ -155,7 +155,7 @@ struct SimulatedRider: Sendable {
                 for event in await navigation?.update(fix) ?? [] {
                     if case .rerouted(let fresh) = event, let shape = Polyline.decode(fresh.geometry) {
                         report.update { $0.reroutes += 1 }
-                        points = Self.resample(shape + [destination], every: step)[...]
+                        points = (shape + [destination]).sampled(every: step)[...]
                     }
                 }
             }
@@ -212,26 +212,6 @@ struct SimulatedRider: Sendable {
         let lat = point.lat + noiseM * cos(angle) / 111_320
         let lon = point.lon + noiseM * sin(angle) / (111_320 * cos(point.lat * .pi / 180))
         return LocationFix(lat: lat, lon: lon, accuracyM: 5 + noiseM, speedMps: speed, recordedAt: Date())
-    }
-
-    /// Points every `step` metres along the path.
-    static func resample(_ path: [GeoPoint], every step: Double) -> [GeoPoint] {
-        var points: [GeoPoint] = []
-        var carried = 0.0
-        for (from, to) in zip(path, path.dropFirst()) {
-            let length = from.distanceM(to: to)
-            var along = carried
-            while along < length {
-                let fraction = along / length
-                points.append(
-                    GeoPoint(
-                        lat: from.lat + (to.lat - from.lat) * fraction, lon: from.lon + (to.lon - from.lon) * fraction))
-                along += max(step, 1)
-            }
-            carried = along - length
-        }
-        if let last = path.last { points.append(last) }
-        return points
     }
 }
 
