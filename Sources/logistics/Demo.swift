@@ -56,7 +56,12 @@ struct Demo: AsyncParsableCommand {
         application.addServices(
             DemoRideService(services: built.services, host: host, ports: ports, seeded: seeded),
             DemoFleetService(services: built.services, host: host, ports: fleetPorts, riders: riders))
-        try await application.runService()
+        do {
+            try await application.runService()
+        } catch {
+            // One line, not a dump of every service's state.
+            throw Console.failure("the demo stopped: \(String(describing: error).prefix(300))")
+        }
         Console.line("Demo stopped.")
     }
 }
@@ -72,10 +77,11 @@ struct DemoRideService: Service {
         guard let port = await ports.first(where: { _ in true }) else { return }
         let base = "http://\(host):\(port)"
         try await DemoFleet.printWalkthrough(seeded, services: services, base: base)
-        let ride = DemoRide(services: services, base: base) { orderId in
+        let ride = DemoRide(services: services, base: base) { orderId, trackingPage in
             Console.line(
                 "Live: \(DemoFleet.riders[2].name ?? "a rider") is bringing order \(orderId) to "
                     + "\(DemoFleet.customers[0].0.name ?? "the customer"). Follow it:\n"
+                    + (trackingPage.map { "  in a browser (the customer's tracking page): \($0)\n" } ?? "")
                     + "  swift run logistics follow --server \(base) --order \(orderId)    # uses $CUSTOMER\n"
                     + "  or watch every rider: WS \(base.replacingOccurrences(of: "http", with: "ws"))"
                     + "/api/v1/dispatch/stream with $DISPATCHER")
@@ -93,7 +99,9 @@ struct DemoFleetService: Service {
     let riders: Int
 
     func run() async throws {
+        // A service that returns early stops the whole demo: without riders, it just waits for the end.
         guard riders > 0, let tokens = services.tokens, let port = await ports.first(where: { _ in true }) else {
+            try? await gracefulShutdown()
             return
         }
         Console.line("Starting \(riders) simulated riders (RiderKit) delivering around the map; progress every 30 s.")

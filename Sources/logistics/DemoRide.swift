@@ -11,7 +11,7 @@ import RoadRouting
 struct DemoRide {
     let services: LogisticsServices
     let base: String
-    let onTheWay: @Sendable (_ orderId: String) -> Void
+    let onTheWay: @Sendable (_ orderId: String, _ trackingPage: String?) -> Void
 
     static let fixInterval: Duration = .seconds(2)
     static let speedMps = 8.0
@@ -75,7 +75,8 @@ struct DemoRide {
         let taskId = task["taskId"] as! String
         try await tap(taskId, "ARRIVED_AT_STORE", at: store, token: riderToken)
         try await tap(taskId, "PICKED_UP", at: store, token: riderToken)
-        onTheWay(orderId)
+        let link = try? await call(.POST, "/api/v1/orders/\(orderId)/tracking-links", token: customerToken, expect: 201)
+        onTheWay(orderId, (link?["url"] as? String).map { base + $0 })
         for point in try await path(from: store, to: contact.3) {
             let fix: [String: Any] = [
                 "lat": point.lat, "lon": point.lon, "accuracyM": 6, "speedMps": Self.speedMps,

@@ -1,0 +1,78 @@
+import Foundation
+import Hummingbird
+import LogisticsCore
+
+/// `GET /track/{trackingToken}`: the customer's live map, reached from a tracking link without signing in. The
+/// page is HTML and our own script; it follows the order's WebSocket stream with the link's token.
+struct TrackingPage {
+    let services: LogisticsServices
+
+    func register(on router: Router<LogisticsRequestContext>) {
+        router.get("/track/{token}") { request, context in try await page(request, context: context) }
+        for asset in WebAssets.all {
+            router.get(RouterPath("/web/\(asset.name)")) { _, _ in asset.response }
+        }
+    }
+
+    func page(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
+        let language = WebPage.language(request.headers[.acceptLanguage])
+        let text = PageText.all(language)
+        func notice(_ title: String, _ body: String, _ status: HTTPResponse.Status) -> APIResponse {
+            WebPage.html(Self.noticePage(language: language, title: title, body: body), status: status)
+        }
+        guard let token = context.parameters.get("token"),
+            let orderId = services.trackingLinks.orderId(fromToken: token),
+            let order = try? await services.repository.order(id: orderId)
+        else {
+            return notice(text["notFoundTitle"]!, text["notFound"]!, .notFound)
+        }
+        if order.status.isFinal {
+            return notice(text["endedTitle"]!, text[order.status.rawValue] ?? text["ended"]!, .gone)
+        }
+        let textsJSON = String(decoding: try JSONEncoder().encode(text), as: UTF8.self)
+        return WebPage.html(
+            """
+            <!doctype html>
+            <html lang="\(language)">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <meta name="referrer" content="no-referrer">
+            <title>\(WebPage.escape(text["title"]!))</title>
+            <link rel="stylesheet" href="/web/track.css">
+            <script type="module" src="/web/track.js"></script>
+            </head>
+            <body data-order-id="\(order.id.lowercased)" data-texts="\(WebPage.escape(textsJSON))">
+            <main>
+            <h1>\(WebPage.escape(text["title"]!))</h1>
+            <p id="status" class="status">\(WebPage.escape(text["loading"]!))</p>
+            <div id="map-box"><canvas id="map" role="img" aria-label="\(WebPage.escape(text["title"]!))"></canvas></div>
+            <p id="eta" class="eta" aria-live="polite"></p>
+            <p id="updated" class="updated" aria-live="polite" hidden></p>
+            <p class="attribution">\(WebPage.escape(text["attribution"]!))</p>
+            </main>
+            </body>
+            </html>
+            """)
+    }
+
+    static func noticePage(language: String, title: String, body: String) -> String {
+        """
+        <!doctype html>
+        <html lang="\(language)">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>\(WebPage.escape(title))</title>
+        <link rel="stylesheet" href="/web/track.css">
+        </head>
+        <body>
+        <main>
+        <h1>\(WebPage.escape(title))</h1>
+        <p class="status">\(WebPage.escape(body))</p>
+        </main>
+        </body>
+        </html>
+        """
+    }
+}

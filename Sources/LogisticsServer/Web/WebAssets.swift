@@ -1,0 +1,302 @@
+import Crypto
+import Foundation
+import Hummingbird
+
+/// The pages' own scripts and styles, compiled into the binary (no build step, no files to deploy). Edit them
+/// here; `node --check` on a copy is the quickest syntax check.
+struct WebAsset: Sendable {
+    let name: String
+    let contentType: String
+    let text: String
+
+    var response: APIResponse {
+        var response = APIResponse(status: .ok, body: Data(text.utf8), contentType: contentType)
+        WebPage.secure(&response)
+        let digest = SHA256.hash(data: Data(text.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
+        response.extraHeaders[.eTag] = "\"\(digest)\""
+        response.extraHeaders[.cacheControl] = "public, max-age=300"
+        return response
+    }
+}
+
+enum WebAssets {
+    static let all = [mapScript, trackingScript, trackingStyle]
+
+    static let mapScript = WebAsset(
+        name: "map.js", contentType: "text/javascript; charset=utf-8",
+        text: #"""
+            // A small canvas map drawn from the server's own road tiles (/map/tiles/z/x/y): no tile provider, no library.
+            const TILE = 512; // CSS pixels per tile
+            const STYLE = {
+              motorway: ['#c0563c', 5], trunk: ['#c0563c', 4.5], primary: ['#d08a3c', 4], secondary: ['#c9a449', 3.5],
+              tertiary: ['#8a8f98', 3], link: ['#8a8f98', 2.5], minor: ['#9aa0a8', 2], service: ['#b8bcc2', 1.2],
+            };
+
+            export function world(lat, lon, z) {
+              const n = 2 ** z;
+              const rad = (Math.max(-85.0511, Math.min(85.0511, lat)) * Math.PI) / 180;
+              return [((lon + 180) / 360) * n, ((1 - Math.asinh(Math.tan(rad)) / Math.PI) / 2) * n];
+            }
+
+            export class TileMap {
+              constructor(canvas) {
+                this.canvas = canvas;
+                this.tiles = new Map();
+                this.markers = [];
+                this.z = 15;
+                this.center = [0, 0];
+                new ResizeObserver(() => this.draw()).observe(canvas);
+              }
+
+              // Zoom and centre so every point is on screen with a margin.
+              fit(points) {
+                if (points.length === 0) return;
+                const width = this.canvas.clientWidth || 360;
+                const height = this.canvas.clientHeight || 300;
+                for (let z = 17; z >= 11; z--) {
+                  const xy = points.map((p) => world(p.lat, p.lon, z));
+                  const xs = xy.map((p) => p[0]);
+                  const ys = xy.map((p) => p[1]);
+                  const spanX = (Math.max(...xs) - Math.min(...xs)) * TILE;
+                  const spanY = (Math.max(...ys) - Math.min(...ys)) * TILE;
+                  if (spanX <= width * 0.8 && spanY <= height * 0.8) {
+                    this.z = z;
+                    this.center = [(Math.max(...xs) + Math.min(...xs)) / 2, (Math.max(...ys) + Math.min(...ys)) / 2];
+                    break;
+                  }
+                }
+                this.draw();
+              }
+
+              setMarkers(markers) {
+                this.markers = markers;
+                this.draw();
+              }
+
+              toScreen(lat, lon) {
+                const [x, y] = world(lat, lon, this.z);
+                const width = this.canvas.clientWidth;
+                const height = this.canvas.clientHeight;
+                return [(x - this.center[0]) * TILE + width / 2, (y - this.center[1]) * TILE + height / 2];
+              }
+
+              tile(z, x, y) {
+                const key = `${z}/${x}/${y}`;
+                if (!this.tiles.has(key)) {
+                  this.tiles.set(key, null);
+                  fetch(`/map/tiles/${key}`)
+                    .then((response) => (response.ok ? response.json() : null))
+                    .then((tile) => {
+                      this.tiles.set(key, tile);
+                      this.draw();
+                    })
+                    .catch(() => this.tiles.delete(key));
+                }
+                return this.tiles.get(key);
+              }
+
+              draw() {
+                const canvas = this.canvas;
+                const ratio = window.devicePixelRatio || 1;
+                const width = canvas.clientWidth;
+                const height = canvas.clientHeight;
+                if (width === 0 || height === 0) return;
+                if (canvas.width !== Math.round(width * ratio)) canvas.width = Math.round(width * ratio);
+                if (canvas.height !== Math.round(height * ratio)) canvas.height = Math.round(height * ratio);
+                const g = canvas.getContext('2d');
+                g.setTransform(ratio, 0, 0, ratio, 0, 0);
+                g.fillStyle = '#eef0f2';
+                g.fillRect(0, 0, width, height);
+                const z = this.z;
+                const left = Math.floor(this.center[0] - width / 2 / TILE);
+                const right = Math.floor(this.center[0] + width / 2 / TILE);
+                const top = Math.floor(this.center[1] - height / 2 / TILE);
+                const bottom = Math.floor(this.center[1] + height / 2 / TILE);
+                g.lineCap = 'round';
+                g.lineJoin = 'round';
+                for (let x = left; x <= right; x++) {
+                  for (let y = top; y <= bottom; y++) {
+                    const tile = this.tile(z, x, y);
+                    if (!tile) continue;
+                    const originX = (x - this.center[0]) * TILE + width / 2;
+                    const originY = (y - this.center[1]) * TILE + height / 2;
+                    const unit = TILE / tile.extent;
+                    for (const road of tile.roads) {
+                      const [colour, lineWidth] = STYLE[road.class] || STYLE.minor;
+                      g.strokeStyle = colour;
+                      g.lineWidth = lineWidth;
+                      g.beginPath();
+                      for (const line of road.lines) {
+                        g.moveTo(originX + line[0] * unit, originY + line[1] * unit);
+                        for (let i = 2; i < line.length; i += 2) g.lineTo(originX + line[i] * unit, originY + line[i + 1] * unit);
+                      }
+                      g.stroke();
+                    }
+                  }
+                }
+                for (const marker of this.markers) {
+                  const [sx, sy] = this.toScreen(marker.lat, marker.lon);
+                  g.fillStyle = marker.colour;
+                  g.strokeStyle = '#ffffff';
+                  g.lineWidth = 3;
+                  g.beginPath();
+                  if (marker.shape === 'square') g.rect(sx - 8, sy - 8, 16, 16);
+                  else g.arc(sx, sy, marker.shape === 'rider' ? 10 : 8, 0, 2 * Math.PI);
+                  g.fill();
+                  g.stroke();
+                  if (marker.label) {
+                    g.font = '600 13px system-ui, sans-serif';
+                    g.lineWidth = 4;
+                    g.strokeText(marker.label, sx + 13, sy + 4);
+                    g.fillStyle = '#1d2127';
+                    g.fillText(marker.label, sx + 13, sy + 4);
+                  }
+                }
+              }
+            }
+            """#)
+
+    static let trackingScript = WebAsset(
+        name: "track.js", contentType: "text/javascript; charset=utf-8",
+        text: #"""
+            // The customer's tracking page: follows the order's live stream with the tracking link's token.
+            import { TileMap } from './map.js';
+
+            const body = document.body;
+            const orderId = body.dataset.orderId;
+            const text = JSON.parse(body.dataset.texts || '{}');
+            const token = decodeURIComponent(location.pathname.split('/').pop());
+            const statusLine = document.getElementById('status');
+            const etaLine = document.getElementById('eta');
+            const updatedLine = document.getElementById('updated');
+            const map = new TileMap(document.getElementById('map'));
+
+            const state = { seq: null, stream: null, vendor: null, destination: null, rider: null, shown: null, etaAt: null, ended: false };
+            let retry = 1000;
+
+            const say = (template, values) => template.replace(/\{(\w+)\}/g, (_, key) => values[key] ?? '');
+            const clock = (iso) => new Date(iso).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+
+            function markers() {
+              const list = [];
+              if (state.vendor) list.push({ ...state.vendor.location, colour: '#5b4bc4', shape: 'square', label: text.store });
+              if (state.destination) list.push({ ...state.destination.location, colour: '#1f7a4d', shape: 'pin', label: text.you });
+              if (state.shown) list.push({ ...state.shown, colour: '#c2410c', shape: 'rider' });
+              return list;
+            }
+
+            // The rider glides to each new fix over a second instead of jumping.
+            function moveRider(to) {
+              const from = state.shown || to;
+              const start = performance.now();
+              state.rider = to;
+              const step = (now) => {
+                const t = Math.min(1, (now - start) / 1000);
+                state.shown = { lat: from.lat + (to.lat - from.lat) * t, lon: from.lon + (to.lon - from.lon) * t };
+                map.setMarkers(markers());
+                if (t < 1 && state.rider === to) requestAnimationFrame(step);
+              };
+              requestAnimationFrame(step);
+            }
+
+            function showEta() {
+              if (state.etaAt == null || state.ended) return;
+              const minutes = Math.max(1, Math.round((state.etaAt - Date.now()) / 60000));
+              etaLine.textContent = say(text.eta, { minutes });
+            }
+
+            function handle(message) {
+              if (message.seq != null) state.seq = message.seq;
+              switch (message.type) {
+                case 'snapshot':
+                  state.stream = message.stream;
+                  state.vendor = message.vendor;
+                  state.destination = message.destination;
+                  statusLine.textContent = text[message.status] || message.status;
+                  if (message.etaSeconds != null) state.etaAt = Date.now() + message.etaSeconds * 1000;
+                  if (message.rider) {
+                    state.rider = state.shown = { lat: message.rider.lat, lon: message.rider.lon };
+                    if (message.stale) {
+                      updatedLine.textContent = say(text.lastUpdated, { time: clock(message.rider.recordedAt) });
+                      updatedLine.hidden = false;
+                    }
+                  } else {
+                    etaLine.textContent = text.waiting;
+                  }
+                  map.fit(markers());
+                  map.setMarkers(markers());
+                  showEta();
+                  break;
+                case 'location':
+                  updatedLine.hidden = true;
+                  moveRider({ lat: message.lat, lon: message.lon });
+                  break;
+                case 'stale':
+                  if (message.lastFixAt) {
+                    updatedLine.textContent = say(text.lastUpdated, { time: clock(message.lastFixAt) });
+                    updatedLine.hidden = false;
+                  }
+                  break;
+                case 'status':
+                  statusLine.textContent = text[message.status] || message.status;
+                  break;
+                case 'ended':
+                  state.ended = true;
+                  document.getElementById('map-box').remove();
+                  etaLine.textContent = '';
+                  updatedLine.hidden = true;
+                  statusLine.textContent = text[message.status] || message.status;
+                  break;
+                case 'resync':
+                  state.seq = null;
+                  break;
+                case 'error':
+                  statusLine.textContent = (message.problem && message.problem.title) || text.endedTitle;
+                  state.ended = true;
+                  break;
+              }
+            }
+
+            function connect() {
+              const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
+              const socket = new WebSocket(`${scheme}//${location.host}/api/v1/customer/orders/${orderId}/tracking`, ['bearer', token]);
+              socket.onopen = () => {
+                retry = 1000;
+                if (state.seq != null) socket.send(JSON.stringify({ resumeFrom: state.seq, stream: state.stream }));
+              };
+              socket.onmessage = (event) => {
+                try {
+                  handle(JSON.parse(event.data));
+                } catch (error) {
+                  console.warn('unreadable tracking message', error);
+                }
+                if (state.ended) socket.close(1000);
+              };
+              socket.onclose = () => {
+                if (state.ended) return;
+                statusLine.textContent = text.reconnecting;
+                setTimeout(connect, retry);
+                retry = Math.min(retry * 2, 15000);
+              };
+            }
+
+            setInterval(showEta, 15000);
+            connect();
+            """#)
+
+    static let trackingStyle = WebAsset(
+        name: "track.css", contentType: "text/css; charset=utf-8",
+        text: #"""
+            :root { color-scheme: light; font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", sans-serif; }
+            body { margin: 0; background: #ffffff; color: #1d2127; }
+            main { max-width: 960px; margin: 0 auto; padding: 16px; }
+            h1 { font-size: 1.4rem; margin: 0 0 8px; }
+            .status { font-size: 1.15rem; font-weight: 600; margin: 4px 0 12px; color: #1d2127; }
+            #map-box { position: relative; width: 100%; height: min(70vh, 560px); border-radius: 12px; overflow: hidden; border: 1px solid #c9cdd2; }
+            #map { width: 100%; height: 100%; display: block; }
+            .eta { font-size: 1.1rem; margin: 12px 0 4px; color: #1d2127; }
+            .updated { margin: 4px 0; color: #8a3b00; font-weight: 600; }
+            .attribution { font-size: 0.8rem; color: #4a5058; margin-top: 12px; }
+            @media (max-width: 480px) { main { padding: 10px; } h1 { font-size: 1.2rem; } #map-box { height: 60vh; } }
+            """#)
+}

@@ -1,0 +1,53 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// Responses of the pages people open in a browser: HTML (never a problem document), with headers that keep
+/// scripts to our own files and tracking tokens out of referrers.
+enum WebPage {
+    /// Only our own origin: no inline scripts, no third-party hosts (the map tiles come from this server too).
+    static let contentSecurityPolicy =
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+        + "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+    static func html(_ body: String, status: HTTPResponse.Status = .ok) -> APIResponse {
+        var response = APIResponse(status: status, body: Data(body.utf8), contentType: "text/html; charset=utf-8")
+        secure(&response)
+        // A page with a token in its address is nobody's to cache.
+        response.extraHeaders[.cacheControl] = "no-store"
+        return response
+    }
+
+    static func secure(_ response: inout APIResponse) {
+        response.extraHeaders[HTTPField.Name("Content-Security-Policy")!] = contentSecurityPolicy
+        response.extraHeaders[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
+        response.extraHeaders[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
+    }
+
+    /// Text for HTML: `&`, `<`, `>`, quotes escaped.
+    static func escape(_ text: String) -> String {
+        var escaped = ""
+        for character in text {
+            switch character {
+            case "&": escaped += "&amp;"
+            case "<": escaped += "&lt;"
+            case ">": escaped += "&gt;"
+            case "\"": escaped += "&quot;"
+            case "'": escaped += "&#39;"
+            default: escaped.append(character)
+            }
+        }
+        return escaped
+    }
+
+    /// The first language of `Accept-Language` the catalog has, else English.
+    static func language(_ header: String?) -> String {
+        let available = Set(PageText.languages)
+        for part in (header ?? "").split(separator: ",") {
+            let tag = part.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+            let language = String(tag.prefix { $0 != "-" && $0 != "_" })
+            if available.contains(language) { return language }
+        }
+        return "en"
+    }
+}

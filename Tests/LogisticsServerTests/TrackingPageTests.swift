@@ -1,0 +1,86 @@
+import Foundation
+import LogisticsCore
+import Testing
+
+@testable import LogisticsServer
+
+/// The customer's tracking page as HTTP sees it (the browser tests of issue #10 are still to come).
+@Suite("The tracking page", .timeLimit(.minutes(3)))
+struct TrackingPageTests {
+    static let csp =
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+        + "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+    static func expectSecured(_ reply: Reply, _ what: String) {
+        #expect(reply.headers[.init("Content-Security-Policy")!] == csp, "\(what)")
+        #expect(reply.headers[.init("X-Content-Type-Options")!] == "nosniff", "\(what)")
+        #expect(reply.headers[.init("Referrer-Policy")!] == "no-referrer", "\(what)")
+    }
+
+    @Test(
+        "a tracking link opens an HTML page with its scripts from this origin only; bad and ended links get HTML errors"
+    )
+    func page() async throws {
+        try await TestServer.run(.sqlite) { server in
+            let (scenario, _, taskId) = try await TrackingStreamTests.inTransit(server)
+            let link = try await server.send(
+                .post, "/api/v1/orders/\(scenario.orderId)/tracking-links", token: scenario.customer)
+            let token = try #require(link["token"] as? String)
+
+            let page = try await server.send(.get, "/track/\(token)")
+            #expect(page.status == 200)
+            #expect(page.contentType == "text/html; charset=utf-8")
+            #expect(page.headers[.cacheControl] == "no-store")
+            Self.expectSecured(page, "page")
+            #expect(page.text.contains(#"data-order-id="\#(scenario.orderId)""#))
+            #expect(page.text.contains(#"<script type="module" src="/web/track.js"></script>"#))
+            #expect(page.text.contains("© OpenStreetMap contributors"))
+            #expect(page.text.contains(#"aria-live="polite""#))
+            #expect(!page.text.contains("<script>"), "no inline script")
+            #expect(!page.text.contains("http://") && !page.text.contains("https://"), "nothing from elsewhere")
+
+            let hindi = try await server.send(
+                .get, "/track/\(token)", headers: ["Accept-Language": "hi-IN,hi;q=0.9,en;q=0.8"])
+            #expect(hindi.text.contains(#"<html lang="hi">"#))
+            #expect(hindi.text.contains("अपना ऑर्डर ट्रैक करें"))
+
+            for (name, type) in [
+                ("track.js", "text/javascript; charset=utf-8"), ("map.js", "text/javascript; charset=utf-8"),
+                ("track.css", "text/css; charset=utf-8"),
+            ] {
+                let asset = try await server.send(.get, "/web/\(name)")
+                #expect(asset.status == 200, "\(name)")
+                #expect(asset.contentType == type)
+                #expect(asset.headers[.eTag] != nil)
+                Self.expectSecured(asset, name)
+                #expect(
+                    !asset.text.contains("http://") && !asset.text.contains("https://"), "\(name) calls no other host")
+            }
+
+            for bad in ["nope", String(token.dropLast(2)) + "AA", TrackingLinksFixture.unknownOrderToken(server)] {
+                let reply = try await server.send(.get, "/track/\(bad)")
+                #expect(reply.status == 404, "\(bad)")
+                #expect(reply.contentType == "text/html; charset=utf-8")
+                #expect(reply.text.contains("This tracking link does not work"))
+                Self.expectSecured(reply, "404")
+            }
+
+            let ended = try await server.send(
+                .post, "/api/v1/orders/\(scenario.orderId)/cancel", token: scenario.dispatcher, json: ["reason": "test"]
+            )
+            #expect(ended.status == 200, "\(ended.text) \(taskId)")
+            let gone = try await server.send(.get, "/track/\(token)")
+            #expect(gone.status == 410)
+            #expect(gone.contentType == "text/html; charset=utf-8")
+            #expect(gone.text.contains("This delivery has ended"))
+            #expect(gone.text.contains("Order cancelled"))
+        }
+    }
+}
+
+/// A well-formed tracking token for an order that does not exist.
+enum TrackingLinksFixture {
+    static func unknownOrderToken(_ server: TestServer) -> String {
+        server.services.trackingLinks.token(orderId: UUID())
+    }
+}
