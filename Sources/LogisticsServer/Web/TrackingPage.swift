@@ -37,6 +37,7 @@ struct TrackingPage {
             <head>
             <meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
+            <link rel="icon" href="data:,">
             <meta name="referrer" content="no-referrer">
             <title>\(WebPage.escape(text["title"]!))</title>
             <link rel="stylesheet" href="/web/track.css">
@@ -63,6 +64,7 @@ struct TrackingPage {
         <head>
         <meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
+        <link rel="icon" href="data:,">
         <title>\(WebPage.escape(title))</title>
         <link rel="stylesheet" href="/web/track.css">
         </head>

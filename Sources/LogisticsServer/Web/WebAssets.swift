@@ -44,7 +44,7 @@ enum WebAssets {
                 this.tiles = new Map();
                 this.markers = [];
                 this.z = 15;
-                this.center = [0, 0];
+                this.center = null; // set by fit(); nothing is drawn before
                 new ResizeObserver(() => this.draw()).observe(canvas);
               }
 
@@ -100,7 +100,7 @@ enum WebAssets {
                 const ratio = window.devicePixelRatio || 1;
                 const width = canvas.clientWidth;
                 const height = canvas.clientHeight;
-                if (width === 0 || height === 0) return;
+                if (width === 0 || height === 0 || this.center === null) return;
                 if (canvas.width !== Math.round(width * ratio)) canvas.width = Math.round(width * ratio);
                 if (canvas.height !== Math.round(height * ratio)) canvas.height = Math.round(height * ratio);
                 const g = canvas.getContext('2d');
@@ -114,8 +114,9 @@ enum WebAssets {
                 const bottom = Math.floor(this.center[1] + height / 2 / TILE);
                 g.lineCap = 'round';
                 g.lineJoin = 'round';
-                for (let x = left; x <= right; x++) {
-                  for (let y = top; y <= bottom; y++) {
+                const last = 2 ** z - 1;
+                for (let x = Math.max(0, left); x <= Math.min(last, right); x++) {
+                  for (let y = Math.max(0, top); y <= Math.min(last, bottom); y++) {
                     const tile = this.tile(z, x, y);
                     if (!tile) continue;
                     const originX = (x - this.center[0]) * TILE + width / 2;
@@ -147,9 +148,12 @@ enum WebAssets {
                   if (marker.label) {
                     g.font = '600 13px system-ui, sans-serif';
                     g.lineWidth = 4;
-                    g.strokeText(marker.label, sx + 13, sy + 4);
+                    // Labels sit right of their marker, or left of it near the right edge.
+                    const labelWidth = g.measureText(marker.label).width;
+                    const lx = sx + 13 + labelWidth > width - 4 ? sx - 13 - labelWidth : sx + 13;
+                    g.strokeText(marker.label, lx, sy + 4);
                     g.fillStyle = '#1d2127';
-                    g.fillText(marker.label, sx + 13, sy + 4);
+                    g.fillText(marker.label, lx, sy + 4);
                   }
                 }
               }

@@ -1,0 +1,242 @@
+"""The customer's tracking page in a real browser (Debian's chromium driven by selenium), against the real server.
+
+Run after `swift build`: python3 Tests/Browser/tracking_page_test.py. Screenshots go to .ci/artifacts/.
+Only localhost is contacted; the browser is the system chromium (nothing is downloaded).
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+import uuid
+from datetime import datetime, timezone
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BINARY = os.path.join(ROOT, ".build", "debug", "logistics")
+ARTIFACTS = os.path.join(ROOT, ".ci", "artifacts")
+SECRET = "browser-test-secret-0123456789abcdef-0123"
+STORE = {"lat": 43.7396, "lon": 7.4276}
+HOME = {"lat": 43.7289, "lon": 7.4170}
+failures = []
+
+
+def check(condition, what):
+    print(("ok   " if condition else "FAIL ") + what, flush=True)
+    if not condition:
+        failures.append(what)
+
+
+def now():
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+class Server:
+    def __init__(self):
+        self.directory = tempfile.mkdtemp(prefix="logistics-browser-")
+        env = dict(os.environ, LOGISTICS_JWT_SECRET=SECRET, LOGISTICS_MAP=os.path.join(ROOT, "Maps", "monaco.osm.pbf"))
+        env.pop("DATABASE_URL", None)
+        self.process = subprocess.Popen(
+            [BINARY, "serve", "--port", "0", "--data-dir", self.directory],
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, text=True)
+        deadline = time.time() + 120
+        self.base = None
+        while time.time() < deadline and self.base is None:
+            line = self.process.stdout.readline()
+            if "http://" in line:
+                self.base = "http://" + line.split("http://", 1)[1].split()[0]
+        if self.base is None:
+            raise SystemExit("the server did not start")
+
+    def token(self, role, subject):
+        return subprocess.check_output(
+            [BINARY, "token", "--role", role, "--sub", subject, "--data-dir", self.directory],
+            env=dict(os.environ, LOGISTICS_JWT_SECRET=SECRET), text=True).strip()
+
+    def call(self, method, path, token=None, body=None, expect=(200, 201, 202)):
+        request = urllib.request.Request(self.base + path, method=method)
+        if token:
+            request.add_header("Authorization", "Bearer " + token)
+        data = None
+        if body is not None:
+            data = json.dumps(body).encode()
+            request.add_header("Content-Type", "application/json")
+        try:
+            with urllib.request.urlopen(request, data, timeout=30) as response:
+                status, text = response.status, response.read().decode()
+        except urllib.error.HTTPError as error:
+            status, text = error.code, error.read().decode()
+        if status not in expect:
+            raise SystemExit(f"{method} {path} answered {status}: {text}")
+        return json.loads(text) if text.startswith("{") else text
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(timeout=30)
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+
+def in_transit(server):
+    """An order picked up by a rider, with a first fix: what a customer follows."""
+    dispatcher = server.token("dispatcher", str(uuid.uuid4()))
+    rider_id, customer_id = str(uuid.uuid4()), str(uuid.uuid4())
+    rider = server.token("rider", rider_id)
+    customer = server.token("customer", customer_id)
+    order = server.call("POST", "/api/v1/orders", dispatcher, {
+        "podType": "OTP", "vendor": {"name": "Café de Paris", "address": "Place du Casino", "location": STORE},
+        "customer": {"id": customer_id, "name": "Priya Shah", "phone": "+377 93 15 00 01",
+                     "address": "Avenue de Fontvieille", "location": HOME}})
+    order_id = order["orderId"]
+    server.call("POST", f"/api/v1/orders/{order_id}/ready", dispatcher)
+    server.call("PUT", "/api/v1/rider/availability", rider, {"status": "ONLINE"})
+    offers = server.call("POST", f"/api/v1/orders/{order_id}/offers", dispatcher, {"riderIds": [rider_id]})
+    task = server.call("POST", f"/api/v1/rider/offers/{offers['offers'][0]['offerId']}/accept", rider)
+    for status in ["ARRIVED_AT_STORE", "PICKED_UP"]:
+        server.call("PATCH", f"/api/v1/rider/tasks/{task['taskId']}/status", rider, {
+            "status": status, "eventId": str(uuid.uuid4()), "occurredAt": now(),
+            "location": dict(STORE, accuracyM=5)})
+    fix(server, rider, 43.7380, 7.4262)
+    return order_id, task["taskId"], rider, customer
+
+
+def fix(server, rider, lat, lon):
+    server.call("POST", "/api/v1/rider/locations", rider,
+                {"fixes": [{"lat": lat, "lon": lon, "accuracyM": 5, "speedMps": 8, "recordedAt": now()}]})
+
+
+def canvas_ink(driver):
+    """How many pixels of the map differ from its background, and a fingerprint of the drawing."""
+    return driver.execute_script("""
+        const canvas = document.getElementById('map');
+        if (!canvas) return [0, ''];
+        const g = canvas.getContext('2d');
+        const data = g.getImageData(0, 0, canvas.width, canvas.height).data;
+        let ink = 0, hash = 0;
+        for (let i = 0; i < data.length; i += 4) {
+            if (data[i] !== 0xee || data[i + 1] !== 0xf0 || data[i + 2] !== 0xf2) ink++;
+            hash = (hash * 31 + data[i] + data[i + 1] * 7 + data[i + 2] * 13) | 0;
+        }
+        return [ink, String(hash)];
+    """)
+
+
+def wait_for(what, condition, timeout=20):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            if condition():
+                print("ok   " + what, flush=True)
+                return True
+        except Exception:
+            pass
+        time.sleep(0.25)
+    check(False, what + " (timed out)")
+    return False
+
+
+def browser(width, height):
+    options = webdriver.ChromeOptions()
+    for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 f"--window-size={width},{height}", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run"]:
+        options.add_argument(flag)
+    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
+    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"), options=options)
+    # Headless windows are at least 500 px wide; a phone's viewport is emulated instead.
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600})
+    return driver
+
+
+def requested_urls(driver):
+    urls = []
+    for entry in driver.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message.get("method") in ("Network.requestWillBeSent", "Network.webSocketCreated"):
+            params = message["params"]
+            urls.append(params.get("request", {}).get("url") or params.get("url"))
+    return [url for url in urls if url]
+
+
+def main():
+    os.makedirs(ARTIFACTS, exist_ok=True)
+    server = Server()
+    try:
+        order_id, task_id, rider, customer = in_transit(server)
+        link = server.call("POST", f"/api/v1/orders/{order_id}/tracking-links", customer)
+        page = server.base + link["url"]
+
+        for width, height, name in [(360, 740, "phone"), (1280, 800, "desktop")]:
+            driver = browser(width, height)
+            try:
+                driver.get(page)
+                wait_for(f"{name}: the map is drawn", lambda: canvas_ink(driver)[0] > 2000)
+                wait_for(f"{name}: the status says the order is on its way",
+                         lambda: driver.find_element(By.ID, "status").text == "On its way")
+                wait_for(f"{name}: the ETA is shown", lambda: "min" in driver.find_element(By.ID, "eta").text)
+                check(driver.find_element(By.CLASS_NAME, "attribution").text == "© OpenStreetMap contributors",
+                      f"{name}: the OpenStreetMap attribution is shown")
+                driver.save_screenshot(os.path.join(ARTIFACTS, f"tracking-{name}-{width}x{height}.png"))
+            finally:
+                logs = driver.get_log("browser")
+                urls = requested_urls(driver)
+                driver.quit()
+            origin = server.base.replace("http://", "")
+            foreign = [url for url in urls if origin not in url and not url.startswith("data:")]
+            check(not foreign, f"{name}: no request leaves the page's origin ({foreign[:3]})")
+            check(any("/map/tiles/" in url for url in urls), f"{name}: the map came from the server's own tiles")
+            errors = [entry["message"] for entry in logs if entry["level"] == "SEVERE"]
+            check(not errors, f"{name}: no errors or CSP violations in the console ({errors[:3]})")
+
+        driver = browser(360, 740)
+        try:
+            driver.get(page)
+            wait_for("the map is drawn", lambda: canvas_ink(driver)[0] > 2000)
+            time.sleep(1.5)
+            before = canvas_ink(driver)[1]
+            fix(server, rider, 43.7352, 7.4225)
+            wait_for("the rider marker moves after a fix", lambda: canvas_ink(driver)[1] != before, timeout=10)
+
+            # 15 s without a fix: the stream says stale, the page shows when the rider was last seen.
+            wait_for("'Last updated' appears when the rider goes silent",
+                     lambda: driver.find_element(By.ID, "updated").text.startswith("Last updated"), timeout=30)
+
+            view = server.call("GET", f"/api/v1/customer/orders/{order_id}", customer)
+            server.call("PATCH", f"/api/v1/rider/tasks/{task_id}/status", rider, {
+                "status": "ARRIVED_AT_DESTINATION", "eventId": str(uuid.uuid4()), "occurredAt": now(),
+                "location": dict(HOME, accuracyM=5)})
+            server.call("POST", f"/api/v1/rider/tasks/{task_id}/pod", rider, {
+                "type": "OTP", "value": view["deliveryOtp"], "capturedAt": now(), "location": dict(HOME, accuracyM=5)})
+            server.call("PATCH", f"/api/v1/rider/tasks/{task_id}/status", rider, {
+                "status": "DELIVERED", "eventId": str(uuid.uuid4()), "occurredAt": now(),
+                "location": dict(HOME, accuracyM=5)})
+            wait_for("after DELIVERED the map is gone",
+                     lambda: not driver.find_elements(By.ID, "map-box"))
+            wait_for("the final status shows", lambda: driver.find_element(By.ID, "status").text == "Delivered")
+            driver.save_screenshot(os.path.join(ARTIFACTS, "tracking-delivered-360x740.png"))
+            closed = driver.execute_script("return performance.getEntriesByType('resource').length >= 0")
+            check(closed, "the page is still responsive after the end")
+
+            driver.get(server.base + "/track/trk_not-a-real-link")
+            check("This tracking link does not work" in driver.page_source, "an unknown link shows a readable HTML page")
+        finally:
+            driver.quit()
+    finally:
+        server.stop()
+    if failures:
+        print(f"{len(failures)} browser check(s) failed", flush=True)
+        sys.exit(1)
+    print("browser checks passed", flush=True)
+
+
+if __name__ == "__main__":
+    main()
