@@ -77,6 +77,12 @@ struct DemoRideService: Service {
         guard let port = await ports.first(where: { _ in true }) else { return }
         let base = "http://\(host):\(port)"
         try await DemoFleet.printWalkthrough(seeded, services: services, base: base)
+        if let tokens = services.tokens {
+            let dispatcher = try await tokens.token(
+                subject: DemoFleet.dispatcher.id, role: .dispatcher, name: DemoFleet.dispatcher.name, ttl: 86_400)
+            // The token rides in the fragment, which the browser keeps to itself.
+            Console.line("Dispatcher's live map in a browser: \(base)/dispatch#token=\(dispatcher)")
+        }
         let ride = DemoRide(services: services, base: base) { orderId, trackingPage in
             Console.line(
                 "Live: \(DemoFleet.riders[2].name ?? "a rider") is bringing order \(orderId) to "

@@ -230,12 +230,57 @@ def main():
             check("This tracking link does not work" in driver.page_source, "an unknown link shows a readable HTML page")
         finally:
             driver.quit()
+        dispatch_page(server)
     finally:
         server.stop()
     if failures:
         print(f"{len(failures)} browser check(s) failed", flush=True)
         sys.exit(1)
     print("browser checks passed", flush=True)
+
+
+def dispatch_page(server):
+    """The dispatcher's live map: refused without a dispatcher token; with one, riders and events arrive live."""
+    order_id, task_id, rider, customer = in_transit(server)
+    dispatcher = server.token("dispatcher", str(uuid.uuid4()))
+    for width, height, name in [(1280, 800, "desktop"), (360, 740, "phone")]:
+        driver = browser(width, height)
+        try:
+            driver.get(server.base + "/dispatch")
+            check(driver.find_element(By.ID, "sign-in").is_displayed(), f"dispatch {name}: asks for a token first")
+            check(not driver.find_element(By.ID, "app").is_displayed(), f"dispatch {name}: shows nothing without one")
+            if name == "desktop":
+                driver.get(server.base + "/dispatch#token=" + customer)
+                wait_for("dispatch: a customer's token is refused",
+                         lambda: driver.find_element(By.ID, "sign-in-error").text != "")
+                driver.get_log("browser")  # the refused token's 403 is the browser reporting it, as it should
+            driver.get(server.base + "/dispatch#token=" + dispatcher)
+            wait_for(f"dispatch {name}: the live map opens", lambda: driver.find_element(By.ID, "app").is_displayed())
+            check("token" not in driver.current_url, f"dispatch {name}: the token leaves the address bar")
+            wait_for(f"dispatch {name}: connected", lambda: driver.find_element(By.ID, "connection").text == "Live")
+            fix(server, rider, 43.7360, 7.4230)
+            wait_for(f"dispatch {name}: the rider appears",
+                     lambda: int(driver.find_element(By.ID, "rider-count").text) >= 1, timeout=10)
+            wait_for(f"dispatch {name}: open orders are listed",
+                     lambda: len(driver.find_elements(By.CSS_SELECTOR, "#orders button")) >= 1)
+            if name == "desktop":
+                changed = time.time()
+                server.call("PATCH", f"/api/v1/rider/tasks/{task_id}/status", rider, {
+                    "status": "ARRIVED_AT_DESTINATION", "eventId": str(uuid.uuid4()), "occurredAt": now(),
+                    "location": dict(HOME, accuracyM=5)})
+                wait_for("dispatch: the status change is in the event feed within 2 s",
+                         lambda: "ARRIVED_AT_DESTINATION" in driver.find_element(By.ID, "feed").text, timeout=2)
+                print(f"     (event shown {time.time() - changed:.2f} s after the change)", flush=True)
+                driver.find_element(By.CSS_SELECTOR, "#orders button").click()
+                wait_for("dispatch: an order's timeline opens",
+                         lambda: "OrderCreated" in driver.find_element(By.ID, "timeline").text)
+            time.sleep(1)
+            driver.save_screenshot(os.path.join(ARTIFACTS, f"dispatch-{name}-{width}x{height}.png"))
+        finally:
+            logs = driver.get_log("browser")
+            driver.quit()
+        errors = [entry["message"] for entry in logs if entry["level"] == "SEVERE"]
+        check(not errors, f"dispatch {name}: no errors in the console ({errors[:3]})")
 
 
 if __name__ == "__main__":

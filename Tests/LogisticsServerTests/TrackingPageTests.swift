@@ -44,9 +44,16 @@ struct TrackingPageTests {
             #expect(hindi.text.contains(#"<html lang="hi">"#))
             #expect(hindi.text.contains("अपना ऑर्डर ट्रैक करें"))
 
+            let dispatch = try await server.send(.get, "/dispatch")
+            #expect(dispatch.status == 200)
+            #expect(dispatch.contentType == "text/html; charset=utf-8")
+            Self.expectSecured(dispatch, "dispatch page")
+            #expect(!dispatch.text.contains("<script>"), "no inline script")
+
             for (name, type) in [
                 ("track.js", "text/javascript; charset=utf-8"), ("map.js", "text/javascript; charset=utf-8"),
-                ("track.css", "text/css; charset=utf-8"),
+                ("track.css", "text/css; charset=utf-8"), ("dispatch.js", "text/javascript; charset=utf-8"),
+                ("dispatch.css", "text/css; charset=utf-8"),
             ] {
                 let asset = try await server.send(.get, "/web/\(name)")
                 #expect(asset.status == 200, "\(name)")

@@ -20,7 +20,7 @@ struct WebAsset: Sendable {
 }
 
 enum WebAssets {
-    static let all = [mapScript, trackingScript, trackingStyle]
+    static let all = [mapScript, trackingScript, trackingStyle, dispatchScript, dispatchStyle]
 
     static let mapScript = WebAsset(
         name: "map.js", contentType: "text/javascript; charset=utf-8",
@@ -302,5 +302,193 @@ enum WebAssets {
             .updated { margin: 4px 0; color: #8a3b00; font-weight: 600; }
             .attribution { font-size: 0.8rem; color: #4a5058; margin-top: 12px; }
             @media (max-width: 480px) { main { padding: 10px; } h1 { font-size: 1.2rem; } #map-box { height: 60vh; } }
+            """#)
+
+    static let dispatchScript = WebAsset(
+        name: "dispatch.js", contentType: "text/javascript; charset=utf-8",
+        text: #"""
+            // The dispatcher's live map: every rider's fixes and every order event from WS /api/v1/dispatch/stream, the open
+            // orders from the REST API, an order's timeline, and offering or cancelling it. The token comes from the sign-in
+            // box or the URL fragment (#token=…, never sent to the server) and is kept in sessionStorage only.
+            import { TileMap } from './map.js';
+
+            const $ = (id) => document.getElementById(id);
+            const riders = new Map();
+            const MONACO = [{ lat: 43.745, lon: 7.435 }, { lat: 43.726, lon: 7.412 }];
+            let map = null;
+            let socket = null;
+            let selected = null;
+            let refresher = null;
+
+            function token() {
+              const fragment = new URLSearchParams(location.hash.slice(1)).get('token');
+              if (fragment) {
+                sessionStorage.setItem('dispatchToken', fragment);
+                history.replaceState(null, '', location.pathname); // the token leaves the address bar
+              }
+              return sessionStorage.getItem('dispatchToken');
+            }
+
+            async function api(method, path, body) {
+              const response = await fetch(path, {
+                method,
+                headers: { Authorization: `Bearer ${token()}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+                body: body ? JSON.stringify(body) : undefined,
+              });
+              const data = response.status === 204 ? {} : await response.json().catch(() => ({}));
+              if (!response.ok) throw new Error(data.title || `HTTP ${response.status}`);
+              return data;
+            }
+
+            function colour(rider) {
+              return rider.onTask ? '#c2410c' : '#1f7a4d';
+            }
+
+            function redraw() {
+              if (!map) return;
+              map.setMarkers([...riders.values()].map((r) => ({ lat: r.lat, lon: r.lon, colour: colour(r), shape: 'rider' })));
+              $('rider-count').textContent = String(riders.size);
+            }
+
+            function feed(text) {
+              const item = document.createElement('li');
+              item.textContent = `${new Date().toLocaleTimeString()} ${text}`;
+              $('feed').prepend(item);
+              while ($('feed').children.length > 100) $('feed').lastChild.remove();
+            }
+
+            async function loadOrders() {
+              const page = await api('GET', '/api/v1/orders?limit=50');
+              const list = $('orders');
+              list.replaceChildren();
+              for (const order of page.orders) {
+                if (['DELIVERED', 'CANCELLED', 'FAILED'].includes(order.status)) continue;
+                const item = document.createElement('li');
+                const button = document.createElement('button');
+                button.type = 'button';
+                button.textContent = `${order.externalRef || order.orderId.slice(0, 8)} · ${order.status}`;
+                button.addEventListener('click', () => showOrder(order));
+                item.append(button);
+                list.append(item);
+              }
+            }
+
+            async function showOrder(order) {
+              selected = order;
+              $('order-title').textContent = `${order.externalRef || order.orderId} · ${order.status}`;
+              const log = await api('GET', `/api/v1/orders/${order.orderId}/events`);
+              const timeline = $('timeline');
+              timeline.replaceChildren();
+              for (const event of log.events) {
+                const item = document.createElement('li');
+                item.textContent = `${new Date(event.occurredAt).toLocaleTimeString()} ${event.type}${event.status ? ' ' + event.status : ''}`;
+                timeline.append(item);
+              }
+              $('order-panel').hidden = false;
+            }
+
+            function connect() {
+              const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
+              socket = new WebSocket(`${scheme}//${location.host}/api/v1/dispatch/stream`, ['bearer', token()]);
+              socket.onopen = () => { $('connection').textContent = 'Live'; };
+              socket.onmessage = (message) => {
+                const data = JSON.parse(message.data);
+                if (data.type === 'riderLocation') {
+                  const rider = riders.get(data.riderId) || { onTask: false };
+                  riders.set(data.riderId, { ...rider, lat: data.lat, lon: data.lon, heading: data.headingDeg });
+                  redraw();
+                } else if (data.type === 'event') {
+                  const event = data.event;
+                  feed(`${event.type}${event.status ? ' ' + event.status : ''} · order ${event.orderId.slice(0, 8)}`);
+                  if (event.data && event.data.riderId) {
+                    const rider = riders.get(event.data.riderId);
+                    if (rider) rider.onTask = !['DELIVERED', 'CANCELLED', 'FAILED'].includes(event.status);
+                  }
+                  if (selected && selected.orderId === event.orderId) showOrder({ ...selected, status: event.status || selected.status });
+                } else if (data.type === 'error') {
+                  signOut((data.problem && data.problem.title) || 'Refused');
+                }
+              };
+              socket.onclose = (event) => {
+                $('connection').textContent = 'Disconnected';
+                if (event.code >= 4000) signOut('This token is not allowed here');
+                else if (token()) setTimeout(connect, 2000);
+              };
+            }
+
+            function signOut(reason) {
+              sessionStorage.removeItem('dispatchToken');
+              clearInterval(refresher);
+              $('sign-in-error').textContent = reason;
+              $('app').hidden = true;
+              $('sign-in').hidden = false;
+            }
+
+            function start() {
+              $('sign-in').hidden = true;
+              $('app').hidden = false;
+              $('sign-in-error').textContent = '';
+              $('feed').replaceChildren();
+              map = map || new TileMap($('map'));
+              map.fit(MONACO);
+              if (socket) {
+                socket.onclose = null;
+                socket.close();
+              }
+              connect();
+              loadOrders().catch((error) => feed(`orders: ${error.message}`));
+              clearInterval(refresher);
+              refresher = setInterval(() => loadOrders().catch(() => {}), 10000);
+            }
+
+            $('sign-in').addEventListener('submit', (event) => {
+              event.preventDefault();
+              sessionStorage.setItem('dispatchToken', $('token').value.trim());
+              $('token').value = '';
+              start();
+            });
+            $('offer').addEventListener('click', async () => {
+              if (!selected) return;
+              try {
+                await api('POST', `/api/v1/orders/${selected.orderId}/offers`, { strategy: 'nearest', count: 3 });
+                feed(`offered ${selected.orderId.slice(0, 8)} to the 3 nearest riders`);
+              } catch (error) { feed(`offer: ${error.message}`); }
+            });
+            $('cancel').addEventListener('click', async () => {
+              if (!selected) return;
+              try {
+                await api('POST', `/api/v1/orders/${selected.orderId}/cancel`, { reason: 'cancelled by dispatch' });
+                feed(`cancelled ${selected.orderId.slice(0, 8)}`);
+                loadOrders();
+              } catch (error) { feed(`cancel: ${error.message}`); }
+            });
+
+            // A link with #token=… opened on this page already (the fragment changes, the page does not reload).
+            window.addEventListener('hashchange', () => {
+              if (location.hash.includes('token=') && token()) start();
+            });
+            if (token()) start();
+            """#)
+
+    static let dispatchStyle = WebAsset(
+        name: "dispatch.css", contentType: "text/css; charset=utf-8",
+        text: #"""
+            [hidden] { display: none !important; }
+            :root { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", sans-serif; color: #1d2127; }
+            body { margin: 0; }
+            header { display: flex; gap: 16px; align-items: baseline; padding: 10px 16px; border-bottom: 1px solid #c9cdd2; }
+            header h1 { font-size: 1.2rem; margin: 0; }
+            #app { display: grid; grid-template-columns: 1fr 320px; height: calc(100vh - 48px); }
+            #map { width: 100%; height: 100%; display: block; }
+            aside { overflow-y: auto; border-left: 1px solid #c9cdd2; padding: 8px 12px; font-size: 0.9rem; }
+            aside h2 { font-size: 1rem; margin: 12px 0 4px; }
+            ul { list-style: none; padding: 0; margin: 0; }
+            #orders button { width: 100%; text-align: left; padding: 6px; margin: 2px 0; border: 1px solid #c9cdd2; background: #ffffff; color: #1d2127; border-radius: 6px; cursor: pointer; }
+            #feed li, #timeline li { padding: 3px 0; border-bottom: 1px solid #eef0f2; }
+            #sign-in { max-width: 420px; margin: 40px auto; padding: 16px; }
+            #sign-in input { width: 100%; padding: 8px; margin: 8px 0; box-sizing: border-box; }
+            .error { color: #a3120b; }
+            .attribution { font-size: 0.75rem; color: #4a5058; }
+            @media (max-width: 700px) { #app { grid-template-columns: 1fr; grid-template-rows: 55vh auto; height: auto; } }
             """#)
 }
