@@ -1,0 +1,77 @@
+"""Benchmark (not a test) of the web pages: page weight, time to the first drawn map, tile cutting.
+
+Run after `swift build`: python3 Tests/Browser/page_bench.py. Localhost only; Debian's chromium.
+"""
+
+import gzip
+import statistics
+import time
+import urllib.request
+
+from selenium.webdriver.common.by import By
+
+import tracking_page_test as pages
+
+
+def fetch(url):
+    started = time.perf_counter()
+    with urllib.request.urlopen(url, timeout=30) as response:
+        body = response.read()
+    return body, (time.perf_counter() - started) * 1000
+
+
+def main():
+    server = pages.Server()
+    try:
+        order_id, _, _, customer = pages.in_transit(server)
+        link = server.call("POST", f"/api/v1/orders/{order_id}/tracking-links", customer)
+        page = server.base + link["url"]
+
+        raw = zipped = 0
+        for path in [link["url"], "/web/track.js", "/web/map.js", "/web/track.css"]:
+            body, _ = fetch(server.base + path)
+            raw += len(body)
+            zipped += len(gzip.compress(body, 9))
+        print(f"tracking page weight (HTML + scripts + style, no tiles): {raw / 1024:.1f} KB raw, "
+              f"{zipped / 1024:.1f} KB gzipped")
+
+        for z in range(13, 18):
+            x, y = (int(v) for v in _tile(43.7384, 7.4246, z))
+            times, sizes = [], []
+            for dx in (-1, 0, 1):
+                for dy in (-1, 0, 1):
+                    body, ms = fetch(f"{server.base}/map/tiles/{z}/{x + dx}/{y + dy}")
+                    times.append(ms)
+                    sizes.append(len(body))
+            cached = [fetch(f"{server.base}/map/tiles/{z}/{x}/{y}")[1] for _ in range(5)]
+            print(f"tiles z{z}: first request (cut + encode) median {statistics.median(times):.1f} ms, "
+                  f"max {max(times):.1f} ms; cached {statistics.median(cached):.1f} ms; "
+                  f"size median {statistics.median(sizes) / 1024:.1f} KB, max {max(sizes) / 1024:.1f} KB raw")
+
+        driver = pages.browser(360, 740)
+        try:
+            draws = []
+            for _ in range(10):
+                driver.get("about:blank")
+                started = time.perf_counter()
+                driver.get(page)
+                while pages.canvas_ink(driver)[0] < 2000:
+                    time.sleep(0.01)
+                draws.append((time.perf_counter() - started) * 1000)
+            print(f"navigation to first drawn map (headless chromium, 360x740, localhost, polled every 10 ms): "
+                  f"median {statistics.median(draws):.0f} ms, min {min(draws):.0f}, max {max(draws):.0f}")
+        finally:
+            driver.quit()
+    finally:
+        server.stop()
+
+
+def _tile(lat, lon, z):
+    import math
+    n = 2 ** z
+    rad = math.radians(lat)
+    return (lon + 180) / 360 * n, (1 - math.asinh(math.tan(rad)) / math.pi) / 2 * n
+
+
+if __name__ == "__main__":
+    main()
