@@ -75,11 +75,10 @@ extension SQLLogisticsRepository: LocationRepository {
             // The history records which delivery each fix belongs to: one lookup for every rider in the write.
             let riderIds = Array(Set(writes.map(\.riderId)))
             var active: [UUID: (task: UUID, order: UUID)] = [:]
-            let marks = Array(repeating: "?", count: riderIds.count).joined(separator: ", ")
             for row in try await transaction.query(
                 """
                 SELECT rider_id, id, order_id FROM tasks
-                WHERE rider_id IN (\(marks)) AND status NOT IN ('DELIVERED', 'CANCELLED', 'FAILED')
+                WHERE rider_id IN (\(placeholders(riderIds.count))) AND status NOT IN ('DELIVERED', 'CANCELLED', 'FAILED')
                 """, riderIds.map { .uuid($0) })
             {
                 active[try row.uuid("rider_id")] = (try row.uuid("id"), try row.uuid("order_id"))

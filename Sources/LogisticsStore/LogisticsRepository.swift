@@ -46,9 +46,6 @@ public struct OutboxMessage: Sendable, Equatable {
     public var payload: String
     public var createdAt: Date
     public var sentAt: Date?
-    /// The catalog key and arguments of a push, so providers can send it in the device's language.
-    public var textKey: String? = nil
-    public var textArguments: [String: String] = [:]
 }
 
 /// Everything the service persists. One SQL implementation serves SQLite and PostgreSQL; each

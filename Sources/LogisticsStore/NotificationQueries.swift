@@ -44,12 +44,6 @@ extension SQLLogisticsRepository: NotificationRepository {
         }
     }
 
-    public func devices(ownerId: UUID) async throws -> [RegisteredDevice] {
-        try await database.query(
-            "SELECT * FROM devices WHERE owner_id = ? ORDER BY device_id", [.uuid(ownerId)]
-        ).map(RegisteredDevice.init(row:))
-    }
-
     public func createWebhook(_ webhook: WebhookSubscription, createdBy: UUID) async throws {
         try await database.query(
             "INSERT INTO webhooks (id, url, events, secret, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?)",
@@ -84,9 +78,9 @@ extension SQLLogisticsRepository: NotificationRepository {
             let recipients = Set(messages.filter { $0.topic == "push" }.compactMap(\.recipientId))
             var devicesByOwner: [UUID: [RegisteredDevice]] = [:]
             if !recipients.isEmpty, !channels.isDisjoint(with: [.fcm, .apns]) {
-                let placeholders = Array(repeating: "?", count: recipients.count).joined(separator: ", ")
                 for row in try await transaction.query(
-                    "SELECT * FROM devices WHERE owner_id IN (\(placeholders))", recipients.map { .uuid($0) })
+                    "SELECT * FROM devices WHERE owner_id IN (\(placeholders(recipients.count)))",
+                    recipients.map { .uuid($0) })
                 {
                     let device = try RegisteredDevice(row: row)
                     devicesByOwner[device.ownerId, default: []].append(device)
@@ -138,9 +132,8 @@ extension SQLLogisticsRepository: NotificationRepository {
                     """, Array(binds[(start * 11)..<((start + rows) * 11)]))
                 start += rows
             }
-            let placeholders = Array(repeating: "?", count: messages.count).joined(separator: ", ")
             try await transaction.query(
-                "UPDATE outbox SET sent_at = ?, attempts = attempts + 1 WHERE id IN (\(placeholders))",
+                "UPDATE outbox SET sent_at = ?, attempts = attempts + 1 WHERE id IN (\(placeholders(messages.count)))",
                 [.date(now)] + messages.map { .int($0.id) })
         }
     }
@@ -164,16 +157,16 @@ extension SQLLogisticsRepository: NotificationRepository {
                 """, [.date(now), .date(now), .int(limit)])
             guard !due.isEmpty else { return [] }
             let ids = try due.map { SQLValue.int(try $0.int("id")) }
-            let placeholders = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+            let list = placeholders(ids.count)
             try await transaction.query(
-                "UPDATE notification_deliveries SET lease_owner = ?, lease_until = ? WHERE id IN (\(placeholders))",
+                "UPDATE notification_deliveries SET lease_owner = ?, lease_until = ? WHERE id IN (\(list))",
                 [.text(owner), .date(leaseUntil)] + ids)
             return try await transaction.query(
                 """
                 SELECT d.*, o.topic, o.title, o.body, o.text_key, o.text_args, o.payload, w.secret AS webhook_secret
                 FROM notification_deliveries d JOIN outbox o ON o.id = d.outbox_id
                 LEFT JOIN webhooks w ON w.id = d.destination_id AND w.deleted_at IS NULL
-                WHERE d.id IN (\(placeholders)) ORDER BY d.outbox_id
+                WHERE d.id IN (\(list)) ORDER BY d.outbox_id
                 """, ids
             ).map(PendingNotification.init(row:))
         }
@@ -182,43 +175,43 @@ extension SQLLogisticsRepository: NotificationRepository {
     public func finishNotification(_ notification: PendingNotification, result: NotificationResult, now: Date)
         async throws
     {
-        let id = SQLValue.int(notification.id)
+        // Sent, retried or dead: one statement, the attempt counted and the lease released.
+        let (status, retryAt, error): (String, Date?, String?)
         switch result {
-        case .sent:
-            try await database.query(
-                """
-                UPDATE notification_deliveries SET status = 'SENT', attempts = attempts + 1, finished_at = ?,
-                    lease_owner = NULL, lease_until = NULL, last_error = NULL
-                WHERE id = ? AND status = 'PENDING'
-                """, [.date(now), id])
-        case .retry(let at, let reason):
-            try await database.query(
-                """
-                UPDATE notification_deliveries SET attempts = attempts + 1, next_attempt_at = ?, lease_owner = NULL,
-                    lease_until = NULL, last_error = ?
-                WHERE id = ? AND status = 'PENDING'
-                """, [.date(at), .text(reason), id])
-        case .dead(let reason):
-            try await database.query(
-                """
-                UPDATE notification_deliveries SET status = 'DEAD', attempts = attempts + 1, finished_at = ?,
-                    lease_owner = NULL, lease_until = NULL, last_error = ?
-                WHERE id = ? AND status = 'PENDING'
-                """, [.date(now), .text(reason), id])
+        case .sent: (status, retryAt, error) = ("SENT", nil, nil)
+        case .retry(let at, let reason): (status, retryAt, error) = ("PENDING", at, reason)
+        case .dead(let reason): (status, retryAt, error) = ("DEAD", nil, reason)
         case .unregistered(let reason):
-            try await database.transaction { transaction in
-                try await transaction.query(
-                    "DELETE FROM devices WHERE push_token = ? AND platform IN (\(Self.platforms(of: notification)))",
-                    [.text(notification.target)])
-                try await transaction.query(
-                    """
-                    UPDATE notification_deliveries SET status = 'DROPPED', finished_at = ?, lease_owner = NULL,
-                        lease_until = NULL, last_error = ?,
-                        attempts = attempts + (CASE WHEN id = ? THEN 1 ELSE 0 END)
-                    WHERE channel = ? AND target = ? AND status = 'PENDING'
-                    """,
-                    [.date(now), .text(reason), id, .text(notification.channel.rawValue), .text(notification.target)])
-            }
+            try await dropUnregistered(notification, reason: reason, now: now)
+            return
+        }
+        try await database.query(
+            """
+            UPDATE notification_deliveries SET status = ?, attempts = attempts + 1,
+                next_attempt_at = COALESCE(?, next_attempt_at), finished_at = ?, lease_owner = NULL,
+                lease_until = NULL, last_error = ?
+            WHERE id = ? AND status = 'PENDING'
+            """,
+            [.text(status), .date(retryAt), .date(retryAt == nil ? now : nil), .text(error), .int(notification.id)])
+    }
+
+    /// The token reaches no device any more: forget the device, and drop everything queued for the token.
+    private func dropUnregistered(_ notification: PendingNotification, reason: String, now: Date) async throws {
+        try await database.transaction { transaction in
+            try await transaction.query(
+                "DELETE FROM devices WHERE push_token = ? AND platform IN (\(Self.platforms(of: notification)))",
+                [.text(notification.target)])
+            try await transaction.query(
+                """
+                UPDATE notification_deliveries SET status = 'DROPPED', finished_at = ?, lease_owner = NULL,
+                    lease_until = NULL, last_error = ?,
+                    attempts = attempts + (CASE WHEN id = ? THEN 1 ELSE 0 END)
+                WHERE channel = ? AND target = ? AND status = 'PENDING'
+                """,
+                [
+                    .date(now), .text(reason), .int(notification.id), .text(notification.channel.rawValue),
+                    .text(notification.target),
+                ])
         }
     }
 
@@ -302,8 +295,14 @@ extension PendingNotification {
             eventId: try row.uuid("event_id"), orderId: try row.uuid("order_id"), topic: try row.string("topic"),
             title: row.optionalString("title"), body: row.optionalString("body"),
             textKey: row.optionalString("text_key"),
-            textArguments: OutboxMessage.textArguments(row),
+            textArguments: Self.textArguments(row),
             payload: try row.string("payload"), webhookSecret: row.optionalString("webhook_secret"))
+    }
+
+    /// The catalog arguments of the push (`text_args`, a JSON object of strings).
+    static func textArguments(_ row: SQLRow) -> [String: String] {
+        guard let json = row.optionalString("text_args") else { return [:] }
+        return (try? JSONDecoder().decode([String: String].self, from: Data(json.utf8))) ?? [:]
     }
 }
 

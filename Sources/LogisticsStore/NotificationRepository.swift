@@ -63,7 +63,6 @@ public protocol NotificationRepository: Sendable {
     func registerDevice(_ device: RegisteredDevice, now: Date) async throws -> RegisteredDevice
     /// Forgets the caller's device; false when there was none.
     func removeDevice(ownerId: UUID, deviceId: String) async throws -> Bool
-    func devices(ownerId: UUID) async throws -> [RegisteredDevice]
 
     func createWebhook(_ webhook: WebhookSubscription, createdBy: UUID) async throws
     func webhooks() async throws -> [WebhookSubscription]

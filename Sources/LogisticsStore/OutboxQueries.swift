@@ -21,13 +21,6 @@ extension OutboxMessage {
             recipientRole: row.optionalString("recipient_role").flatMap(Role.init(rawValue:)),
             title: row.optionalString("title"), body: row.optionalString("body"),
             payload: try row.string("payload"), createdAt: try row.date("created_at"),
-            sentAt: row.optionalDate("sent_at"), textKey: row.optionalString("text_key"),
-            textArguments: Self.textArguments(row))
-    }
-
-    /// The catalog arguments of a push row (`text_args`, a JSON object of strings).
-    static func textArguments(_ row: SQLRow) -> [String: String] {
-        guard let json = row.optionalString("text_args") else { return [:] }
-        return (try? JSONDecoder().decode([String: String].self, from: Data(json.utf8))) ?? [:]
+            sentAt: row.optionalDate("sent_at"))
     }
 }

@@ -29,6 +29,11 @@ public protocol SQLDatabase: SQLExecutor {
     func close() async
 }
 
+/// `?, ?, …` for an `IN (…)` list of `count` values.
+func placeholders(_ count: Int) -> String {
+    Array(repeating: "?", count: count).joined(separator: ", ")
+}
+
 extension String {
     /// `?` placeholders renumbered as `$1, $2, …` for PostgreSQL.
     func numberingPlaceholders() -> String {
