@@ -93,3 +93,26 @@ public enum RFC3339 {
         return Date(timeIntervalSince1970: TimeInterval(seconds) + TimeInterval(millis) / 1000)
     }
 }
+
+extension RFC3339 {
+    /// Times in JSON as this format: how every API document, stored payload and client writes them.
+    public static var jsonEncoding: JSONEncoder.DateEncodingStrategy {
+        .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(RFC3339.string(from: date))
+        }
+    }
+
+    /// Reads times written as this format; anything else is a decoding error that names the expected shape.
+    public static var jsonDecoding: JSONDecoder.DateDecodingStrategy {
+        .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            let text = try container.decode(String.self)
+            guard let date = RFC3339.date(from: text) else {
+                throw DecodingError.dataCorruptedError(
+                    in: container, debugDescription: "must be an RFC 3339 date-time such as 2026-01-31T12:00:00.000Z")
+            }
+            return date
+        }
+    }
+}

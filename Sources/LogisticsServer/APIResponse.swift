@@ -41,24 +41,13 @@ public enum APIJSON {
     public static var encoder: JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(RFC3339.string(from: date))
-        }
+        encoder.dateEncodingStrategy = RFC3339.jsonEncoding
         return encoder
     }
 
     public static var decoder: JSONDecoder {
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .custom { decoder in
-            let container = try decoder.singleValueContainer()
-            let text = try container.decode(String.self)
-            guard let date = RFC3339.date(from: text) else {
-                throw DecodingError.dataCorruptedError(
-                    in: container, debugDescription: "must be an RFC 3339 date-time such as 2026-01-31T12:00:00.000Z")
-            }
-            return date
-        }
+        decoder.dateDecodingStrategy = RFC3339.jsonDecoding
         return decoder
     }
 }

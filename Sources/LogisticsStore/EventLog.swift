@@ -130,10 +130,7 @@ extension JSONEncoder {
     static var sorted: JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(RFC3339.string(from: date))
-        }
+        encoder.dateEncodingStrategy = RFC3339.jsonEncoding
         return encoder
     }
 }

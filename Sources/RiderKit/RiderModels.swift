@@ -118,23 +118,13 @@ public struct StatusUpdate: Codable, Sendable, Equatable {
 enum RiderJSON {
     static var encoder: JSONEncoder {
         let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(RFC3339.string(from: date))
-        }
+        encoder.dateEncodingStrategy = RFC3339.jsonEncoding
         return encoder
     }
 
     static var decoder: JSONDecoder {
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .custom { decoder in
-            let container = try decoder.singleValueContainer()
-            let text = try container.decode(String.self)
-            guard let date = RFC3339.date(from: text) else {
-                throw DecodingError.dataCorruptedError(in: container, debugDescription: "not an RFC 3339 time")
-            }
-            return date
-        }
+        decoder.dateDecodingStrategy = RFC3339.jsonDecoding
         return decoder
     }
 }
