@@ -131,23 +131,13 @@ public struct RiderAPI: Sendable {
         var location: GeoPoint
     }
 
-    /// Any endpoint with another token (a dispatcher console or a customer app sharing this client's network),
-    /// decoded like the rider calls.
-    public func call<T: Decodable>(
-        _ method: HTTPMethod, _ path: String, token: String, json: [String: Any]? = nil
-    ) async throws -> T {
-        try await call(method, path, json: json, bearer: token)
-    }
-
     func call<T: Decodable>(
         _ method: HTTPMethod, _ path: String, json: [String: Any]? = nil, body: [UInt8]? = nil,
-        headers: [String: String] = [:], timeout: Duration? = nil, bearer: String? = nil
+        headers: [String: String] = [:], timeout: Duration? = nil
     ) async throws -> T {
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = method
-        let authorization: String
-        if let bearer { authorization = bearer } else { authorization = try await token() }
-        request.headers.add(name: "authorization", value: "Bearer \(authorization)")
+        request.headers.add(name: "authorization", value: "Bearer \(try await token())")
         request.headers.add(name: "user-agent", value: "RiderKit/1")
         var payload = body
         if let json { payload = Array(try JSONSerialization.data(withJSONObject: json)) }

@@ -54,17 +54,11 @@ struct DemoRide {
         let store = DemoFleet.store.location
         let order = try await call(
             .POST, "/api/v1/orders", token: dispatcherToken, expect: 201,
-            json: [
-                "externalRef": "DEMO-LIVE", "podType": "OTP",
-                "vendor": [
-                    "name": DemoFleet.store.name, "address": DemoFleet.store.address,
-                    "location": ["lat": store.lat, "lon": store.lon],
-                ],
-                "customer": [
-                    "id": customer.id.lowercased, "name": customer.name ?? "", "phone": contact.1, "address": contact.2,
-                    "location": ["lat": contact.3.lat, "lon": contact.3.lon],
-                ],
-            ])
+            json: DeliveryLoad.order(
+                ref: "DEMO-LIVE", from: DemoFleet.store,
+                to: CustomerContact(
+                    id: customer.id, name: customer.name ?? "", phone: contact.1, address: contact.2,
+                    location: contact.3)))
         let orderId = order["orderId"] as! String
         try await call(.POST, "/api/v1/orders/\(orderId)/ready", token: dispatcherToken)
         let offers = try await call(

@@ -79,14 +79,26 @@ struct DeliveryLoad {
     }
 
     static func order(_ customerId: UUID) -> [String: Any] {
+        order(
+            ref: "BENCH",
+            from: VendorStop(
+                name: "Café de Paris", address: "Place du Casino", location: GeoPoint(lat: 43.7396, lon: 7.4276)),
+            to: CustomerContact(
+                id: customerId, name: "Bench Customer", phone: "+377 93 15 00 01", address: "Quai Antoine 1er",
+                location: GeoPoint(lat: 43.7347, lon: 7.4240)))
+    }
+
+    /// The body of `POST /api/v1/orders`: an order proved with the customer's code, from a store to a customer.
+    static func order(ref: String, from vendor: VendorStop, to customer: CustomerContact) -> [String: Any] {
         [
-            "externalRef": "BENCH", "podType": "OTP",
+            "externalRef": ref, "podType": "OTP",
             "vendor": [
-                "name": "Café de Paris", "address": "Place du Casino", "location": ["lat": 43.7396, "lon": 7.4276],
+                "name": vendor.name, "address": vendor.address,
+                "location": ["lat": vendor.location.lat, "lon": vendor.location.lon],
             ],
             "customer": [
-                "id": customerId.lowercased, "name": "Bench Customer", "phone": "+377 93 15 00 01",
-                "address": "Quai Antoine 1er", "location": ["lat": 43.7347, "lon": 7.4240],
+                "id": customer.id.lowercased, "name": customer.name, "phone": customer.phone,
+                "address": customer.address, "location": ["lat": customer.location.lat, "lon": customer.location.lon],
             ],
         ]
     }

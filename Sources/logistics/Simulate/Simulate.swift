@@ -58,7 +58,7 @@ struct Simulate: AsyncParsableCommand {
         do { report = try await simulation.run() } catch {
             throw Console.failure("simulation stopped: \(error)")
         }
-        for line in report.finalReport(elapsed: (ContinuousClock.now - started).seconds) { Console.line(line) }
+        for line in report.finalReport(elapsed: (ContinuousClock.now - started).inSeconds) { Console.line(line) }
         if report.snapshot.deliveriesCompleted < plan.deliveries! { throw ExitCode(2) }
     }
 }

@@ -27,8 +27,7 @@ struct Simulation {
     func run() async throws -> SimulationReport {
         let started = ContinuousClock.now
         let tokens = self.tokens
-        let office = SimulationOffice(
-            client: RiderAPI(baseURL: base, token: { "" }), tokens: tokens)
+        let office = SimulationOffice(client: BenchClient(http: .shared, base: base, recorder: nil), tokens: tokens)
         var riders: [SimulatedRider] = []
         for index in 0..<plan.riders {
             let id = UUID()
@@ -72,7 +71,7 @@ struct Simulation {
                     try await Task.sleep(for: liveEvery)
                     print(
                         report.liveLine(
-                            riders: plan.riders, elapsed: (ContinuousClock.now - started).seconds,
+                            riders: plan.riders, elapsed: (ContinuousClock.now - started).inSeconds,
                             target: plan.deliveries))
                 }
             }
@@ -82,12 +81,5 @@ struct Simulation {
         }
         try? FileManager.default.removeItem(at: queueDirectory)
         return report
-    }
-}
-
-extension Duration {
-    var seconds: TimeInterval {
-        let (seconds, attoseconds) = components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 }
