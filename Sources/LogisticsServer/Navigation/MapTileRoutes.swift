@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Hummingbird
 import LogisticsCore
@@ -74,21 +73,12 @@ final class MapTileCache: Sendable {
             tiles = made
             return made
         }
-        let body = (try? JSONEncoder.tiles.encode(cutter.tile(address))) ?? Data()
-        let digest = SHA256.hash(data: body).prefix(12).map { String(format: "%02x", $0) }.joined()
-        let encoded = Encoded(body: body, etag: "\"\(digest)\"")
+        let body = (try? APIJSON.encoder.encode(cutter.tile(address))) ?? Data()
+        let encoded = Encoded(body: body, etag: WebPage.etag(body))
         cache.withLock { cache in
             if cache.count >= Self.maximumCached { cache.removeAll(keepingCapacity: true) }
             cache[address] = encoded
         }
         return encoded
-    }
-}
-
-extension JSONEncoder {
-    fileprivate static var tiles: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
     }
 }

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Hummingbird
 
@@ -6,16 +5,16 @@ import Hummingbird
 /// here; `node --check` on a copy is the quickest syntax check.
 struct WebAsset: Sendable {
     let name: String
-    let contentType: String
-    let text: String
+    let response: APIResponse
 
-    var response: APIResponse {
-        var response = APIResponse(status: .ok, body: Data(text.utf8), contentType: contentType)
+    init(name: String, contentType: String, text: String) {
+        self.name = name
+        let body = Data(text.utf8)
+        var response = APIResponse(status: .ok, body: body, contentType: contentType)
         WebPage.secure(&response)
-        let digest = SHA256.hash(data: Data(text.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
-        response.extraHeaders[.eTag] = "\"\(digest)\""
+        response.extraHeaders[.eTag] = WebPage.etag(body)
         response.extraHeaders[.cacheControl] = "public, max-age=300"
-        return response
+        self.response = response
     }
 }
 

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -22,6 +23,11 @@ enum WebPage {
         response.extraHeaders[HTTPField.Name("Content-Security-Policy")!] = contentSecurityPolicy
         response.extraHeaders[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
         response.extraHeaders[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
+    }
+
+    /// A strong ETag from the content, for pages' assets and map tiles.
+    static func etag(_ body: Data) -> String {
+        "\"" + SHA256.hash(data: body).prefix(12).map { String(format: "%02x", $0) }.joined() + "\""
     }
 
     /// Text for HTML: `&`, `<`, `>`, quotes escaped.
