@@ -106,7 +106,8 @@ extension SQLLogisticsRepository: NotificationRepository {
                 count += 1
             }
             for message in messages {
-                if message.topic == "event", let type = OutboxEventHead(json: message.payload)?.type {
+                if message.topic == "event" {
+                    guard !hooks.isEmpty, let type = OutboxEventHead(json: message.payload)?.type else { continue }
                     for hook in hooks where hook.wants(type) {
                         queue(message, .webhook, hook.id.lowercased, hook.url, nil)
                     }
