@@ -54,7 +54,7 @@ public func buildApplication(
         let metrics = RequestMetrics()
         let directions = try DirectionsSetup.provider(configuration, logger: logger)
         let navigator = Navigator(provider: directions, registry: metrics.registry, logger: logger)
-        let hub = TrackingHub()
+        let hub = TrackingHub(staleAfterSeconds: TimeInterval(configuration.trackingStaleSeconds))
         // With PostgreSQL, several instances may serve one fleet: tracking updates cross over LISTEN/NOTIFY.
         let postgresRelay = (database as? PostgresDatabase).map {
             PostgresTrackingRelay(hub: hub, database: $0, schema: configuration.databaseSchema, logger: logger)

@@ -62,6 +62,8 @@ public struct ServerConfiguration: Sendable {
     public var webhookRetryBudgetSeconds: Int = 24 * 3600
     /// Pushes are retried this long, then dropped (a late "your rider has arrived" is noise).
     public var pushRetryBudgetSeconds: Int = 3600
+    /// A tracking stream turns `stale` after this long without a fix (the contract's 15 s; tests shorten it).
+    public var trackingStaleSeconds: Int = 15
     public var migrate: Bool = true
     /// Use a throwaway in-memory SQLite database (tests only).
     public var inMemoryDatabase: Bool = false
@@ -163,6 +165,10 @@ public struct ServerConfiguration: Sendable {
         if let budget = environment["LOGISTICS_PUSH_RETRY_BUDGET_SECONDS"] {
             configuration.pushRetryBudgetSeconds = try parseInt(
                 budget, name: "LOGISTICS_PUSH_RETRY_BUDGET_SECONDS", range: 1...86_400)
+        }
+        if let stale = environment["LOGISTICS_TRACKING_STALE_SECONDS"] {
+            configuration.trackingStaleSeconds = try parseInt(
+                stale, name: "LOGISTICS_TRACKING_STALE_SECONDS", range: 1...3600)
         }
         return configuration
     }

@@ -37,6 +37,14 @@ struct TrackingChannelTests {
         #expect(!channel.isStale)
     }
 
+    @Test("an operator's shorter stale threshold (LOGISTICS_TRACKING_STALE_SECONDS) is honoured")
+    func shorterStaleThreshold() {
+        var channel = TrackingChannel(status: .inTransit, staleAfterSeconds: 3)
+        _ = channel.record(fix(0))
+        #expect(channel.checkStale(now: start.addingTimeInterval(2.9), since: start) == nil)
+        #expect(channel.checkStale(now: start.addingTimeInterval(3), since: start) == .stale(seq: 2, lastFixAt: start))
+    }
+
     @Test("a late event never moves the stream backwards")
     func lateEvents() {
         var channel = TrackingChannel(status: .inTransit)

@@ -2,12 +2,12 @@ import Foundation
 
 /// The live-tracking state of one order, without any I/O: which rider fixes become `location` messages (at most
 /// one per 5 s unless the rider moved more than 25 m; never backwards in time; never a fix worse than 100 m),
-/// when the stream turns `stale` (no fix for 15 s), status changes and the final `ended`, and a bounded history
+/// when the stream turns `stale` (no fix for 15 s by default), status changes and the final `ended`, and a bounded history
 /// so a reconnecting client gets exactly the messages it missed, or a `resync` when they are too old.
 public struct TrackingChannel: Sendable {
     public static let throttleSeconds: TimeInterval = 5
     public static let throttleDistanceM = 25.0
-    public static let staleAfterSeconds: TimeInterval = 15
+    public static let defaultStaleAfterSeconds: TimeInterval = 15
     public static let worstShownAccuracyM = 100.0
 
     /// What a reconnecting client gets for `{"resumeFrom": seq}`.
@@ -26,13 +26,16 @@ public struct TrackingChannel: Sendable {
     public private(set) var lastShown: TrackedPosition?
     public private(set) var lastFix: TrackedPosition?
     public private(set) var isStale = false
+    /// No fix for this long turns the stream `stale` (15 s in the contract; shorter in browser tests).
+    public let staleAfterSeconds: TimeInterval
     private var history: [TrackingMessage] = []
     private let historyLimit: Int
 
     public init(
         status: OrderStatus, seq: Int = 0, lastFix: TrackedPosition? = nil, historyLimit: Int = 256,
-        stream: String = UUID().uuidString.lowercased()
+        stream: String = UUID().uuidString.lowercased(), staleAfterSeconds: TimeInterval = defaultStaleAfterSeconds
     ) {
+        self.staleAfterSeconds = staleAfterSeconds
         self.stream = stream
         self.status = status
         self.seq = seq
@@ -86,11 +89,11 @@ public struct TrackingChannel: Sendable {
         }
     }
 
-    /// Called on a timer; returns `stale` once the newest fix is 15 s old (or there never was one).
+    /// Called on a timer; returns `stale` once the newest fix is `staleAfterSeconds` old (or there never was one).
     public mutating func checkStale(now: Date, since start: Date) -> TrackingMessage? {
         guard !hasEnded, !isStale else { return nil }
         let reference = lastFix?.recordedAt ?? start
-        guard now.timeIntervalSince(reference) >= Self.staleAfterSeconds else { return nil }
+        guard now.timeIntervalSince(reference) >= staleAfterSeconds else { return nil }
         isStale = true
         return append(.stale(seq: seq + 1, lastFixAt: lastFix?.recordedAt))
     }

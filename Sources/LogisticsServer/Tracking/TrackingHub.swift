@@ -36,8 +36,11 @@ public final class TrackingHub: Sendable {
     }
 
     private let state = Mutex(State())
+    private let staleAfterSeconds: TimeInterval
 
-    public init() {}
+    public init(staleAfterSeconds: TimeInterval = TrackingChannel.defaultStaleAfterSeconds) {
+        self.staleAfterSeconds = staleAfterSeconds
+    }
 
     /// The order's channel, created from the store's view the first time anyone asks.
     public func channel(
@@ -49,7 +52,7 @@ public final class TrackingHub: Sendable {
                 state.entries[orderId] = entry
                 return entry.channel
             }
-            let channel = TrackingChannel(status: status, lastFix: lastFix)
+            let channel = TrackingChannel(status: status, lastFix: lastFix, staleAfterSeconds: staleAfterSeconds)
             state.entries[orderId] = Entry(channel: channel, riderId: riderId, startedAt: now, touchedAt: now)
             state.orderOfRider[riderId] = orderId
             return channel
@@ -129,7 +132,7 @@ public final class TrackingHub: Sendable {
         }
     }
 
-    /// Sends `stale` where no fix came for 15 s, and forgets channels nobody needs any more.
+    /// Sends `stale` where no fix came for the stale threshold (15 s by default), and forgets channels nobody needs any more.
     public func sweep(now: Date) {
         let ids = state.withLock { state in
             state.entries = state.entries.filter { _, entry in

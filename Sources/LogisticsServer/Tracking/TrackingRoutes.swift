@@ -94,7 +94,7 @@ struct TrackingRoutes {
         return Snapshot(
             seq: channel.seq, stream: channel.stream, status: channel.status, vendor: order.vendor,
             destination: .init(address: order.customer.address, location: order.customer.location), rider: rider,
-            stale: rider.map { now.timeIntervalSince($0.recordedAt) >= TrackingChannel.staleAfterSeconds } ?? true,
+            stale: rider.map { now.timeIntervalSince($0.recordedAt) >= channel.staleAfterSeconds } ?? true,
             etaSeconds: eta.map { Int($0.durationS.rounded()) }, remainingDistanceM: eta?.distanceM)
     }
 }
