@@ -55,6 +55,19 @@ enum OpenAPIPaths {
                     "Go ONLINE or OFFLINE", tag: "Rider", roles: [.rider], body: "AvailabilityRequest",
                     response: "Rider", errors: [.forbidden, .riderHasActiveTask])
             ],
+            "/api/v1/riders": [
+                "get": OpenAPI.operation(
+                    "The fleet for the dispatcher's map: riders with the newest fixes first, with where they were last seen",
+                    tag: "Dispatch", roles: [.dispatcher, .admin],
+                    parameters: [
+                        OpenAPI.queryParameter(
+                            "availability", ["type": "string", "enum": RiderAvailability.allCases.map(\.rawValue)],
+                            "Only riders of this availability"),
+                        OpenAPI.queryParameter(
+                            "limit", ["type": "integer", "minimum": 1, "maximum": 5000],
+                            "At most this many, default 1000"),
+                    ], response: "Fleet", errors: [.forbidden, .validationFailed])
+            ],
             "/api/v1/riders/{riderId}/suspend": [
                 "post": OpenAPI.operation(
                     "Suspend a rider: every rider call then answers 403", tag: "Administration", roles: [.admin],

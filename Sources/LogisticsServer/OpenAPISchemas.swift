@@ -67,6 +67,21 @@ enum OpenAPISchemas {
                     "availability": enumeration(RiderAvailability.allCases.map(\.rawValue)),
                     "suspended": ["type": "boolean"], "activeTaskId": uuid,
                 ], ["riderId", "availability", "suspended"]),
+            "Fleet": object(
+                [
+                    "riders": [
+                        "type": "array",
+                        "items": object(
+                            [
+                                "riderId": uuid, "name": ["type": "string"],
+                                "availability": enumeration(RiderAvailability.allCases.map(\.rawValue)),
+                                "suspended": ["type": "boolean"], "activeTaskId": uuid,
+                                "lastLocation": object(
+                                    ["lat": ["type": "number"], "lon": ["type": "number"], "recordedAt": time],
+                                    ["lat", "lon", "recordedAt"]),
+                            ], ["riderId", "availability", "suspended"]),
+                    ]
+                ], ["riders"]),
             "AvailabilityRequest": object(["status": enumeration(["ONLINE", "OFFLINE"])], ["status"]),
             "CustomerOrder": object(
                 [

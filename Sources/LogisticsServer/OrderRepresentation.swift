@@ -1,5 +1,6 @@
 import Foundation
 import LogisticsCore
+import LogisticsStore
 
 /// An order as dispatchers, vendors and the API see it.
 struct OrderRepresentation: Encodable {
@@ -103,6 +104,34 @@ struct RiderRepresentation: Encodable {
         availability = rider.availability
         suspended = rider.suspended
         activeTaskId = rider.activeTaskId?.lowercased
+    }
+}
+
+/// A rider on the dispatcher's map: the account and where they were last seen.
+struct FleetRiderRepresentation: Encodable {
+    struct LastLocation: Encodable {
+        var lat: Double
+        var lon: Double
+        var recordedAt: Date
+    }
+
+    var riderId: String
+    var name: String?
+    var availability: RiderAvailability
+    var suspended: Bool
+    var activeTaskId: String?
+    var lastLocation: LastLocation?
+
+    init(_ fleetRider: FleetRider) {
+        let rider = fleetRider.rider
+        riderId = rider.id.lowercased
+        name = rider.name
+        availability = rider.availability
+        suspended = rider.suspended
+        activeTaskId = rider.activeTaskId?.lowercased
+        if let point = fleetRider.lastPosition, let at = fleetRider.lastFixAt {
+            lastLocation = LastLocation(lat: point.lat, lon: point.lon, recordedAt: at)
+        }
     }
 }
 

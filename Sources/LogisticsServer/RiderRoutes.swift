@@ -29,13 +29,37 @@ struct RiderRoutes {
     }
 }
 
-/// `/api/v1/riders/{riderId}`: administration of rider accounts.
+/// `/api/v1/riders`: the fleet for the dispatcher's map, and administration of rider accounts.
 struct RiderAdministrationRoutes {
     let services: LogisticsServices
 
     func register(in routes: inout RouteTable) {
+        routes.get("/riders", fleet)
         routes.post("/riders/{riderId}/suspend") { request, context in try await setSuspended(true, context) }
         routes.post("/riders/{riderId}/reinstate") { request, context in try await setSuspended(false, context) }
+    }
+
+    @Sendable func fleet(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
+        _ = try context.caller(.dispatcher, .admin)
+        let query = request.uri.queryParameters
+        var availability: RiderAvailability? = nil
+        if let raw = query["availability"] {
+            guard let parsed = RiderAvailability(rawValue: String(raw)) else {
+                throw LogisticsError.validation(
+                    field: "availability",
+                    "must be one of \(RiderAvailability.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            availability = parsed
+        }
+        var limit = 1000
+        if let raw = query["limit"] {
+            guard let parsed = Int(String(raw)), (1...5000).contains(parsed) else {
+                throw LogisticsError.validation(field: "limit", "must be a whole number from 1 to 5000")
+            }
+            limit = parsed
+        }
+        let riders = try await services.repository.fleet(availability: availability, limit: limit)
+        return try .json(["riders": riders.map(FleetRiderRepresentation.init)])
     }
 
     private func setSuspended(_ suspended: Bool, _ context: LogisticsRequestContext) async throws -> APIResponse {

@@ -48,6 +48,13 @@ public struct OutboxMessage: Sendable, Equatable {
     public var sentAt: Date?
 }
 
+/// A rider as the dispatcher's map shows them: the account and the newest position, if any.
+public struct FleetRider: Sendable {
+    public var rider: Rider
+    public var lastPosition: GeoPoint?
+    public var lastFixAt: Date?
+}
+
 /// Everything the service persists. One SQL implementation serves SQLite and PostgreSQL; each
 /// state change runs in one transaction with its event-log and outbox rows.
 public protocol LogisticsRepository: Sendable {
@@ -57,6 +64,8 @@ public protocol LogisticsRepository: Sendable {
     func rider(id: UUID) async throws -> Rider?
     func setRiderSuspended(id: UUID, suspended: Bool, now: Date) async throws -> Rider
     func setAvailability(riderId: UUID, to availability: RiderAvailability, now: Date) async throws -> Rider
+    /// Riders for the dispatcher's map, those with the newest fixes first (optionally of one availability).
+    func fleet(availability: RiderAvailability?, limit: Int) async throws -> [FleetRider]
 
     // Orders
     func createOrder(_ order: Order, by actor: Actor, now: Date) async throws -> Order

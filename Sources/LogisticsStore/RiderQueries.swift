@@ -56,6 +56,26 @@ extension SQLLogisticsRepository {
     }
 }
 
+extension SQLLogisticsRepository {
+    public func fleet(availability: RiderAvailability?, limit: Int) async throws -> [FleetRider] {
+        let filter = availability == nil ? "" : "WHERE availability = ?"
+        let rows = try await database.query(
+            """
+            SELECT * FROM riders \(filter)
+            ORDER BY CASE WHEN last_fix_at IS NULL THEN 1 ELSE 0 END, last_fix_at DESC, id LIMIT ?
+            """, (availability.map { [SQLValue.text($0.rawValue)] } ?? []) + [.int(limit)])
+        return try rows.map { row in
+            var position: GeoPoint? = nil
+            if let lat = row.optionalDouble("last_lat"), let lon = row.optionalDouble("last_lon") {
+                position = GeoPoint(lat: lat, lon: lon)
+            }
+            let fixedAt = row.optionalDate("last_fix_at")
+            return FleetRider(
+                rider: try Rider(row: row), lastPosition: fixedAt == nil ? nil : position, lastFixAt: fixedAt)
+        }
+    }
+}
+
 extension Rider {
     init(row: SQLRow) throws {
         self.init(

@@ -63,6 +63,59 @@ struct DispatchTests {
         }
     }
 
+    @Test(
+        "the fleet for the dispatcher's map: availability, active task and last position, newest fixes first",
+        arguments: StoreKind.available)
+    func fleet(kind: StoreKind) async throws {
+        try await TestServer.run(kind) { server in
+            let scenario = try await DeliveryScenario.ready(server)
+            let seenFirst = try await scenario.onlineRider(name: "Ana Costa")
+            let seenLast = try await scenario.onlineRider(name: "Luca Rossi")
+            let neverSeen = try await scenario.onlineRider(name: "Mia Weber")
+            let now = server.clock.now()
+            try await server.services.locations.recordFixes(
+                [LocationFix(lat: 43.7400, lon: 7.4280, accuracyM: 5, recordedAt: now.addingTimeInterval(-30))],
+                riderId: seenFirst.id, now: now)
+            try await server.services.locations.recordFixes(
+                [LocationFix(lat: 43.7350, lon: 7.4200, accuracyM: 5, recordedAt: now.addingTimeInterval(-5))],
+                riderId: seenLast.id, now: now)
+            let offers = try await scenario.offer(to: [seenFirst.id])
+            _ = try await server.send(
+                .post, "/api/v1/rider/offers/\(offers[seenFirst.id]!)/accept", token: seenFirst.token)
+
+            let reply = try await server.send(.get, "/api/v1/riders", token: scenario.dispatcher)
+            #expect(reply.status == 200)
+            let riders = try #require(reply["riders"] as? [[String: Any]])
+            #expect(
+                riders.compactMap { $0["riderId"] as? String }
+                    == [seenLast.id, seenFirst.id, neverSeen.id].map(\.lowercased))
+            #expect(riders.compactMap { $0["availability"] as? String } == ["ONLINE", "ON_TASK", "ONLINE"])
+            #expect(riders[1]["activeTaskId"] is String)
+            let last = try #require(riders[0]["lastLocation"] as? [String: Any])
+            #expect(last["lat"] as? Double == 43.7350)
+            #expect(last["recordedAt"] is String)
+            #expect(riders[2]["lastLocation"] == nil)
+
+            let onTask = try await server.send(.get, "/api/v1/riders?availability=ON_TASK", token: scenario.dispatcher)
+            #expect(
+                (onTask["riders"] as? [[String: Any]])?.compactMap { $0["riderId"] as? String } == [
+                    seenFirst.id.lowercased
+                ])
+            let one = try await server.send(.get, "/api/v1/riders?limit=1", token: scenario.dispatcher)
+            #expect((one["riders"] as? [Any])?.count == 1)
+
+            let badLimit = try await server.send(.get, "/api/v1/riders?limit=5001", token: scenario.dispatcher)
+            #expect(badLimit.code == "VALIDATION_FAILED")
+            let badAvailability = try await server.send(
+                .get, "/api/v1/riders?availability=SLEEPING", token: scenario.dispatcher)
+            #expect(badAvailability.code == "VALIDATION_FAILED")
+            let asRider = try await server.send(.get, "/api/v1/riders", token: seenLast.token)
+            #expect(asRider.status == 403)
+            let asCustomer = try await server.send(.get, "/api/v1/riders", token: try await server.token(.customer))
+            #expect(asCustomer.status == 403)
+        }
+    }
+
     @Test("offers need a ready order; nobody free is NO_RIDER_AVAILABLE", arguments: StoreKind.available)
     func offerPreconditions(kind: StoreKind) async throws {
         try await TestServer.run(kind) { server in
