@@ -123,7 +123,7 @@ func makeRouter(_ services: LogisticsServices) -> (Router<LogisticsRequestContex
     OperationsRoutes(services: services, metrics: metrics).register(in: &operations)
     MapTileRoutes(services: services).register(in: &operations)
     TrackingPage(services: services).register(on: router)
-    DispatchPage().register(on: router)
+    DispatchPage(tileServer: services.configuration.tileServer).register(on: router)
 
     let api = router.group("/api/v1")
         .add(

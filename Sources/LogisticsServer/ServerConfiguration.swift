@@ -62,6 +62,8 @@ public struct ServerConfiguration: Sendable {
     public var webhookRetryBudgetSeconds: Int = 24 * 3600
     /// Pushes are retried this long, then dropped (a late "your rider has arrived" is noise).
     public var pushRetryBudgetSeconds: Int = 3600
+    /// Raster tiles for the web pages' maps instead of the server's own road tiles.
+    public var tileServer: RasterTileServer?
     /// A tracking stream turns `stale` after this long without a fix (the contract's 15 s; tests shorten it).
     public var trackingStaleSeconds: Int = 15
     public var migrate: Bool = true
@@ -165,6 +167,9 @@ public struct ServerConfiguration: Sendable {
         if let budget = environment["LOGISTICS_PUSH_RETRY_BUDGET_SECONDS"] {
             configuration.pushRetryBudgetSeconds = try parseInt(
                 budget, name: "LOGISTICS_PUSH_RETRY_BUDGET_SECONDS", range: 1...86_400)
+        }
+        if let template = environment["LOGISTICS_TILE_URL"], !template.isEmpty {
+            configuration.tileServer = try RasterTileServer(template: template)
         }
         if let stale = environment["LOGISTICS_TRACKING_STALE_SECONDS"] {
             configuration.trackingStaleSeconds = try parseInt(

@@ -4,7 +4,7 @@ import Testing
 
 @testable import LogisticsServer
 
-/// The customer's tracking page as HTTP sees it (the browser tests of issue #10 are still to come).
+/// The customer's tracking page and the dispatcher's page as HTTP sees them (Tests/Browser drives them in chromium).
 @Suite("The tracking page", .timeLimit(.minutes(3)))
 struct TrackingPageTests {
     static let csp =
@@ -82,6 +82,41 @@ struct TrackingPageTests {
             #expect(gone.text.contains("This delivery has ended"))
             #expect(gone.text.contains("Order cancelled"))
         }
+    }
+}
+
+extension TrackingPageTests {
+    @Test("an operator's raster tile server: the pages name its template and their CSP allows its images, nothing more")
+    func rasterTileServer() async throws {
+        let template = "https://tiles.example.org:8443/osm/{z}/{x}/{y}.png"
+        try await TestServer.run(.sqlite, configure: { $0.tileServer = try? RasterTileServer(template: template) }) {
+            server in
+            let (scenario, _, _) = try await TrackingStreamTests.inTransit(server)
+            let link = try await server.send(
+                .post, "/api/v1/orders/\(scenario.orderId)/tracking-links", token: scenario.customer)
+            let token = try #require(link["token"] as? String)
+            for path in ["/track/\(token)", "/dispatch"] {
+                let page = try await server.send(.get, path)
+                #expect(page.text.contains(#"data-tile-url="\#(template)""#), "\(path)")
+                #expect(
+                    page.headers[.init("Content-Security-Policy")!]
+                        == Self.csp.replacingOccurrences(
+                            of: "img-src 'self' data:", with: "img-src 'self' data: https://tiles.example.org:8443"),
+                    "\(path)")
+            }
+        }
+        #expect(
+            try RasterTileServer(template: "http://127.0.0.1:9000/{z}/{x}/{y}.png").origin == "http://127.0.0.1:9000")
+        for bad in [
+            "tiles.example.org/{z}/{x}/{y}.png", "ftp://tiles.example.org/{z}/{x}/{y}.png",
+            "https://tiles.example.org/{z}/{x}.png", "https://tiles.example.org/{z}/{x}/{y}.png?a=\"b\"",
+            "https:///{z}/{x}/{y}",
+        ] {
+            #expect(throws: ConfigurationError.self, "\(bad)") { try RasterTileServer(template: bad) }
+        }
+        let environment = ServerConfiguration.fromEnvironment
+        #expect(throws: ConfigurationError.self) { try environment(["LOGISTICS_TILE_URL": "nonsense"]) }
+        #expect(try environment([:]).tileServer == nil)
     }
 }
 

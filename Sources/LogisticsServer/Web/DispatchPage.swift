@@ -5,11 +5,15 @@ import Hummingbird
 /// comes from the API with the dispatcher's token, which the script keeps in sessionStorage (from a sign-in box, or
 /// from `#token=…`, which browsers never send to a server).
 struct DispatchPage {
+    let tileServer: RasterTileServer?
+
     func register(on router: Router<LogisticsRequestContext>) {
-        router.get("/dispatch") { _, _ in WebPage.html(Self.html) }
+        let page = WebPage.html(Self.html(tileServer: tileServer), tileServer: tileServer)
+        router.get("/dispatch") { _, _ in page }
     }
 
-    static let html = """
+    static func html(tileServer: RasterTileServer?) -> String {
+        """
         <!doctype html>
         <html lang="en">
         <head>
@@ -20,9 +24,11 @@ struct DispatchPage {
         <link rel="stylesheet" href="/web/dispatch.css">
         <script type="module" src="/web/dispatch.js"></script>
         </head>
-        <body>
+        <body\(WebPage.tileAttribute(tileServer))>
         <header><h1>Dispatch</h1><span id="connection">Signed out</span>
-        <span>Riders seen: <strong id="rider-count">0</strong></span></header>
+        <span>Riders on the map: <strong id="rider-count">0</strong></span>
+        <ul class="legend"><li><i class="on-task"></i>On a task</li><li><i class="online"></i>Free</li>\
+        <li><i class="offline"></i>Offline</li></ul></header>
         <form id="sign-in">
         <h2>Sign in</h2>
         <label for="token">Dispatcher or admin token</label>
@@ -36,7 +42,9 @@ struct DispatchPage {
         <h2>Open orders</h2><ul id="orders"></ul>
         <section id="order-panel" hidden>
         <h2 id="order-title"></h2>
-        <button id="offer" type="button">Offer to the 3 nearest riders</button>
+        <p class="hint">Choose riders (free, nearest the store first), or none for the 3 nearest by road.</p>
+        <ul id="candidates"></ul>
+        <button id="offer" type="button">Offer the order</button>
         <button id="cancel" type="button">Cancel the order</button>
         <ul id="timeline"></ul>
         </section>
@@ -47,4 +55,5 @@ struct DispatchPage {
         </body>
         </html>
         """
+    }
 }

@@ -14,6 +14,8 @@ struct TrackingPage {
         }
     }
 
+    var tileServer: RasterTileServer? { services.configuration.tileServer }
+
     func page(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
         let language = WebPage.language(request.headers[.acceptLanguage])
         let text = PageText.all(language)
@@ -43,7 +45,7 @@ struct TrackingPage {
             <link rel="stylesheet" href="/web/track.css">
             <script type="module" src="/web/track.js"></script>
             </head>
-            <body data-order-id="\(order.id.lowercased)" data-texts="\(WebPage.escape(textsJSON))">
+            <body\(WebPage.tileAttribute(tileServer)) data-order-id="\(order.id.lowercased)" data-texts="\(WebPage.escape(textsJSON))">
             <main>
             <h1>\(WebPage.escape(text["title"]!))</h1>
             <p id="status" class="status">\(WebPage.escape(text["loading"]!))</p>
@@ -54,7 +56,7 @@ struct TrackingPage {
             </main>
             </body>
             </html>
-            """)
+            """, tileServer: tileServer)
     }
 
     static func noticePage(language: String, title: String, body: String) -> String {

@@ -24,12 +24,16 @@ enum WebAssets {
     static let mapScript = WebAsset(
         name: "map.js", contentType: "text/javascript; charset=utf-8",
         text: #"""
-            // A small canvas map drawn from the server's own road tiles (/map/tiles/z/x/y): no tile provider, no library.
+            // A small canvas map drawn from the server's own road tiles (/map/tiles/z/x/y), or from the operator's raster tile
+            // server when one is configured: no tile provider by default, no library.
             const TILE = 512; // CSS pixels per tile
             const STYLE = {
               motorway: ['#c0563c', 5], trunk: ['#c0563c', 4.5], primary: ['#d08a3c', 4], secondary: ['#c9a449', 3.5],
               tertiary: ['#8a8f98', 3], link: ['#8a8f98', 2.5], minor: ['#9aa0a8', 2], service: ['#b8bcc2', 1.2],
             };
+            const LAND = '#eef0f2';
+            const SEA = '#c6dcef';
+            const COAST = '#8fb3d6';
 
             export function world(lat, lon, z) {
               const n = 2 ** z;
@@ -38,12 +42,18 @@ enum WebAssets {
             }
 
             export class TileMap {
-              constructor(canvas) {
+              // rasterTemplate: the operator's tile URL template (LOGISTICS_TILE_URL, with {z}, {x}, {y}; 256-px tiles).
+              constructor(canvas, rasterTemplate = document.body.dataset.tileUrl || null) {
                 this.canvas = canvas;
+                this.raster = rasterTemplate;
                 this.tiles = new Map();
                 this.markers = [];
                 this.z = 15;
                 this.center = null; // set by fit(); nothing is drawn before
+                // The roads are drawn once per view into a layer of their own; markers move over it without redrawing them.
+                this.base = document.createElement('canvas');
+                this.baseKey = '';
+                this.tilesVersion = 0;
                 new ResizeObserver(() => this.draw()).observe(canvas);
               }
 
@@ -79,32 +89,75 @@ enum WebAssets {
                 return [(x - this.center[0]) * TILE + width / 2, (y - this.center[1]) * TILE + height / 2];
               }
 
+              loaded(key, tile) {
+                this.tiles.set(key, tile);
+                this.tilesVersion++;
+                this.draw();
+              }
+
               tile(z, x, y) {
                 const key = `${z}/${x}/${y}`;
                 if (!this.tiles.has(key)) {
                   this.tiles.set(key, null);
                   fetch(`/map/tiles/${key}`)
                     .then((response) => (response.ok ? response.json() : null))
-                    .then((tile) => {
-                      this.tiles.set(key, tile);
-                      this.draw();
-                    })
+                    .then((tile) => this.loaded(key, tile))
                     .catch(() => this.tiles.delete(key));
                 }
                 return this.tiles.get(key);
               }
 
-              draw() {
-                const canvas = this.canvas;
-                const ratio = window.devicePixelRatio || 1;
-                const width = canvas.clientWidth;
-                const height = canvas.clientHeight;
-                if (width === 0 || height === 0 || this.center === null) return;
-                if (canvas.width !== Math.round(width * ratio)) canvas.width = Math.round(width * ratio);
-                if (canvas.height !== Math.round(height * ratio)) canvas.height = Math.round(height * ratio);
-                const g = canvas.getContext('2d');
+              rasterTile(z, x, y) {
+                const key = `r${z}/${x}/${y}`;
+                if (!this.tiles.has(key)) {
+                  const image = new Image();
+                  this.tiles.set(key, null);
+                  image.onload = () => this.loaded(key, image);
+                  image.onerror = () => this.tiles.delete(key);
+                  image.src = this.raster.replace('{z}', z).replace('{x}', x).replace('{y}', y);
+                }
+                return this.tiles.get(key);
+              }
+
+              drawVectorTile(g, tile, originX, originY) {
+                const unit = TILE / tile.extent;
+                const path = (line) => {
+                  g.moveTo(originX + line[0] * unit, originY + line[1] * unit);
+                  for (let i = 2; i < line.length; i += 2) g.lineTo(originX + line[i] * unit, originY + line[i + 1] * unit);
+                };
+                if (tile.sea && tile.sea.length) {
+                  g.fillStyle = SEA;
+                  g.beginPath();
+                  for (const ring of tile.sea) path(ring);
+                  g.fill('evenodd');
+                }
+                if (tile.coast && tile.coast.length) {
+                  g.strokeStyle = COAST;
+                  g.lineWidth = 1.5;
+                  g.beginPath();
+                  for (const line of tile.coast) path(line);
+                  g.stroke();
+                }
+                for (const road of tile.roads) {
+                  const [colour, lineWidth] = STYLE[road.class] || STYLE.minor;
+                  g.strokeStyle = colour;
+                  g.lineWidth = lineWidth;
+                  g.beginPath();
+                  for (const line of road.lines) path(line);
+                  g.stroke();
+                }
+              }
+
+              drawBase(width, height, ratio) {
+                const base = this.base;
+                const key = `${this.z}|${this.center}|${width}|${height}|${ratio}|${this.tilesVersion}`;
+                if (key === this.baseKey) return;
+                this.baseKey = key;
+                base.width = Math.round(width * ratio);
+                base.height = Math.round(height * ratio);
+                const g = base.getContext('2d');
                 g.setTransform(ratio, 0, 0, ratio, 0, 0);
-                g.fillStyle = '#eef0f2';
+                g.fillStyle = LAND;
                 g.fillRect(0, 0, width, height);
                 const z = this.z;
                 const left = Math.floor(this.center[0] - width / 2 / TILE);
@@ -116,32 +169,56 @@ enum WebAssets {
                 const last = 2 ** z - 1;
                 for (let x = Math.max(0, left); x <= Math.min(last, right); x++) {
                   for (let y = Math.max(0, top); y <= Math.min(last, bottom); y++) {
-                    const tile = this.tile(z, x, y);
-                    if (!tile) continue;
                     const originX = (x - this.center[0]) * TILE + width / 2;
                     const originY = (y - this.center[1]) * TILE + height / 2;
-                    const unit = TILE / tile.extent;
-                    for (const road of tile.roads) {
-                      const [colour, lineWidth] = STYLE[road.class] || STYLE.minor;
-                      g.strokeStyle = colour;
-                      g.lineWidth = lineWidth;
-                      g.beginPath();
-                      for (const line of road.lines) {
-                        g.moveTo(originX + line[0] * unit, originY + line[1] * unit);
-                        for (let i = 2; i < line.length; i += 2) g.lineTo(originX + line[i] * unit, originY + line[i + 1] * unit);
+                    if (this.raster) {
+                      // Raster servers cut 256-px tiles: one of our tiles is four of theirs one zoom level deeper.
+                      for (let i = 0; i < 4; i++) {
+                        const image = this.rasterTile(z + 1, 2 * x + (i & 1), 2 * y + (i >> 1));
+                        if (image) g.drawImage(image, originX + (i & 1) * (TILE / 2), originY + (i >> 1) * (TILE / 2), TILE / 2, TILE / 2);
                       }
-                      g.stroke();
+                    } else {
+                      const tile = this.tile(z, x, y);
+                      if (tile) this.drawVectorTile(g, tile, originX, originY);
                     }
                   }
                 }
+              }
+
+              draw() {
+                const canvas = this.canvas;
+                const ratio = window.devicePixelRatio || 1;
+                const width = canvas.clientWidth;
+                const height = canvas.clientHeight;
+                if (width === 0 || height === 0 || this.center === null) return;
+                if (canvas.width !== Math.round(width * ratio)) canvas.width = Math.round(width * ratio);
+                if (canvas.height !== Math.round(height * ratio)) canvas.height = Math.round(height * ratio);
+                this.drawBase(width, height, ratio);
+                const g = canvas.getContext('2d');
+                g.setTransform(1, 0, 0, 1, 0, 0);
+                g.drawImage(this.base, 0, 0);
+                g.setTransform(ratio, 0, 0, ratio, 0, 0);
                 for (const marker of this.markers) {
                   const [sx, sy] = this.toScreen(marker.lat, marker.lon);
+                  if (sx < -20 || sy < -20 || sx > width + 20 || sy > height + 20) continue;
                   g.fillStyle = marker.colour;
                   g.strokeStyle = '#ffffff';
-                  g.lineWidth = 3;
+                  g.lineWidth = marker.small ? 1.5 : 3;
                   g.beginPath();
                   if (marker.shape === 'square') g.rect(sx - 8, sy - 8, 16, 16);
-                  else g.arc(sx, sy, marker.shape === 'rider' ? 10 : 8, 0, 2 * Math.PI);
+                  else if (marker.heading != null) {
+                    // An arrow pointing where the rider is heading (degrees clockwise from north).
+                    const size = marker.small ? 7 : 11;
+                    const angle = (marker.heading * Math.PI) / 180;
+                    const sin = Math.sin(angle);
+                    const cos = Math.cos(angle);
+                    const at = (along, across) => [sx + along * sin + across * cos, sy - along * cos + across * sin];
+                    g.moveTo(...at(size, 0));
+                    g.lineTo(...at(-size * 0.7, size * 0.75));
+                    g.lineTo(...at(-size * 0.35, 0));
+                    g.lineTo(...at(-size * 0.7, -size * 0.75));
+                    g.closePath();
+                  } else g.arc(sx, sy, marker.small ? 5 : marker.shape === 'rider' ? 10 : 8, 0, 2 * Math.PI);
                   g.fill();
                   g.stroke();
                   if (marker.label) {
@@ -306,18 +383,26 @@ enum WebAssets {
     static let dispatchScript = WebAsset(
         name: "dispatch.js", contentType: "text/javascript; charset=utf-8",
         text: #"""
-            // The dispatcher's live map: every rider's fixes and every order event from WS /api/v1/dispatch/stream, the open
-            // orders from the REST API, an order's timeline, and offering or cancelling it. The token comes from the sign-in
-            // box or the URL fragment (#token=…, never sent to the server) and is kept in sessionStorage only.
+            // The dispatcher's live map: the fleet from GET /api/v1/riders, every rider's fixes and every order event from
+            // WS /api/v1/dispatch/stream, the open orders, an order's timeline, and offering or cancelling it. The token comes
+            // from the sign-in box or the URL fragment (#token=…, never sent to the server) and is kept in sessionStorage only.
             import { TileMap } from './map.js';
 
             const $ = (id) => document.getElementById(id);
             const riders = new Map();
             const MONACO = [{ lat: 43.745, lon: 7.435 }, { lat: 43.726, lon: 7.412 }];
+            const COLOURS = { ON_TASK: '#c2410c', ONLINE: '#1f7a4d', OFFLINE: '#6b7280' };
+            const ENDED = ['DELIVERED', 'CANCELLED', 'FAILED'];
             let map = null;
             let socket = null;
             let selected = null;
             let refresher = null;
+            // Stream messages wait here for the next frame: a busy fleet is drawn once per frame, not once per fix.
+            let pending = [];
+            let frameRequested = false;
+            // How long each batch of updates took in the page (apply + draw), for the benchmark and the curious.
+            const performanceLog = { batches: [], messages: 0 };
+            window.dispatchPerformance = performanceLog;
 
             function token() {
               const fragment = new URLSearchParams(location.hash.slice(1)).get('token');
@@ -339,21 +424,84 @@ enum WebAssets {
               return data;
             }
 
-            function colour(rider) {
-              return rider.onTask ? '#c2410c' : '#1f7a4d';
+            function rider(id) {
+              let entry = riders.get(id);
+              if (!entry) {
+                entry = { id, availability: 'ONLINE', lat: null, lon: null, heading: null, name: null };
+                riders.set(id, entry);
+              }
+              return entry;
             }
 
             function redraw() {
               if (!map) return;
-              map.setMarkers([...riders.values()].map((r) => ({ lat: r.lat, lon: r.lon, colour: colour(r), shape: 'rider' })));
-              $('rider-count').textContent = String(riders.size);
+              const small = riders.size > 200;
+              const markers = [];
+              for (const r of riders.values()) {
+                if (r.lat == null) continue;
+                markers.push({ lat: r.lat, lon: r.lon, heading: r.heading, colour: COLOURS[r.availability] || COLOURS.ONLINE, shape: 'rider', small });
+              }
+              map.setMarkers(markers);
+              $('rider-count').textContent = String(markers.length);
             }
 
             function feed(text) {
               const item = document.createElement('li');
               item.textContent = `${new Date().toLocaleTimeString()} ${text}`;
-              $('feed').prepend(item);
-              while ($('feed').children.length > 100) $('feed').lastChild.remove();
+              const list = $('feed');
+              list.prepend(item);
+              while (list.children.length > 100) list.lastChild.remove();
+            }
+
+            function apply(data) {
+              if (data.type === 'riderLocation') {
+                const entry = rider(data.riderId);
+                entry.lat = data.lat;
+                entry.lon = data.lon;
+                entry.heading = data.headingDeg ?? null;
+              } else if (data.type === 'event') {
+                const event = data.event;
+                feed(`${event.type}${event.status ? ' ' + event.status : ''} · order ${event.orderId.slice(0, 8)}`);
+                const riderId = event.data && event.data.riderId;
+                if (riderId && event.type === 'OrderAssigned') rider(riderId).availability = 'ON_TASK';
+                else if (riderId && ENDED.includes(event.status)) rider(riderId).availability = 'ONLINE';
+                if (selected && selected.orderId === event.orderId) showOrder({ ...selected, status: event.status || selected.status });
+              } else if (data.type === 'error') {
+                signOut((data.problem && data.problem.title) || 'Refused');
+              }
+            }
+
+            function flush() {
+              frameRequested = false;
+              const started = performance.now();
+              const batch = pending;
+              pending = [];
+              for (const text of batch) {
+                try {
+                  apply(JSON.parse(text));
+                } catch (error) {
+                  console.warn('unreadable dispatch message', error);
+                }
+              }
+              redraw();
+              performanceLog.messages += batch.length;
+              performanceLog.batches.push(performance.now() - started);
+              if (performanceLog.batches.length > 5000) performanceLog.batches.splice(0, 1000);
+            }
+
+            // The fleet as stored: who is online or on a task and where each rider was last seen. Live fixes then move them.
+            async function loadFleet() {
+              const fleet = await api('GET', '/api/v1/riders?limit=5000');
+              for (const item of fleet.riders) {
+                const entry = rider(item.riderId);
+                entry.availability = item.availability;
+                entry.name = item.name;
+                if (entry.lat == null && item.lastLocation) {
+                  entry.lat = item.lastLocation.lat;
+                  entry.lon = item.lastLocation.lon;
+                }
+              }
+              redraw();
             }
 
             async function loadOrders() {
@@ -361,7 +509,7 @@ enum WebAssets {
               const list = $('orders');
               list.replaceChildren();
               for (const order of page.orders) {
-                if (['DELIVERED', 'CANCELLED', 'FAILED'].includes(order.status)) continue;
+                if (ENDED.includes(order.status)) continue;
                 const item = document.createElement('li');
                 const button = document.createElement('button');
                 button.type = 'button';
@@ -372,9 +520,39 @@ enum WebAssets {
               }
             }
 
+            // The free riders nearest the store (straight line), for the dispatcher to choose from.
+            function candidates(order) {
+              const store = order.vendor && order.vendor.location;
+              if (!store) return [];
+              const metres = (r) => Math.hypot((r.lat - store.lat) * 111320, (r.lon - store.lon) * 111320 * Math.cos((store.lat * Math.PI) / 180));
+              return [...riders.values()]
+                .filter((r) => r.availability === 'ONLINE' && r.lat != null)
+                .map((r) => ({ rider: r, metres: metres(r) }))
+                .sort((a, b) => a.metres - b.metres)
+                .slice(0, 8);
+            }
+
+            function showCandidates(order) {
+              const list = $('candidates');
+              list.replaceChildren();
+              for (const { rider: r, metres } of candidates(order)) {
+                const item = document.createElement('li');
+                const label = document.createElement('label');
+                const box = document.createElement('input');
+                box.type = 'checkbox';
+                box.value = r.id;
+                label.append(box, ` ${r.name || r.id.slice(0, 8)} · ${metres < 1000 ? Math.round(metres) + ' m' : (metres / 1000).toFixed(1) + ' km'}`);
+                item.append(label);
+                list.append(item);
+              }
+              if (!list.children.length) list.append(Object.assign(document.createElement('li'), { textContent: 'No free rider online' }));
+            }
+
             async function showOrder(order) {
               selected = order;
               $('order-title').textContent = `${order.externalRef || order.orderId} · ${order.status}`;
+              $('order-panel').hidden = false;
+              showCandidates(order);
               const log = await api('GET', `/api/v1/orders/${order.orderId}/events`);
               const timeline = $('timeline');
               timeline.replaceChildren();
@@ -383,7 +561,6 @@ enum WebAssets {
                 item.textContent = `${new Date(event.occurredAt).toLocaleTimeString()} ${event.type}${event.status ? ' ' + event.status : ''}`;
                 timeline.append(item);
               }
-              $('order-panel').hidden = false;
             }
 
             function connect() {
@@ -391,21 +568,10 @@ enum WebAssets {
               socket = new WebSocket(`${scheme}//${location.host}/api/v1/dispatch/stream`, ['bearer', token()]);
               socket.onopen = () => { $('connection').textContent = 'Live'; };
               socket.onmessage = (message) => {
-                const data = JSON.parse(message.data);
-                if (data.type === 'riderLocation') {
-                  const rider = riders.get(data.riderId) || { onTask: false };
-                  riders.set(data.riderId, { ...rider, lat: data.lat, lon: data.lon, heading: data.headingDeg });
-                  redraw();
-                } else if (data.type === 'event') {
-                  const event = data.event;
-                  feed(`${event.type}${event.status ? ' ' + event.status : ''} · order ${event.orderId.slice(0, 8)}`);
-                  if (event.data && event.data.riderId) {
-                    const rider = riders.get(event.data.riderId);
-                    if (rider) rider.onTask = !['DELIVERED', 'CANCELLED', 'FAILED'].includes(event.status);
-                  }
-                  if (selected && selected.orderId === event.orderId) showOrder({ ...selected, status: event.status || selected.status });
-                } else if (data.type === 'error') {
-                  signOut((data.problem && data.problem.title) || 'Refused');
+                pending.push(message.data);
+                if (!frameRequested) {
+                  frameRequested = true;
+                  requestAnimationFrame(flush);
                 }
               };
               socket.onclose = (event) => {
@@ -423,6 +589,11 @@ enum WebAssets {
               $('sign-in').hidden = false;
             }
 
+            function refresh() {
+              loadOrders().catch((error) => feed(`orders: ${error.message}`));
+              loadFleet().catch((error) => feed(`riders: ${error.message}`));
+            }
+
             function start() {
               $('sign-in').hidden = true;
               $('app').hidden = false;
@@ -435,9 +606,9 @@ enum WebAssets {
                 socket.close();
               }
               connect();
-              loadOrders().catch((error) => feed(`orders: ${error.message}`));
+              refresh();
               clearInterval(refresher);
-              refresher = setInterval(() => loadOrders().catch(() => {}), 10000);
+              refresher = setInterval(refresh, 10000);
             }
 
             $('sign-in').addEventListener('submit', (event) => {
@@ -448,9 +619,11 @@ enum WebAssets {
             });
             $('offer').addEventListener('click', async () => {
               if (!selected) return;
+              const chosen = [...document.querySelectorAll('#candidates input:checked')].map((box) => box.value);
+              const body = chosen.length ? { riderIds: chosen } : { strategy: 'nearest', count: 3 };
               try {
-                await api('POST', `/api/v1/orders/${selected.orderId}/offers`, { strategy: 'nearest', count: 3 });
-                feed(`offered ${selected.orderId.slice(0, 8)} to the 3 nearest riders`);
+                const made = await api('POST', `/api/v1/orders/${selected.orderId}/offers`, body);
+                feed(`offered ${selected.orderId.slice(0, 8)} to ${made.offers.length} rider(s)${chosen.length ? '' : ' nearest by road'}`);
               } catch (error) { feed(`offer: ${error.message}`); }
             });
             $('cancel').addEventListener('click', async () => {
@@ -475,7 +648,7 @@ enum WebAssets {
             [hidden] { display: none !important; }
             :root { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", sans-serif; color: #1d2127; }
             body { margin: 0; }
-            header { display: flex; gap: 16px; align-items: baseline; padding: 10px 16px; border-bottom: 1px solid #c9cdd2; }
+            header { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: baseline; padding: 10px 16px; border-bottom: 1px solid #c9cdd2; }
             header h1 { font-size: 1.2rem; margin: 0; }
             #app { display: grid; grid-template-columns: 1fr 320px; height: calc(100vh - 48px); }
             #map { width: 100%; height: 100%; display: block; }
@@ -488,6 +661,12 @@ enum WebAssets {
             #sign-in input { width: 100%; padding: 8px; margin: 8px 0; box-sizing: border-box; }
             .error { color: #a3120b; }
             .attribution { font-size: 0.75rem; color: #4a5058; }
-            @media (max-width: 700px) { #app { grid-template-columns: 1fr; grid-template-rows: 55vh auto; height: auto; } }
+            .legend { display: flex; gap: 12px; margin: 0 0 0 auto; font-size: 0.85rem; }
+            .legend i { display: inline-block; width: 10px; height: 10px; border-radius: 50%; margin-right: 4px; vertical-align: -1px; }
+            .legend .on-task { background: #c2410c; } .legend .online { background: #1f7a4d; } .legend .offline { background: #6b7280; }
+            .hint { color: #4a5058; margin: 6px 0; }
+            #candidates label { display: block; padding: 2px 0; }
+            #order-panel button { margin: 6px 6px 6px 0; padding: 6px 10px; }
+            @media (max-width: 700px) { .legend { margin: 0; } #app { grid-template-columns: 1fr; grid-template-rows: 55vh auto; height: auto; } }
             """#)
 }
