@@ -21,7 +21,7 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BINARY = os.path.join(ROOT, ".build", "debug", "logistics")
+BINARY = os.environ.get("LOGISTICS_BINARY") or os.path.join(ROOT, ".build", "debug", "logistics")
 ARTIFACTS = os.path.join(ROOT, ".ci", "artifacts")
 SECRET = "browser-test-secret-0123456789abcdef-0123"
 STORE = {"lat": 43.7396, "lon": 7.4276}

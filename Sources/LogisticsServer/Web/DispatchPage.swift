@@ -42,7 +42,7 @@ struct DispatchPage {
         <h2>Open orders</h2><ul id="orders"></ul>
         <section id="order-panel" hidden>
         <h2 id="order-title"></h2>
-        <p class="hint">Choose riders (free, nearest the store first), or none for the 3 nearest by road.</p>
+        <p id="offer-hint" class="hint">Choose riders (free, nearest the store first), or none for the 3 nearest by road.</p>
         <ul id="candidates"></ul>
         <button id="offer" type="button">Offer the order</button>
         <button id="cancel" type="button">Cancel the order</button>

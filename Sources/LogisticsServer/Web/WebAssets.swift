@@ -552,7 +552,11 @@ enum WebAssets {
               selected = order;
               $('order-title').textContent = `${order.externalRef || order.orderId} · ${order.status}`;
               $('order-panel').hidden = false;
-              showCandidates(order);
+              // Offers need an order ready for pickup; a finished order can no longer be cancelled.
+              const offerable = order.status === 'READY_FOR_PICKUP';
+              for (const id of ['offer-hint', 'candidates', 'offer']) $(id).hidden = !offerable;
+              $('cancel').hidden = ENDED.includes(order.status);
+              if (offerable) showCandidates(order);
               const log = await api('GET', `/api/v1/orders/${order.orderId}/events`);
               const timeline = $('timeline');
               timeline.replaceChildren();
