@@ -28,7 +28,8 @@ struct ImportMap: AsyncParsableCommand {
                 "graph: \(report.nodes) nodes, \(report.arcs) arcs from \(report.ways) ways; turn restrictions: "
                     + "\(report.restrictionsApplied) of \(report.restrictions) applied"
                     + (report.viaWayRestrictionsSkipped > 0
-                        ? ", \(report.viaWayRestrictionsSkipped) with a via way skipped" : ""))
+                        ? ", \(report.viaWayRestrictionsSkipped) with a via way skipped" : "")
+                    + "; coastline: \(graph.coastline.lineCount) lines, \(report.coastlinePoints) points")
             let map = RoadMap.prepare(graph: graph) { progress.show(.contracting(metric: $0, fraction: $1)) }
             try FileManager.default.createDirectory(
                 atPath: (output as NSString).deletingLastPathComponent.isEmpty

@@ -20,7 +20,7 @@ struct MapTileTests {
         return (lat(Double(y)), lat(Double(y + 1)), Double(x) / n * 360 - 180, Double(x + 1) / n * 360 - 180)
     }
 
-    @Test("a zoom-15 tile of Monaco holds the named roads of its box; the sea is empty; bad addresses are 400")
+    @Test("a zoom-15 tile of Monaco holds the named roads of its box; the sea has no roads; bad addresses are 400")
     func monacoTile() async throws {
         try await TestServer.run(.sqlite, configure: MapFixture.monaco) { server in
             let (x, y) = Self.tile(43.7396, 7.4276, z: 15)
@@ -66,6 +66,17 @@ struct MapTileTests {
             let sea = try await server.send(.get, "/map/tiles/15/\(seaX)/\(seaY)")
             #expect(sea.status == 200)
             #expect((sea["roads"] as? [Any])?.isEmpty == true)
+            #expect(sea["sea"] as? [[Int]] == [[0, 0, 0, 4096, 4096, 4096, 4096, 0]], "open sea is all sea")
+
+            // The harbour: the coastline drawn and the water filled; inland, no sea.
+            let (portX, portY) = Self.tile(43.7350, 7.4225, z: 16)
+            let port = try await server.send(.get, "/map/tiles/16/\(portX)/\(portY)")
+            #expect((port["coast"] as? [[Int]])?.isEmpty == false)
+            #expect(((port["sea"] as? [[Int]])?.count ?? 0) >= 2, "the tile minus the land")
+            let (hillX, hillY) = Self.tile(43.7450, 7.4150, z: 16)
+            let hill = try await server.send(.get, "/map/tiles/16/\(hillX)/\(hillY)")
+            #expect((hill["sea"] as? [[Int]])?.isEmpty == true)
+            #expect((hill["coast"] as? [[Int]])?.isEmpty == true)
 
             // Zoomed out, small streets are left out but the main roads stay.
             let (farX, farY) = Self.tile(43.7396, 7.4276, z: 12)

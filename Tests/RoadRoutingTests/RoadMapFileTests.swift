@@ -14,6 +14,8 @@ struct RoadMapFileTests {
         let loaded = try RoadMapFile.read(from: path)
         #expect(loaded.graph.nodeCount == map.graph.nodeCount)
         #expect(loaded.graph.names == map.graph.names)
+        #expect(loaded.graph.coastline == map.graph.coastline)
+        #expect(map.graph.coastline.lineCount >= 1, "Monaco's extract has its coastline")
         let request = RouteRequest(from: GeoPoint(lat: 43.7396, lon: 7.4276), to: GeoPoint(lat: 43.7503, lon: 7.4395))
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         #expect(

@@ -30,6 +30,8 @@ public struct RoadGraph: Sendable {
     /// Nodes in the largest strongly connected component; only their segments are offered for snapping, so a
     /// position never lands on a parking aisle the road network cannot leave.
     public var isInMainComponent: [Bool]
+    /// Drawn on the map tiles only.
+    public var coastline = Coastline()
 
     public var nodeCount: Int { latE7.count }
     public var arcCount: Int { arcTarget.count }
@@ -64,7 +66,7 @@ public struct RoadGraph: Sendable {
     public var memoryBytes: Int {
         latE7.count * (4 * 3 + 8) + firstArc.count * 4 + arcTarget.count * (4 + 4 + 4 + 4) + wayName.count
             * (4 + 1 + 1 + 8)
-            + names.reduce(0) { $0 + $1.utf8.count + 16 } + isInMainComponent.count
+            + names.reduce(0) { $0 + $1.utf8.count + 16 } + isInMainComponent.count + coastline.latE7.count * 8
     }
 }
 

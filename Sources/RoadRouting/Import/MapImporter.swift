@@ -17,6 +17,7 @@ public enum MapImporter {
         public var restrictionsApplied = 0
         public var viaWayRestrictionsSkipped = 0
         public var segmentsWithMissingNodes = 0
+        public var coastlinePoints = 0
     }
 
     public static func importGraph(
@@ -73,7 +74,10 @@ public enum MapImporter {
                 restrictions.append(.init(kind: restriction.kind, fromWay: from, viaNode: via, toWay: to))
             }
         }
-        let (graph, unused) = assembler.assemble(restrictions: restrictions)
+        let (assembled, unused) = assembler.assemble(restrictions: restrictions)
+        var graph = assembled
+        graph.coastline = coastline(collector)
+        report.coastlinePoints = graph.coastline.latE7.count
         report.nodes = graph.nodeCount
         report.ways = collector.ways.count
         report.arcs = graph.arcCount
@@ -81,6 +85,26 @@ public enum MapImporter {
         report.restrictionsApplied = restrictions.count - unused
         report.viaWayRestrictionsSkipped = collector.viaWayRestrictions
         return (graph, report)
+    }
+}
+
+extension MapImporter {
+    /// The coastline ways joined into lines; a line is split where the extract lacks one of its nodes.
+    static func coastline(_ collector: OSMRoadCollector) -> Coastline {
+        var coastline = Coastline()
+        for line in Coastline.join(collector.coastWays) {
+            var piece: [(latE7: Int32, lonE7: Int32)] = []
+            for id in line {
+                if let index = collector.nodeIndex(of: id) {
+                    piece.append((collector.nodeLatE7[index], collector.nodeLonE7[index]))
+                } else {
+                    coastline.append(line: piece)
+                    piece = []
+                }
+            }
+            coastline.append(line: piece)
+        }
+        return coastline
     }
 }
 

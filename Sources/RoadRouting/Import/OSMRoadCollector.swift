@@ -1,5 +1,5 @@
 /// Keeps, while a PBF file streams by, what the road graph needs: every node's coordinate (in sorted flat arrays,
-/// 16 bytes a node), the ways the profile may drive, and the turn restrictions that bind it.
+/// 16 bytes a node), the ways the profile may drive, the turn restrictions that bind it, and the coastline.
 struct OSMRoadCollector: OSMElementVisitor {
     struct RoadWay {
         var osmId: Int64
@@ -17,6 +17,8 @@ struct OSMRoadCollector: OSMElementVisitor {
     var restrictions: [TurnRestriction] = []
     /// Restrictions whose `via` is a way: rare, and not modelled by node copies.
     var viaWayRestrictions = 0
+    /// `natural=coastline` ways, for the map tiles' land and sea.
+    var coastWays: [[Int64]] = []
 
     init(profile: RoutingProfile) { self.profile = profile }
 
@@ -28,6 +30,7 @@ struct OSMRoadCollector: OSMElementVisitor {
     }
 
     mutating func visitWay(_ way: OSMWay) {
+        if way.nodeIds.count >= 2, way.tags["natural"] == "coastline" { coastWays.append(way.nodeIds) }
         guard way.nodeIds.count >= 2, let rules = profile.rules(for: way.tags) else { return }
         let name = way.tags["name"] ?? way.tags["ref"] ?? ""
         ways.append(RoadWay(osmId: way.id, nodeIds: way.nodeIds, rules: rules, name: name))

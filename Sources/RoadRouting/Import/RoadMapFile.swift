@@ -6,7 +6,7 @@ public enum RoadMapFile {
     static let magic = Array("RLGRAPH\0".utf8)
     static let endMarker = Array("END!".utf8)
     /// Bump when the layout changes; older files are then rejected with a clear message and re-imported.
-    public static let version: UInt32 = 1
+    public static let version: UInt32 = 2
 
     public static func write(_ map: RoadMap, to path: String) throws(MapImportError) {
         var writer = Writer()
@@ -40,6 +40,9 @@ public enum RoadMapFile {
             writer.append(hierarchy.backwardFirst)
             writer.append(hierarchy.backwardEdges)
         }
+        writer.append(graph.coastline.lineStart)
+        writer.append(graph.coastline.latE7)
+        writer.append(graph.coastline.lonE7)
         writer.append(checksum(writer.bytes[...]))
         writer.bytes.append(contentsOf: endMarker)
         let temporary = path + ".partial"
@@ -105,6 +108,10 @@ public enum RoadMapFile {
             try check(hierarchy, nodeCount: graph.nodeCount, arcCount: graph.arcCount)
             hierarchies[metric] = hierarchy
         }
+        graph.coastline.lineStart = try reader.array()
+        graph.coastline.latE7 = try reader.array()
+        graph.coastline.lonE7 = try reader.array()
+        guard graph.coastline.isConsistent else { throw .incompatibleGraph("inconsistent coastline arrays") }
         guard reader.position == checksumOffset, Array(bytes[(checksumOffset + 8)...]) == endMarker else {
             throw .incompatibleGraph("the file is truncated or has trailing data")
         }

@@ -23,10 +23,16 @@ public struct TileAddress: Hashable, Sendable {
         let latitude = max(-85.05112878, min(85.05112878, lat)) * .pi / 180
         return ((lon + 180) / 360 * n, (1 - log(tan(latitude) + 1 / cos(latitude)) / .pi) / 2 * n)
     }
+
+    /// The latitude of a (fractional) tile row at zoom `z`.
+    static func latitude(y: Double, z: Int) -> Double {
+        atan(sinh(.pi * (1 - 2 * y / Double(1 << z)))) * 180 / .pi
+    }
 }
 
 /// One tile of the road map as compact JSON: roads by way, each a list of lines in tile units (0 … `extent`
-/// across, y downwards; points may lie a little outside so lines continue across tile edges).
+/// across, y downwards; points may lie a little outside so lines continue across tile edges), the coastline's lines,
+/// and the sea as rings to fill with the even-odd rule.
 public struct RoadTile: Encodable, Sendable, Equatable {
     public struct Road: Encodable, Sendable, Equatable {
         /// motorway, trunk, primary, secondary, tertiary, minor, service or link.
@@ -41,6 +47,11 @@ public struct RoadTile: Encodable, Sendable, Equatable {
     public var y: Int
     public var extent: Int
     public var roads: [Road]
+    /// The coastline in this tile, as flat `[x0, y0, x1, y1, …]` lines.
+    public var coast: [[Int]] = []
+    /// Closed rings, flat like lines; filled even-odd they cover the sea (the tile, minus the land the coast encloses).
+    /// Empty on land, and where the extract's coastline stops inside the tile.
+    public var sea: [[Int]] = []
 }
 
 /// Cuts a loaded road graph into tiles for the browser map: the roads crossing a tile, simplified for its zoom
@@ -60,6 +71,7 @@ public struct RoadTiles: Sendable {
 
     /// Undirected segments (one per road piece) by bucket.
     let buckets: [Int64: [Segment]]
+    let coast: CoastTiles
 
     public init(graph: RoadGraph) {
         var seen: Set<Int64> = []
@@ -81,6 +93,7 @@ public struct RoadTiles: Sendable {
         }
         self.graph = graph
         self.buckets = buckets
+        self.coast = CoastTiles(coastline: graph.coastline)
     }
 
     static func bucket(_ x: Int, _ y: Int) -> Int64 { (Int64(x) << 32) | Int64(y) }
@@ -161,6 +174,8 @@ public struct RoadTiles: Sendable {
                 class: "\(RoadClass(rawValue: graph.wayClass[Int(way)]) ?? .minor)", name: name.isEmpty ? nil : name,
                 lines: lines)
         }
-        return RoadTile(z: address.z, x: address.x, y: address.y, extent: Self.extent, roads: roads)
+        let (coastLines, sea) = coast.cut(address, extent: Self.extent)
+        return RoadTile(
+            z: address.z, x: address.x, y: address.y, extent: Self.extent, roads: roads, coast: coastLines, sea: sea)
     }
 }
