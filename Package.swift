@@ -62,6 +62,7 @@ let package = Package(
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CompressNIO", package: "compress-nio"),
             ]
         ),
         // The rider app's logic (offline queue, accept retry, arrival check, navigation), for apps and the simulator.

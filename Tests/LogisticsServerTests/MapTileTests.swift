@@ -61,6 +61,22 @@ struct MapTileTests {
             let etag = try #require(reply.headers[.eTag])
             let again = try await server.send(.get, "/map/tiles/15/\(x)/\(y)", headers: ["If-None-Match": etag])
             #expect(again.status == 304)
+            #expect(reply.headers[.contentEncoding] == nil, "plain for a client that did not ask for gzip")
+
+            let zipped = try await server.send(
+                .get, "/map/tiles/15/\(x)/\(y)", headers: ["Accept-Encoding": "br;q=1, gzip;q=0.8"])
+            #expect(zipped.headers[.contentEncoding] == "gzip")
+            #expect(zipped.headers[.vary] == "Accept-Encoding")
+            #expect(Array(zipped.body.prefix(2)) == [0x1f, 0x8b], "a gzip stream")
+            #expect(zipped.body.count * 2 < reply.body.count, "\(zipped.body.count) of \(reply.body.count) bytes")
+            #expect(zipped.headers[.eTag] != etag, "each representation has its own validator")
+            let refused = try await server.send(
+                .get, "/map/tiles/15/\(x)/\(y)", headers: ["Accept-Encoding": "gzip;q=0, identity"])
+            #expect(refused.headers[.contentEncoding] == nil)
+            let zippedAgain = try await server.send(
+                .get, "/map/tiles/15/\(x)/\(y)",
+                headers: ["Accept-Encoding": "gzip", "If-None-Match": zipped.headers[.eTag] ?? ""])
+            #expect(zippedAgain.status == 304)
 
             let (seaX, seaY) = Self.tile(43.70, 7.47, z: 15)
             let sea = try await server.send(.get, "/map/tiles/15/\(seaX)/\(seaY)")

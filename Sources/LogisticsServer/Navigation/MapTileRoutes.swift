@@ -32,23 +32,15 @@ struct MapTileRoutes {
         guard let tile = services.mapTiles.tile(address) else {
             throw LogisticsError(.navigationUnavailable, "No road map is loaded (set LOGISTICS_MAP)")
         }
-        var response = APIResponse(status: .ok, body: tile.body, contentType: "application/json")
-        if request.headers[.ifNoneMatch] == tile.etag {
-            response = APIResponse(status: .notModified, body: Data(), contentType: "application/json")
-        }
-        response.extraHeaders[.eTag] = tile.etag
         // Tiles change only when the map does; a day keeps a phone from fetching them again on every visit.
-        response.extraHeaders[.cacheControl] = "public, max-age=86400"
-        return response
+        return tile.response(
+            for: request, contentType: "application/json", headers: [.cacheControl: "public, max-age=86400"])
     }
 }
 
-/// Tiles cut on first use and kept (up to a bound) as encoded JSON.
+/// Tiles cut on first use and kept (up to a bound) as encoded JSON, plain and gzipped.
 final class MapTileCache: Sendable {
-    struct Encoded: Sendable {
-        var body: Data
-        var etag: String
-    }
+    typealias Encoded = CompressedBody
 
     private let graph: RoadGraph?
     private let tiles: Mutex<RoadTiles?> = Mutex(nil)
@@ -74,7 +66,7 @@ final class MapTileCache: Sendable {
             return made
         }
         let body = (try? APIJSON.encoder.encode(cutter.tile(address))) ?? Data()
-        let encoded = Encoded(body: body, etag: WebPage.etag(body))
+        let encoded = Encoded(body)
         cache.withLock { cache in
             if cache.count >= Self.maximumCached { cache.removeAll(keepingCapacity: true) }
             cache[address] = encoded

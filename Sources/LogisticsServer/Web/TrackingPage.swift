@@ -10,7 +10,7 @@ struct TrackingPage {
     func register(on router: Router<LogisticsRequestContext>) {
         router.get("/track/{token}") { request, context in try await page(request, context: context) }
         for asset in WebAssets.all {
-            router.get(RouterPath("/web/\(asset.name)")) { _, _ in asset.response }
+            router.get(RouterPath("/web/\(asset.name)")) { request, _ in asset.response(for: request) }
         }
     }
 

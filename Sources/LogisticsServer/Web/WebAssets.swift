@@ -1,20 +1,27 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 
 /// The pages' own scripts and styles, compiled into the binary (no build step, no files to deploy). Edit them
 /// here; `node --check` on a copy is the quickest syntax check.
 struct WebAsset: Sendable {
     let name: String
-    let response: APIResponse
+    let contentType: String
+    let body: CompressedBody
+    let headers: HTTPFields
 
     init(name: String, contentType: String, text: String) {
         self.name = name
-        let body = Data(text.utf8)
-        var response = APIResponse(status: .ok, body: body, contentType: contentType)
+        self.contentType = contentType
+        body = CompressedBody(Data(text.utf8))
+        var response = APIResponse(status: .ok, body: Data(), contentType: contentType)
         WebPage.secure(&response)
-        response.extraHeaders[.eTag] = WebPage.etag(body)
         response.extraHeaders[.cacheControl] = "public, max-age=300"
-        self.response = response
+        headers = response.extraHeaders
+    }
+
+    func response(for request: Request) -> APIResponse {
+        body.response(for: request, contentType: contentType, headers: headers)
     }
 }
 
