@@ -176,8 +176,9 @@ enum WebAssets {
                 const last = 2 ** z - 1;
                 for (let x = Math.max(0, left); x <= Math.min(last, right); x++) {
                   for (let y = Math.max(0, top); y <= Math.min(last, bottom); y++) {
-                    const originX = (x - this.center[0]) * TILE + width / 2;
-                    const originY = (y - this.center[1]) * TILE + height / 2;
+                    // Whole pixels, so neighbouring tiles' sea meets without an anti-aliased seam.
+                    const originX = Math.round((x - this.center[0]) * TILE + width / 2);
+                    const originY = Math.round((y - this.center[1]) * TILE + height / 2);
                     if (this.raster) {
                       // Raster servers cut 256-px tiles: one of our tiles is four of theirs one zoom level deeper.
                       for (let i = 0; i < 4; i++) {
