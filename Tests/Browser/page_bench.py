@@ -13,9 +13,11 @@ from selenium.webdriver.common.by import By
 import tracking_page_test as pages
 
 
-def fetch(url):
+def fetch(url, gzipped=False):
+    """The body as sent (still compressed when gzip was asked for) and the milliseconds it took."""
+    request = urllib.request.Request(url, headers={"Accept-Encoding": "gzip"} if gzipped else {})
     started = time.perf_counter()
-    with urllib.request.urlopen(url, timeout=30) as response:
+    with urllib.request.urlopen(request, timeout=30) as response:
         body = response.read()
     return body, (time.perf_counter() - started) * 1000
 
@@ -27,26 +29,29 @@ def main():
         link = server.call("POST", f"/api/v1/orders/{order_id}/tracking-links", customer)
         page = server.base + link["url"]
 
-        raw = zipped = 0
+        raw = zipped = served = 0
         for path in [link["url"], "/web/track.js", "/web/map.js", "/web/track.css"]:
             body, _ = fetch(server.base + path)
             raw += len(body)
             zipped += len(gzip.compress(body, 9))
+            served += len(fetch(server.base + path, gzipped=True)[0])
         print(f"tracking page weight (HTML + scripts + style, no tiles): {raw / 1024:.1f} KB raw, "
-              f"{zipped / 1024:.1f} KB gzipped")
+              f"{zipped / 1024:.1f} KB gzip -9, {served / 1024:.1f} KB as the server sends it to a browser")
 
         for z in range(13, 18):
             x, y = (int(v) for v in _tile(43.7384, 7.4246, z))
-            times, sizes = [], []
+            times, sizes, sent = [], [], []
             for dx in (-1, 0, 1):
                 for dy in (-1, 0, 1):
                     body, ms = fetch(f"{server.base}/map/tiles/{z}/{x + dx}/{y + dy}")
                     times.append(ms)
                     sizes.append(len(body))
+                    sent.append(len(fetch(f"{server.base}/map/tiles/{z}/{x + dx}/{y + dy}", gzipped=True)[0]))
             cached = [fetch(f"{server.base}/map/tiles/{z}/{x}/{y}")[1] for _ in range(5)]
             print(f"tiles z{z}: first request (cut + encode) median {statistics.median(times):.1f} ms, "
                   f"max {max(times):.1f} ms; cached {statistics.median(cached):.1f} ms; "
-                  f"size median {statistics.median(sizes) / 1024:.1f} KB, max {max(sizes) / 1024:.1f} KB raw")
+                  f"size median {statistics.median(sizes) / 1024:.1f} KB, max {max(sizes) / 1024:.1f} KB raw, "
+                  f"gzipped median {statistics.median(sent) / 1024:.1f} KB, max {max(sent) / 1024:.1f} KB")
 
         driver = pages.browser(360, 740)
         try:
