@@ -65,7 +65,9 @@ def post(connection, method, path, token, body):
     connection.request(method, path, json.dumps(body), {
         "Authorization": "Bearer " + token, "Content-Type": "application/json"})
     response = connection.getresponse()
-    response.read()
+    answer = response.read()
+    if response.status >= 400:
+        print(f"  {method} {path} answered {response.status}: {answer[:200]!r}", flush=True)
     return response.status
 
 
