@@ -18,12 +18,12 @@ enum DemoFleet {
     ]
     /// Where each rider is waiting: Larvotto, Port Hercule, Fontvieille.
     static let riderPositions = [
-        GeoPoint(lat: 43.7445, lon: 7.4340), GeoPoint(lat: 43.7355, lon: 7.4210), GeoPoint(lat: 43.7300, lon: 7.4190),
+        GeoPoint(lat: 43.7445, lon: 7.4318), GeoPoint(lat: 43.7355, lon: 7.4210), GeoPoint(lat: 43.7310, lon: 7.4185),
     ]
     static let customers = [
         (
             Actor(id: UUID(uuidString: "00000000-0000-4000-8000-0000000c0001")!, role: .customer, name: "Priya Shah"),
-            "+377 93 15 00 01", "Quai Antoine 1er, Port Hercule", GeoPoint(lat: 43.7347, lon: 7.4240)
+            "+377 93 15 00 01", "Quai Antoine 1er, Port Hercule", GeoPoint(lat: 43.7340, lon: 7.4225)
         ),
         (
             Actor(id: UUID(uuidString: "00000000-0000-4000-8000-0000000c0002")!, role: .customer, name: "Jonas Berg"),
@@ -110,7 +110,7 @@ enum DemoFleet {
                 -H 'Content-Type: application/json' -d "{\"status\":\"ARRIVED_AT_STORE\",\"eventId\":\"$(cat /proc/sys/kernel/random/uuid)\",
                 \"occurredAt\":\"$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)\",\"location\":{\"lat\":43.7396,\"lon\":7.4276,\"accuracyM\":5}}"
               curl -s \#(base)/api/v1/rider/tasks/active -H "Authorization: Bearer $RIDER"    # with the route to the store
-              curl -s "\#(base)/api/v1/rider/tasks/$TASK_ID/route?from=43.7445,7.4340&heading=180" -H "Authorization: Bearer $RIDER"
+              curl -s "\#(base)/api/v1/rider/tasks/$TASK_ID/route?from=43.7445,7.4318&heading=180" -H "Authorization: Bearer $RIDER"
               curl -s \#(base)/api/v1/orders/\#(second)/events -H "Authorization: Bearer $DISPATCHER"
 
             Navigation on the Monaco map (OpenStreetMap data © OpenStreetMap contributors, ODbL):

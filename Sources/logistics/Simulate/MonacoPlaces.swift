@@ -5,10 +5,10 @@ import LogisticsCore
 enum MonacoPlaces {
     static let all: [(name: String, location: GeoPoint)] = [
         ("Place du Casino", GeoPoint(lat: 43.7396, lon: 7.4276)),
-        ("Quai Antoine Ier", GeoPoint(lat: 43.7347, lon: 7.4240)),
+        ("Quai Antoine Ier", GeoPoint(lat: 43.7340, lon: 7.4225)),
         ("Place du Palais", GeoPoint(lat: 43.7311, lon: 7.4200)),
         ("Fontvieille, rue du Gabian", GeoPoint(lat: 43.7283, lon: 7.4150)),
-        ("Avenue Princesse Grace", GeoPoint(lat: 43.7445, lon: 7.4330)),
+        ("Avenue Princesse Grace", GeoPoint(lat: 43.7445, lon: 7.4318)),
         ("Boulevard de Belgique", GeoPoint(lat: 43.7330, lon: 7.4135)),
         ("Place Sainte-Dévote", GeoPoint(lat: 43.7378, lon: 7.4208)),
         ("Marché de la Condamine", GeoPoint(lat: 43.7355, lon: 7.4213)),

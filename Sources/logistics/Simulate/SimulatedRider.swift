@@ -1,6 +1,7 @@
 import Foundation
 import LogisticsCore
 import RiderKit
+import RoadRouting
 import Synchronization
 
 /// One simulated rider doing whole deliveries through RiderKit, as the app would: goes online, takes the offer
@@ -138,7 +139,11 @@ struct SimulatedRider: Sendable {
         var driven = 0
         var tunnelEnds: Date?
         var uploadFailed = false
+        var previous: GeoPoint? = nil
         while let point = points.popFirst() {
+            // A phone's GPS reports its course over the ground: the way from the last point to this one.
+            let heading = previous.map { Bearing.degrees(from: $0, to: point) }
+            previous = point
             try Task.checkCancellation()
             position = GeoPoint(lat: point.lat, lon: point.lon, accuracyM: 5)
             driven += 1
@@ -150,7 +155,7 @@ struct SimulatedRider: Sendable {
                 }
             } else {
                 // A fast-forwarded ride still reports a city speed: the server refuses faster than 100 m/s.
-                let fix = Self.noisyFix(at: point, speed: min(plan.speedMps, 14))
+                let fix = Self.noisyFix(at: point, speed: min(plan.speedMps, 14), heading: heading)
                 await uploader.record(fix)
                 for event in await navigation?.update(fix) ?? [] {
                     if case .rerouted(let fresh) = event, let shape = Polyline.decode(fresh.geometry) {
@@ -206,12 +211,15 @@ struct SimulatedRider: Sendable {
     }
 
     /// GPS noise of a few metres, as a phone in a street reports.
-    static func noisyFix(at point: GeoPoint, speed: Double) -> LocationFix {
+    static func noisyFix(at point: GeoPoint, speed: Double, heading: Double? = nil) -> LocationFix {
         let noiseM = Double.random(in: 0...6)
         let angle = Double.random(in: 0..<(2 * .pi))
         let lat = point.lat + noiseM * cos(angle) / 111_320
         let lon = point.lon + noiseM * sin(angle) / (111_320 * cos(point.lat * .pi / 180))
-        return LocationFix(lat: lat, lon: lon, accuracyM: 5 + noiseM, speedMps: speed, recordedAt: Date())
+        return LocationFix(
+            lat: lat, lon: lon, accuracyM: 5 + noiseM, speedMps: speed,
+            headingDeg: heading.map { ($0 * 10).rounded() / 10 },
+            recordedAt: Date())
     }
 }
 
