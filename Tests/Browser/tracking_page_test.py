@@ -57,9 +57,10 @@ class Server:
         if self.base is None:
             raise SystemExit("the server did not start")
 
-    def token(self, role, subject):
+    def token(self, role, subject, name=None):
         return subprocess.check_output(
-            [BINARY, "token", "--role", role, "--sub", subject, "--data-dir", self.directory],
+            [BINARY, "token", "--role", role, "--sub", subject, "--data-dir", self.directory]
+            + (["--name", name] if name else []),
             env=dict(os.environ, LOGISTICS_JWT_SECRET=SECRET), text=True).strip()
 
     def call(self, method, path, token=None, body=None, expect=(200, 201, 202)):
@@ -89,7 +90,7 @@ def in_transit(server):
     """An order picked up by a rider, with a first fix: what a customer follows."""
     dispatcher = server.token("dispatcher", str(uuid.uuid4()))
     rider_id, customer_id = str(uuid.uuid4()), str(uuid.uuid4())
-    rider = server.token("rider", rider_id)
+    rider = server.token("rider", rider_id, name="Marc Dubois")
     customer = server.token("customer", customer_id)
     order = server.call("POST", "/api/v1/orders", dispatcher, {
         "podType": "OTP", "vendor": {"name": "Café de Paris", "address": "Place du Casino", "location": STORE},
@@ -235,7 +236,11 @@ def main():
                 wait_for(f"{name}: the map is drawn", lambda: canvas_ink(driver)[0] > 2000)
                 wait_for(f"{name}: the status says the order is on its way",
                          lambda: driver.find_element(By.ID, "status").text == "On its way")
-                wait_for(f"{name}: the ETA is shown", lambda: "min" in driver.find_element(By.ID, "eta").text)
+                wait_for(f"{name}: the ETA and the distance are shown",
+                         lambda: "min" in driver.find_element(By.ID, "eta").text
+                         and "away" in driver.find_element(By.ID, "eta").text)
+                check(driver.find_element(By.ID, "rider").text == "Your rider: Marc",
+                      f"{name}: the rider's first name is shown")
                 check(driver.find_element(By.CLASS_NAME, "attribution").text == "© OpenStreetMap contributors",
                       f"{name}: the OpenStreetMap attribution is shown")
                 check_contrast(driver, f"{name}")

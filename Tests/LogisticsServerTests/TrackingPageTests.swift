@@ -43,6 +43,19 @@ struct TrackingPageTests {
                 .get, "/track/\(token)", headers: ["Accept-Language": "hi-IN,hi;q=0.9,en;q=0.8"])
             #expect(hindi.text.contains(#"<html lang="hi">"#))
             #expect(hindi.text.contains("अपना ऑर्डर ट्रैक करें"))
+            #expect(hindi.text.contains("रास्ते में है"), "statuses in the notification catalog's words")
+            #expect(page.text.contains(#"<p id="rider" class="rider">Your rider: Test</p>"#), "first name only")
+
+            // The link's own snapshot, for the page's ETA and distance: JSON, no sign-in, nothing for a bad link.
+            let snapshot = try await server.send(.get, "/track/\(token)/snapshot")
+            #expect(snapshot.status == 200)
+            #expect(snapshot["type"] as? String == "snapshot")
+            #expect(snapshot["status"] as? String == "IN_TRANSIT")
+            #expect(snapshot.headers[.cacheControl] == "no-store")
+            let badSnapshot = try await server.send(
+                .get, "/track/\(TrackingLinksFixture.unknownOrderToken(server))/snapshot")
+            #expect(badSnapshot.status == 404)
+            #expect(badSnapshot.contentType == "application/problem+json")
 
             let dispatch = try await server.send(.get, "/dispatch")
             #expect(dispatch.status == 200)
@@ -81,6 +94,9 @@ struct TrackingPageTests {
             #expect(gone.contentType == "text/html; charset=utf-8")
             #expect(gone.text.contains("This delivery has ended"))
             #expect(gone.text.contains("Order cancelled"))
+            let endedSnapshot = try await server.send(.get, "/track/\(token)/snapshot")
+            #expect(endedSnapshot.status == 410)
+            #expect(endedSnapshot.code == "TRACKING_ENDED")
         }
     }
 }

@@ -79,7 +79,7 @@ public enum NotificationCatalog {
         String(locale.prefix { $0 != "-" && $0 != "_" }).lowercased()
     }
 
-    static func fill(_ template: String, _ arguments: [String: String]) -> String {
+    public static func fill(_ template: String, _ arguments: [String: String]) -> String {
         var text = template
         for (name, value) in arguments { text = text.replacingOccurrences(of: "{\(name)}", with: value) }
         return text

@@ -9,12 +9,26 @@ struct TrackingPage {
 
     func register(on router: Router<LogisticsRequestContext>) {
         router.get("/track/{token}") { request, context in try await page(request, context: context) }
+        router.get("/track/{token}/snapshot") { _, context in try await snapshot(context: context) }
         for asset in WebAssets.all {
             router.get(RouterPath("/web/\(asset.name)")) { request, _ in asset.response(for: request) }
         }
     }
 
     var tileServer: RasterTileServer? { services.configuration.tileServer }
+
+    /// The tracking snapshot for the link's holder (the page refreshes its ETA and distance with it): the same
+    /// document as `GET /api/v1/customer/orders/{orderId}/tracking`, authorised by the link instead of a sign-in.
+    func snapshot(context: LogisticsRequestContext) async throws -> APIResponse {
+        guard let token = context.parameters.get("token"),
+            let orderId = services.trackingLinks.orderId(fromToken: token),
+            let order = try await services.repository.order(id: orderId)
+        else { throw LogisticsError.notFound("tracking link") }
+        var response = try APIResponse.json(try await TrackingRoutes.snapshot(of: order, services: services))
+        WebPage.secure(&response)
+        response.extraHeaders[.cacheControl] = "no-store"
+        return response
+    }
 
     func page(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
         let language = WebPage.language(request.headers[.acceptLanguage])
@@ -32,6 +46,15 @@ struct TrackingPage {
             return notice(text["endedTitle"]!, text[order.status.rawValue] ?? text["ended"]!, .gone)
         }
         let textsJSON = String(decoding: try JSONEncoder().encode(text), as: UTF8.self)
+        // Customers are told who is coming: the rider's first name only.
+        var riderLine = ""
+        if let riderId = order.assignedRiderId, let rider = try? await services.repository.rider(id: riderId),
+            let firstName = rider.name?.split(separator: " ").first
+        {
+            riderLine =
+                #"<p id="rider" class="rider">"#
+                + WebPage.escape(NotificationCatalog.fill(text["rider"]!, ["name": String(firstName)])) + "</p>"
+        }
         return WebPage.html(
             """
             <!doctype html>
@@ -49,6 +72,7 @@ struct TrackingPage {
             <main>
             <h1>\(WebPage.escape(text["title"]!))</h1>
             <p id="status" class="status">\(WebPage.escape(text["loading"]!))</p>
+            \(riderLine)
             <div id="map-box"><canvas id="map" role="img" aria-label="\(WebPage.escape(text["title"]!))"></canvas></div>
             <p id="eta" class="eta" aria-live="polite"></p>
             <p id="updated" class="updated" aria-live="polite" hidden></p>

@@ -259,7 +259,9 @@ enum WebAssets {
             const updatedLine = document.getElementById('updated');
             const map = new TileMap(document.getElementById('map'));
 
-            const state = { seq: null, stream: null, vendor: null, destination: null, rider: null, shown: null, etaAt: null, ended: false };
+            const state = {
+              seq: null, stream: null, vendor: null, destination: null, rider: null, shown: null, etaAt: null, distanceM: null, ended: false,
+            };
             let retry = 1000;
 
             const say = (template, values) => template.replace(/\{(\w+)\}/g, (_, key) => values[key] ?? '');
@@ -290,7 +292,30 @@ enum WebAssets {
             function showEta() {
               if (state.etaAt == null || state.ended) return;
               const minutes = Math.max(1, Math.round((state.etaAt - Date.now()) / 60000));
-              etaLine.textContent = say(text.eta, { minutes });
+              let line = say(text.eta, { minutes });
+              if (state.distanceM != null) {
+                const away = state.distanceM < 1000
+                  ? say(text.distanceM, { metres: Math.max(10, Math.round(state.distanceM / 10) * 10) })
+                  : say(text.distance, { km: (state.distanceM / 1000).toFixed(1) });
+                line += ` · ${away}`;
+              }
+              etaLine.textContent = line;
+            }
+
+            // The road ETA and distance from where the rider is now, by the link's own snapshot (the stream's location
+            // messages carry only the position).
+            async function refreshEta() {
+              if (state.ended || state.seq == null) return;
+              try {
+                const response = await fetch(`/track/${encodeURIComponent(token)}/snapshot`, { cache: 'no-store' });
+                if (!response.ok) return;
+                const snapshot = await response.json();
+                if (snapshot.etaSeconds != null) state.etaAt = Date.now() + snapshot.etaSeconds * 1000;
+                if (snapshot.remainingDistanceM != null) state.distanceM = snapshot.remainingDistanceM;
+                showEta();
+              } catch (error) {
+                // Offline for a moment: the stream's reconnect says so; the next refresh catches up.
+              }
             }
 
             function handle(message) {
@@ -302,6 +327,7 @@ enum WebAssets {
                   state.destination = message.destination;
                   statusLine.textContent = text[message.status] || message.status;
                   if (message.etaSeconds != null) state.etaAt = Date.now() + message.etaSeconds * 1000;
+                  if (message.remainingDistanceM != null) state.distanceM = message.remainingDistanceM;
                   if (message.rider) {
                     state.rider = state.shown = { lat: message.rider.lat, lon: message.rider.lon };
                     if (message.stale) {
@@ -369,6 +395,7 @@ enum WebAssets {
             }
 
             setInterval(showEta, 15000);
+            setInterval(refreshEta, 30000);
             connect();
             """#)
 
@@ -382,6 +409,7 @@ enum WebAssets {
             .status { font-size: 1.15rem; font-weight: 600; margin: 4px 0 12px; color: #1d2127; }
             #map-box { position: relative; width: 100%; height: min(70vh, 560px); border-radius: 12px; overflow: hidden; border: 1px solid #c9cdd2; }
             #map { width: 100%; height: 100%; display: block; }
+            .rider { margin: 0 0 10px; color: #1d2127; }
             .eta { font-size: 1.1rem; margin: 12px 0 4px; color: #1d2127; }
             .updated { margin: 4px 0; color: #8a3b00; font-weight: 600; }
             .attribution { font-size: 0.8rem; color: #4a5058; margin-top: 12px; }
