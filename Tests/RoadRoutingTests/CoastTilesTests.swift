@@ -87,4 +87,15 @@ struct CoastTilesTests {
         #expect(cut.coast.count == 1)
         #expect(cut.sea.isEmpty)
     }
+
+    @Test("tile lines lose the points nobody could see (under half a pixel off), and keep the rest")
+    func simplification() {
+        let straight = [0, 0, 100, 1, 200, 0, 300, 2, 400, 0]
+        #expect(LineSimplifier.simplify(straight, tolerance: 4) == [0, 0, 400, 0])
+        let zigzag = [0, 0, 100, 50, 200, 0, 300, 50, 400, 0]
+        #expect(LineSimplifier.simplify(zigzag, tolerance: 4) == zigzag)
+        let corner = [0, 0, 50, 1, 100, 0, 100, 50, 101, 100]
+        #expect(LineSimplifier.simplify(corner, tolerance: 4) == [0, 0, 100, 0, 101, 100])
+        #expect(LineSimplifier.simplify([5, 5, 9, 9], tolerance: 4) == [5, 5, 9, 9])
+    }
 }

@@ -58,6 +58,9 @@ public struct RoadTile: Encodable, Sendable, Equatable {
 /// (small roads left out when zoomed out, points closer than a unit merged).
 public struct RoadTiles: Sendable {
     public static let extent = 4096
+    /// Points nearer than this to the line through their neighbours are dropped: 4 units is half a pixel of a
+    /// 512-px tile, so the drawing does not change while zoomed-out tiles lose most of their points.
+    static let tolerance = 4.0
     /// Segments are bucketed by the zoom-14 tile their midpoint falls in.
     static let indexZoom = 14
 
@@ -172,10 +175,13 @@ public struct RoadTiles: Sendable {
             let name = graph.name(ofWay: way)
             return RoadTile.Road(
                 class: "\(RoadClass(rawValue: graph.wayClass[Int(way)]) ?? .minor)", name: name.isEmpty ? nil : name,
-                lines: lines)
+                lines: lines.map { LineSimplifier.simplify($0, tolerance: Self.tolerance) })
         }
-        let (coastLines, sea) = coast.cut(address, extent: Self.extent)
+        let (coast, sea) = coast.cut(address, extent: Self.extent)
+        let coastLines = coast.map { LineSimplifier.simplify($0, tolerance: Self.tolerance) }
+        let seaRings = sea.map { LineSimplifier.simplify($0, tolerance: Self.tolerance) }
         return RoadTile(
-            z: address.z, x: address.x, y: address.y, extent: Self.extent, roads: roads, coast: coastLines, sea: sea)
+            z: address.z, x: address.x, y: address.y, extent: Self.extent, roads: roads, coast: coastLines,
+            sea: seaRings)
     }
 }
