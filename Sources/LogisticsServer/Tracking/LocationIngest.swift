@@ -4,7 +4,7 @@ import LogisticsStore
 import Synchronization
 
 /// Rider fixes from `POST /rider/locations` and the rider's socket: validated as a batch, deduplicated against
-/// what the rider sent lately, stored (thinned) with a shared group commit, then handed to live tracking and to
+/// what the rider sent lately, handed to live tracking, stored (thinned) with a shared group commit, then given to
 /// live traffic. The newest positions live in memory, so the hot path reads nothing from the database.
 final class LocationIngest: Sendable {
     struct Receipt: Encodable, Sendable {
@@ -53,6 +53,11 @@ final class LocationIngest: Sendable {
             let intake = trails[riderId, default: RiderTrail()].take(usable)
             return (intake, trails[riderId]?.newest, trails[riderId]?.newestShowable)
         }
+        // Customers see the position as soon as it is valid; the acknowledgement waits for the group commit. A fix
+        // shown but then not stored is sent again by the phone, and the channel ignores a fix it has seen.
+        if !intake.fresh.isEmpty {
+            relay.publish(intake.fresh.map { .fix(riderId: riderId, fix: $0) })
+        }
         if !intake.kept.isEmpty || intake.movedForward {
             do {
                 try await writer.store(
@@ -65,10 +70,7 @@ final class LocationIngest: Sendable {
                 throw error
             }
         }
-        if !intake.fresh.isEmpty {
-            relay.publish(intake.fresh.map { .fix(riderId: riderId, fix: $0) })
-            navigator.provider.observe(intake.fresh)
-        }
+        if !intake.fresh.isEmpty { navigator.provider.observe(intake.fresh) }
         return Receipt(
             accepted: intake.fresh.count, rejected: rejections.count + intake.duplicates,
             duplicates: intake.duplicates, rejections: rejections)
