@@ -87,7 +87,7 @@ final class TrackingLoad: Sendable {
     private func seedOrder(_ index: Int, dispatcher: String, client: BenchClient) async throws -> (
         String, String, String
     ) {
-        let riderId = Self.riderId(index)
+        let riderId = self.riderId(index)
         let rider = try await tokens.token(subject: riderId, role: .rider, name: "Bench Rider \(index)", ttl: 86_400)
         let customerId = UUID()
         let customer = try await tokens.token(subject: customerId, role: .customer, ttl: 86_400)
@@ -111,10 +111,13 @@ final class TrackingLoad: Sendable {
         return (rider, customer, orderId)
     }
 
-    /// Rider ids are fixed per index so a rider with an order and its fixes line up.
-    static func riderId(_ index: Int) -> UUID {
-        UUID(uuidString: String(format: "00000000-0000-4000-8000-%012x", index))!
+    /// Rider ids are fixed per index so a rider with an order and its fixes line up, and new each run so a run on a
+    /// PostgreSQL database an earlier run used does not meet that run's riders still on their tasks.
+    func riderId(_ index: Int) -> UUID {
+        UUID(uuidString: String(format: "%08x-0000-4000-8000-%012x", run, index))!
     }
+
+    private let run = UInt32.random(in: 1...UInt32.max)
 
     /// C sockets, round-robin over the orders and the instances, 200 connecting at a time.
     func connectCustomers() async throws {
@@ -220,7 +223,7 @@ final class TrackingLoad: Sendable {
         let riderTokens = try await withThrowingTaskGroup(of: (Int, String).self) { group in
             for index in orders..<riders {
                 group.addTask {
-                    (index, try await self.tokens.token(subject: Self.riderId(index), role: .rider, ttl: 86_400))
+                    (index, try await self.tokens.token(subject: self.riderId(index), role: .rider, ttl: 86_400))
                 }
             }
             var tokens = plan.map(\.rider)
