@@ -42,7 +42,24 @@ struct AuthenticationMiddleware: RouterMiddleware {
         switch actor.role {
         case .rider:
             let now = clock.now()
-            if !known.riderIsKnownActive(actor.id, now: now) {
+            switch known.standing(ofRider: actor.id, now: now) {
+            case .active:
+                break
+            case .dueForRecheck:
+                guard known.claimRecheck(actor.id) else { break }
+                Task {
+                    // A failed read leaves the rider due, and the next request tries again.
+                    guard let rider = try? await repository.rider(id: actor.id) else {
+                        known.recheckFailed(actor.id)
+                        return
+                    }
+                    if rider.suspended {
+                        known.forgetRider(actor.id)
+                    } else {
+                        known.rememberActiveRider(actor.id, now: clock.now())
+                    }
+                }
+            case .unknown:
                 let rider = try await repository.provisionRider(actor, now: now)
                 if rider.suspended { throw LogisticsError(.forbidden, "This rider account is suspended") }
                 known.rememberActiveRider(actor.id, now: now)

@@ -4,23 +4,57 @@ import Synchronization
 
 /// Riders and customers this instance has already provisioned, so most requests skip the lookup.
 ///
-/// A rider's "not suspended" is trusted for half a minute: a suspension made through this instance takes effect at
-/// once (it forgets the rider), one made through another instance within `riderTTL`. The trust must outlast the
-/// gap between a phone's location uploads (5–10 s), or every upload pays a database read (at 5 s it did, and that
-/// read queued behind the location writes).
+/// A rider's "not suspended" is trusted for `riderTTL`; after that, for up to `riderGrace`, the request is let
+/// through while one background read checks the rider again, so a phone's uploads never wait for the database
+/// once it is known. A suspension made through this instance takes effect at once (it forgets the rider), one made
+/// through another instance within `riderTTL` plus one upload.
 final class KnownCallers: Sendable {
-    private let riders = Mutex<[UUID: Date]>([:])
+    enum RiderStanding: Equatable {
+        /// Checked within `riderTTL`.
+        case active
+        /// Checked longer ago: admit, and check again in the background (`claimRecheck` says who does).
+        case dueForRecheck
+        /// Never checked, or too long ago: check before admitting.
+        case unknown
+    }
+
+    private struct Rider {
+        var checkedAt: Date
+        var rechecking = false
+    }
+
+    private let riders = Mutex<[UUID: Rider]>([:])
     private let customers = Mutex<Set<UUID>>([])
     let riderTTL: TimeInterval = 30
+    let riderGrace: TimeInterval = 300
 
-    func riderIsKnownActive(_ id: UUID, now: Date) -> Bool {
-        riders.withLock { ($0[id] ?? .distantPast) > now }
+    func standing(ofRider id: UUID, now: Date) -> RiderStanding {
+        riders.withLock { cache in
+            guard let rider = cache[id] else { return .unknown }
+            let age = now.timeIntervalSince(rider.checkedAt)
+            return age < riderTTL ? .active : age < riderGrace ? .dueForRecheck : .unknown
+        }
+    }
+
+    /// True for the one caller that should re-check the rider now; the others carry on.
+    func claimRecheck(_ id: UUID) -> Bool {
+        riders.withLock { cache in
+            guard var rider = cache[id], !rider.rechecking else { return false }
+            rider.rechecking = true
+            cache[id] = rider
+            return true
+        }
+    }
+
+    /// The re-check could not read the rider: leave it due, so the next request tries again.
+    func recheckFailed(_ id: UUID) {
+        riders.withLock { $0[id]?.rechecking = false }
     }
 
     func rememberActiveRider(_ id: UUID, now: Date) {
         riders.withLock { cache in
             if cache.count > 100_000 { cache.removeAll(keepingCapacity: true) }
-            cache[id] = now.addingTimeInterval(riderTTL)
+            cache[id] = Rider(checkedAt: now)
         }
     }
 

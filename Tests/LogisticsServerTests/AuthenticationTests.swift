@@ -148,6 +148,37 @@ struct AuthenticationTests {
         }
     }
 
+    @Test(
+        "a suspension made elsewhere: trusted 30 s, then one request let through while the rider is read again in the background, then refused; after 5 min unseen, refused at once",
+        arguments: StoreKind.available)
+    func suspensionFromAnotherInstance(kind: StoreKind) async throws {
+        try await TestServer.run(kind) { server in
+            let riderId = UUID()
+            let rider = try await server.token(.rider, riderId)
+            #expect(try await server.send(.get, "/api/v1/rider/me", token: rider).status == 200)
+            // What another instance's suspend writes; this instance's cache does not hear of it.
+            try await server.database.query(
+                "UPDATE riders SET suspended = ? WHERE id = ?", [.bool(true), .uuid(riderId)])
+            #expect(try await server.send(.get, "/api/v1/rider/me", token: rider).status == 200, "within 30 s")
+            server.clock.advance(by: 31)
+            #expect(try await server.send(.get, "/api/v1/rider/me", token: rider).status == 200, "let through once")
+            var refused = false
+            for _ in 0..<50 where !refused {
+                refused = try await server.send(.get, "/api/v1/rider/me", token: rider).status == 403
+                if !refused { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(refused, "refused once the background read saw the suspension")
+
+            let other = UUID()
+            let otherToken = try await server.token(.rider, other)
+            #expect(try await server.send(.get, "/api/v1/rider/me", token: otherToken).status == 200)
+            try await server.database.query(
+                "UPDATE riders SET suspended = ? WHERE id = ?", [.bool(true), .uuid(other)])
+            server.clock.advance(by: 301)
+            #expect(try await server.send(.get, "/api/v1/rider/me", token: otherToken).status == 403)
+        }
+    }
+
     @Test("RS256 tokens verify against a configured public key; HS256 tokens are then refused")
     func publicKeyVerification() async throws {
         let privateKey = try Insecure.RSA.PrivateKey(pem: TestKeys.rsaPrivate)

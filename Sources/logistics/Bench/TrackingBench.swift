@@ -98,6 +98,11 @@ struct TrackingBench: AsyncParsableCommand {
                     format: "p50 %.1f ms, p99 %.1f ms, max %.1f ms", outcome.p50 * 1000, outcome.p99 * 1000,
                     outcome.max * 1000))
         Console.line(
+            String(
+                format: "  after the first 5 s (each rider's first fix, which provisions it, behind): "
+                    + "p50 %.1f ms, p99 %.1f ms, max %.1f ms", outcome.laterP50 * 1000, outcome.laterP99 * 1000,
+                outcome.laterMax * 1000))
+        Console.line(
             "lost: \(outcome.lost) (sockets whose last position is not their rider's last fix), "
                 + "misordered or duplicated: \(outcome.misordered), seq gaps: \(outcome.gaps)")
     }

@@ -26,7 +26,9 @@ final class TrackingLoad: Sendable {
         var orders: [(rider: String, customer: String, orderId: String)] = []
         var lastAcknowledgedLat: [Int: Double] = [:]
         var sockets: [Follower] = []
-        var deliveries: [Double] = []
+        /// Each `location` message's latency and when it arrived.
+        var deliveries: [(latency: Double, at: Date)] = []
+        var trafficStart: Date?
     }
 
     /// One customer's socket and what it saw.
@@ -179,7 +181,7 @@ final class TrackingLoad: Sendable {
                     seen.lastSeq = max(seen.lastSeq, seq)
                     if type == "location" { seen.lastLat = lat }
                 }
-                if let latency { self.state.withLock { $0.deliveries.append(latency) } }
+                if let latency { self.state.withLock { $0.deliveries.append((latency, received)) } }
             }
         }
         follower.seen.withLock { $0.open = false }
@@ -236,6 +238,7 @@ final class TrackingLoad: Sendable {
         let acks = LatencyRecorder()
         let start = ContinuousClock.now
         let end = start + .seconds(seconds)
+        state.withLock { $0.trafficStart = Date() }
         let progress = Task {
             while !Task.isCancelled {
                 try await Task.sleep(for: .seconds(5))
@@ -292,19 +295,30 @@ final class TrackingLoad: Sendable {
         var p50: Double
         var p99: Double
         var max: Double
+        /// The same after the first 5 s, when every rider has sent once and the server knows them all.
+        var laterP50: Double
+        var laterP99: Double
+        var laterMax: Double
         var lost: Int
         var misordered: Int
         var gaps: Int
     }
 
     func outcome() -> Outcome {
-        let (sockets, lastLat, deliveries) = state.withLock { ($0.sockets, $0.lastAcknowledgedLat, $0.deliveries) }
+        let (sockets, lastLat, deliveries, start) = state.withLock {
+            ($0.sockets, $0.lastAcknowledgedLat, $0.deliveries, $0.trafficStart ?? .distantPast)
+        }
         var outcome = Outcome(
-            open: 0, deliveries: deliveries.count, p50: 0, p99: 0, max: 0, lost: 0, misordered: 0, gaps: 0)
-        let sorted = deliveries.sorted()
+            open: 0, deliveries: deliveries.count, p50: 0, p99: 0, max: 0, laterP50: 0, laterP99: 0, laterMax: 0,
+            lost: 0, misordered: 0, gaps: 0)
+        let sorted = deliveries.map(\.latency).sorted()
         outcome.p50 = LatencyRecorder.percentile(sorted, 0.5)
         outcome.p99 = LatencyRecorder.percentile(sorted, 0.99)
         outcome.max = sorted.last ?? 0
+        let later = deliveries.filter { $0.at.timeIntervalSince(start) >= 5 }.map(\.latency).sorted()
+        outcome.laterP50 = LatencyRecorder.percentile(later, 0.5)
+        outcome.laterP99 = LatencyRecorder.percentile(later, 0.99)
+        outcome.laterMax = later.last ?? 0
         for socket in sockets {
             let seen = socket.seen.withLock { $0 }
             if seen.open { outcome.open += 1 }
