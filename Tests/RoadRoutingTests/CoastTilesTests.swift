@@ -72,6 +72,12 @@ struct CoastTilesTests {
         #expect(!Self.isSea(cut.sea, 0.5, 0.5))
         #expect(Self.isSea(cut.sea, 0.1, 0.1))
 
+        // An island larger than the tile, its loop starting inside it: cut from outside, the tile's middle is land.
+        let bigIsland = [(0.5, 0.2), (-0.5, 0.2), (-0.5, 1.5), (1.5, 1.5), (1.5, 0.2), (0.5, 0.2)]
+        let big = Self.cut([bigIsland])
+        #expect(!Self.isSea(big.sea, 0.5, 0.6))
+        #expect(Self.isSea(big.sea, 0.5, 0.1))
+
         let coast = [[(-3.0, 0.5), (4.0, 0.5)]]
         let south = TileAddress(z: 15, x: Self.address.x, y: Self.address.y + 2)!
         let north = TileAddress(z: 15, x: Self.address.x, y: Self.address.y - 2)!

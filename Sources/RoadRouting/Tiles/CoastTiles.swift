@@ -45,7 +45,7 @@ struct CoastTiles: Sendable {
             let around = segments(around: address)
             return (
                 [],
-                isSea(address: address, near: around, project: projector(address, size), size: size)
+                isSea(near: around, project: projector(address, size), size: size)
                     ? [square(extent)] : []
             )
         }
@@ -55,9 +55,11 @@ struct CoastTiles: Sendable {
         for (line, run) in runs(of: near) {
             let points = run.map(project)
             // A closed line wholly inside the tile is an island (land inside, the coast going round it anticlockwise).
-            if coastline.isClosed(line), run.count == coastline.points(ofLine: line).count,
-                points.allSatisfy({ Self.inside($0, size) })
-            {
+            let wholeLoop = coastline.isClosed(line) && run.count == coastline.points(ofLine: line).count
+            if wholeLoop, let outside = points.firstIndex(where: { !Self.inside($0, size) }) {
+                // A loop crossing the tile's edge is cut starting from outside, so no piece begins mid-coast.
+                pieces += Self.clip(Array(points[outside...] + points[1...outside]), size: size)
+            } else if wholeLoop {
                 islands.append(points)
             } else {
                 pieces += Self.clip(points, size: size)
@@ -67,7 +69,7 @@ struct CoastTiles: Sendable {
         let square = square(extent)
         if pieces.isEmpty && islands.isEmpty {
             // No coast crosses the tile: it is all sea or all land; the nearest coast segment's side tells which.
-            return ([], isSea(address: address, near: near, project: project, size: size) ? [square] : [])
+            return ([], isSea(near: near, project: project, size: size) ? [square] : [])
         }
         guard pieces.allSatisfy({ $0.startsOnEdge && $0.endsOnEdge }),
             let land = Self.landRings(pieces, size: size)
@@ -248,9 +250,7 @@ struct CoastTiles: Sendable {
 
     /// All sea or all land, for a tile no coast crosses: the side of the nearest coast its centre is on. Where the
     /// nearest point is a corner of the coast, the two segments meeting there decide together.
-    private func isSea(
-        address: TileAddress, near: [(line: Int32, index: Int32)], project: (Int) -> Point, size: Double
-    ) -> Bool {
+    private func isSea(near: [(line: Int32, index: Int32)], project: (Int) -> Point, size: Double) -> Bool {
         let centre = Point(x: size / 2, y: size / 2)
         var nearest: [(distance: Double, point: Point, dx: Double, dy: Double)] = []
         for segment in near {
