@@ -77,6 +77,9 @@ struct CoastTilesTests {
         let big = Self.cut([bigIsland])
         #expect(!Self.isSea(big.sea, 0.5, 0.6))
         #expect(Self.isSea(big.sea, 0.5, 0.1))
+        let fromOutside = Self.cut([Array(bigIsland[1...]) + [bigIsland[1]]])  // the same loop, starting outside
+        #expect(!Self.isSea(fromOutside.sea, 0.5, 0.6))
+        #expect(Self.isSea(fromOutside.sea, 0.5, 0.1))
 
         let coast = [[(-3.0, 0.5), (4.0, 0.5)]]
         let south = TileAddress(z: 15, x: Self.address.x, y: Self.address.y + 2)!
@@ -103,5 +106,26 @@ struct CoastTilesTests {
         let corner = [0, 0, 50, 1, 100, 0, 100, 50, 101, 100]
         #expect(LineSimplifier.simplify(corner, tolerance: 4) == [0, 0, 100, 0, 101, 100])
         #expect(LineSimplifier.simplify([5, 5, 9, 9], tolerance: 4) == [5, 5, 9, 9])
+    }
+
+    @Test("every tile over Monaco, zoom 11 to 17, cuts without failing; rings are closed shapes inside the tile")
+    func everyMonacoTile() {
+        let tiles = RoadTiles(graph: MonacoFixture.motorcycle.graph)
+        var withSea = 0
+        for z in 11...17 {
+            let (west, north) = TileAddress.world(43.7600, 7.3900, z: z)
+            let (east, south) = TileAddress.world(43.7150, 7.4500, z: z)
+            for x in Int(west)...Int(east) {
+                for y in Int(north)...Int(south) {
+                    let tile = tiles.tile(TileAddress(z: z, x: x, y: y)!)
+                    for ring in tile.sea {
+                        #expect(ring.count >= 6 && ring.count % 2 == 0)
+                        #expect(ring.allSatisfy { (0...4096).contains($0) })
+                    }
+                    if !tile.sea.isEmpty { withSea += 1 }
+                }
+            }
+        }
+        #expect(withSea > 10)
     }
 }

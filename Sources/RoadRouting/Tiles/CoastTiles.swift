@@ -58,7 +58,8 @@ struct CoastTiles: Sendable {
             let wholeLoop = coastline.isClosed(line) && run.count == coastline.points(ofLine: line).count
             if wholeLoop, let outside = points.firstIndex(where: { !Self.inside($0, size) }) {
                 // A loop crossing the tile's edge is cut starting from outside, so no piece begins mid-coast.
-                pieces += Self.clip(Array(points[outside...] + points[1...outside]), size: size)
+                let rotated = outside == 0 ? points : Array(points[outside...] + points[1...outside])
+                pieces += Self.clip(rotated, size: size)
             } else if wholeLoop {
                 islands.append(points)
             } else {

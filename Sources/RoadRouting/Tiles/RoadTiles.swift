@@ -179,7 +179,8 @@ public struct RoadTiles: Sendable {
         }
         let (coast, sea) = coast.cut(address, extent: Self.extent)
         let coastLines = coast.map { LineSimplifier.simplify($0, tolerance: Self.tolerance) }
-        let seaRings = sea.map { LineSimplifier.simplify($0, tolerance: Self.tolerance) }
+        // A sliver of land thinner than the tolerance is left with two points: no shape, so not a ring.
+        let seaRings = sea.map { LineSimplifier.simplify($0, tolerance: Self.tolerance) }.filter { $0.count >= 6 }
         return RoadTile(
             z: address.z, x: address.x, y: address.y, extent: Self.extent, roads: roads, coast: coastLines,
             sea: seaRings)
