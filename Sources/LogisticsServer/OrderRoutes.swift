@@ -40,24 +40,10 @@ struct OrderRoutes {
 
     @Sendable func list(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
         _ = try context.caller(.dispatcher, .admin)
-        let query = request.uri.queryParameters
-        var status: OrderStatus? = nil
-        if let raw = query["status"] {
-            guard let parsed = OrderStatus(rawValue: String(raw)) else {
-                throw LogisticsError.validation(
-                    field: "status", "must be one of \(OrderStatus.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            status = parsed
-        }
-        var limit = 50
-        if let raw = query["limit"] {
-            guard let parsed = Int(String(raw)), (1...200).contains(parsed) else {
-                throw LogisticsError.validation(field: "limit", "must be a whole number from 1 to 200")
-            }
-            limit = parsed
-        }
+        let status = try request.queryValue("status", as: OrderStatus.self)
+        let limit = try request.queryLimit(default: 50, range: 1...200)
         let page = try await services.repository.listOrders(
-            status: status, limit: limit, cursor: query["cursor"].map(String.init))
+            status: status, limit: limit, cursor: request.uri.queryParameters["cursor"].map(String.init))
         return try .json(
             OrderPageRepresentation(orders: page.orders.map(OrderRepresentation.init), nextCursor: page.nextCursor))
     }

@@ -41,23 +41,8 @@ struct RiderAdministrationRoutes {
 
     @Sendable func fleet(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
         _ = try context.caller(.dispatcher, .admin)
-        let query = request.uri.queryParameters
-        var availability: RiderAvailability? = nil
-        if let raw = query["availability"] {
-            guard let parsed = RiderAvailability(rawValue: String(raw)) else {
-                throw LogisticsError.validation(
-                    field: "availability",
-                    "must be one of \(RiderAvailability.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            availability = parsed
-        }
-        var limit = 1000
-        if let raw = query["limit"] {
-            guard let parsed = Int(String(raw)), (1...5000).contains(parsed) else {
-                throw LogisticsError.validation(field: "limit", "must be a whole number from 1 to 5000")
-            }
-            limit = parsed
-        }
+        let availability = try request.queryValue("availability", as: RiderAvailability.self)
+        let limit = try request.queryLimit(default: 1000, range: 1...5000)
         let riders = try await services.repository.fleet(availability: availability, limit: limit)
         return try .json(["riders": riders.map(FleetRiderRepresentation.init)])
     }
