@@ -129,8 +129,8 @@ struct FleetRiderRepresentation: Encodable {
         availability = rider.availability
         suspended = rider.suspended
         activeTaskId = rider.activeTaskId?.lowercased
-        if let point = fleetRider.lastPosition, let at = fleetRider.lastFixAt {
-            lastLocation = LastLocation(lat: point.lat, lon: point.lon, recordedAt: at)
+        lastLocation = fleetRider.lastSeen.map {
+            LastLocation(lat: $0.position.lat, lon: $0.position.lon, recordedAt: $0.at)
         }
     }
 }

@@ -43,13 +43,10 @@ extension LocationRepository {
 
 extension SQLLogisticsRepository: LocationRepository {
     public func lastPosition(riderId: UUID) async throws -> (GeoPoint, Date)? {
-        guard
-            let row = try await database.first(
-                "SELECT last_lat, last_lon, last_fix_at FROM riders WHERE id = ? AND last_fix_at IS NOT NULL",
-                [.uuid(riderId)])
-        else { return nil }
-        guard let lat = row.optionalDouble("last_lat"), let lon = row.optionalDouble("last_lon") else { return nil }
-        return (GeoPoint(lat: lat, lon: lon), try row.date("last_fix_at"))
+        try await database.first(
+            "SELECT last_lat, last_lon, last_fix_at FROM riders WHERE id = ? AND last_fix_at IS NOT NULL",
+            [.uuid(riderId)]
+        )?.riderLastPosition()
     }
 
     public func lastShowableFix(riderId: UUID) async throws -> TrackedPosition? {

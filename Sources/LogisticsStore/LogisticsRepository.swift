@@ -51,8 +51,7 @@ public struct OutboxMessage: Sendable, Equatable {
 /// A rider as the dispatcher's map shows them: the account and the newest position, if any.
 public struct FleetRider: Sendable {
     public var rider: Rider
-    public var lastPosition: GeoPoint?
-    public var lastFixAt: Date?
+    public var lastSeen: (position: GeoPoint, at: Date)?
 }
 
 /// Everything the service persists. One SQL implementation serves SQLite and PostgreSQL; each

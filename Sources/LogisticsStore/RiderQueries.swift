@@ -64,15 +64,17 @@ extension SQLLogisticsRepository {
             SELECT * FROM riders \(filter)
             ORDER BY CASE WHEN last_fix_at IS NULL THEN 1 ELSE 0 END, last_fix_at DESC, id LIMIT ?
             """, (availability.map { [SQLValue.text($0.rawValue)] } ?? []) + [.int(limit)])
-        return try rows.map { row in
-            var position: GeoPoint? = nil
-            if let lat = row.optionalDouble("last_lat"), let lon = row.optionalDouble("last_lon") {
-                position = GeoPoint(lat: lat, lon: lon)
-            }
-            let fixedAt = row.optionalDate("last_fix_at")
-            return FleetRider(
-                rider: try Rider(row: row), lastPosition: fixedAt == nil ? nil : position, lastFixAt: fixedAt)
-        }
+        return try rows.map { row in FleetRider(rider: try Rider(row: row), lastSeen: row.riderLastPosition()) }
+    }
+}
+
+extension SQLRow {
+    /// A rider row's newest usable position and when it was recorded; nil before the first fix.
+    func riderLastPosition() -> (position: GeoPoint, at: Date)? {
+        guard let lat = optionalDouble("last_lat"), let lon = optionalDouble("last_lon"),
+            let at = optionalDate("last_fix_at")
+        else { return nil }
+        return (GeoPoint(lat: lat, lon: lon), at)
     }
 }
 
