@@ -75,7 +75,7 @@ public enum NotificationCatalog {
     }
 
     /// `hi-IN` and `hi_IN` → `hi`.
-    static func languageCode(_ locale: String) -> String {
+    public static func languageCode(_ locale: String) -> String {
         String(locale.prefix { $0 != "-" && $0 != "_" }).lowercased()
     }
 

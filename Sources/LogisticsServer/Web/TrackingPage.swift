@@ -17,13 +17,18 @@ struct TrackingPage {
 
     var tileServer: RasterTileServer? { services.configuration.tileServer }
 
+    /// The order a tracking link names; nil for a forged, damaged or unknown link.
+    func linkedOrder(_ context: LogisticsRequestContext) async throws -> Order? {
+        guard let token = context.parameters.get("token"),
+            let orderId = services.trackingLinks.orderId(fromToken: token)
+        else { return nil }
+        return try await services.repository.order(id: orderId)
+    }
+
     /// The tracking snapshot for the link's holder (the page refreshes its ETA and distance with it): the same
     /// document as `GET /api/v1/customer/orders/{orderId}/tracking`, authorised by the link instead of a sign-in.
     func snapshot(context: LogisticsRequestContext) async throws -> APIResponse {
-        guard let token = context.parameters.get("token"),
-            let orderId = services.trackingLinks.orderId(fromToken: token),
-            let order = try await services.repository.order(id: orderId)
-        else { throw LogisticsError.notFound("tracking link") }
+        guard let order = try await linkedOrder(context) else { throw LogisticsError.notFound("tracking link") }
         var response = try APIResponse.json(try await TrackingRoutes.snapshot(of: order, services: services))
         WebPage.secure(&response)
         response.extraHeaders[.cacheControl] = "no-store"
@@ -36,10 +41,8 @@ struct TrackingPage {
         func notice(_ title: String, _ body: String, _ status: HTTPResponse.Status) -> APIResponse {
             WebPage.html(Self.noticePage(language: language, title: title, body: body), status: status)
         }
-        guard let token = context.parameters.get("token"),
-            let orderId = services.trackingLinks.orderId(fromToken: token),
-            let order = try? await services.repository.order(id: orderId)
-        else {
+        // A page, not an API: a database that cannot answer gets the same readable page as a bad link.
+        guard let order = (try? await linkedOrder(context)) ?? nil else {
             return notice(text["notFoundTitle"]!, text["notFound"]!, .notFound)
         }
         if order.status.isFinal {

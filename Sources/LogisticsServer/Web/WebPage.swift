@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
+import LogisticsCore
 
 /// Responses of the pages people open in a browser: HTML (never a problem document), with headers that keep
 /// scripts to our own files and tracking tokens out of referrers.
@@ -61,8 +62,8 @@ enum WebPage {
     static func language(_ header: String?) -> String {
         let available = Set(PageText.languages)
         for part in (header ?? "").split(separator: ",") {
-            let tag = part.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
-            let language = String(tag.prefix { $0 != "-" && $0 != "_" })
+            let tag = part.split(separator: ";").first?.trimmingCharacters(in: .whitespaces) ?? ""
+            let language = NotificationCatalog.languageCode(tag)
             if available.contains(language) { return language }
         }
         return "en"
