@@ -39,7 +39,7 @@ struct CoastTiles: Sendable {
     func cut(_ address: TileAddress, extent: Int) -> (coast: [[Int]], sea: [[Int]]) {
         guard !coastline.isEmpty else { return ([], []) }
         let size = Double(extent)
-        let near = segments(near: address)
+        let near = RoadTiles.items(near: address, in: buckets)
         guard !near.isEmpty else {
             // Out at sea or inland: the nearest coast, however far, tells which.
             let around = segments(around: address)
@@ -106,26 +106,6 @@ struct CoastTiles: Sendable {
         }
         for radius in [2, 4, 8, 16, 32] where !within(radius).isEmpty { return within(radius * 2) }
         return []
-    }
-
-    /// Segments whose midpoint lies in the buckets under the tile, with a bucket of margin.
-    private func segments(near address: TileAddress) -> [(line: Int32, index: Int32)] {
-        let shift = RoadTiles.indexZoom - address.z
-        let low: (x: Int, y: Int)
-        let high: (x: Int, y: Int)
-        if shift >= 0 {
-            low = ((address.x << shift) - 1, (address.y << shift) - 1)
-            high = ((address.x + 1) << shift, (address.y + 1) << shift)
-        } else {
-            low = ((address.x >> -shift) - 1, (address.y >> -shift) - 1)
-            high = ((address.x >> -shift) + 1, (address.y >> -shift) + 1)
-        }
-        if (high.x - low.x + 1) * (high.y - low.y + 1) > buckets.count { return buckets.values.flatMap { $0 } }
-        var found: [(line: Int32, index: Int32)] = []
-        for bx in low.x...high.x {
-            for by in low.y...high.y { found += buckets[RoadTiles.bucket(bx, by)] ?? [] }
-        }
-        return found
     }
 
     /// Consecutive segments as runs of point indexes; a closed line's runs across its start are joined.

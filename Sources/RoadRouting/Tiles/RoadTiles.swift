@@ -101,6 +101,27 @@ public struct RoadTiles: Sendable {
 
     static func bucket(_ x: Int, _ y: Int) -> Int64 { (Int64(x) << 32) | Int64(y) }
 
+    /// What the index buckets under a tile hold, with one bucket of margin for pieces that cross its edge.
+    static func items<Item>(near address: TileAddress, in buckets: [Int64: [Item]]) -> [Item] {
+        let shift = indexZoom - address.z
+        guard shift >= 0 else {
+            let bx = address.x >> -shift
+            let by = address.y >> -shift
+            return (bx - 1...bx + 1).flatMap { x in (by - 1...by + 1).flatMap { y in buckets[bucket(x, y)] ?? [] } }
+        }
+        let lowX = (address.x << shift) - 1
+        let lowY = (address.y << shift) - 1
+        let highX = (address.x + 1) << shift
+        let highY = (address.y + 1) << shift
+        // Zoomed far out, reading every bucket is cheaper than looking up the empty ones.
+        if (highX - lowX) * (highY - lowY) > buckets.count { return buckets.values.flatMap { $0 } }
+        var found: [Item] = []
+        for bx in lowX...highX {
+            for by in lowY...highY { found += buckets[bucket(bx, by)] ?? [] }
+        }
+        return found
+    }
+
     /// Road classes drawn at a zoom: the main network from afar, everything close up.
     static func drawn(_ roadClass: RoadClass, z: Int) -> Bool {
         switch roadClass {
@@ -114,29 +135,7 @@ public struct RoadTiles: Sendable {
     public func tile(_ address: TileAddress) -> RoadTile {
         var byWay: [Int32: [[Int]]] = [:]
         let scale = Double(Self.extent)
-        // Index buckets this tile covers, with one bucket of margin for segments that cross its edge.
-        let shift = Self.indexZoom - address.z
-        let arcs: [Segment]
-        if shift >= 0 {
-            let lowX = (address.x << shift) - 1
-            let lowY = (address.y << shift) - 1
-            let highX = ((address.x + 1) << shift)
-            let highY = ((address.y + 1) << shift)
-            if (highX - lowX) * (highY - lowY) > buckets.count {
-                arcs = buckets.values.flatMap { $0 }
-            } else {
-                var found: [Segment] = []
-                for bx in lowX...highX {
-                    for by in lowY...highY { found += buckets[Self.bucket(bx, by)] ?? [] }
-                }
-                arcs = found
-            }
-        } else {
-            let bx = address.x >> -shift
-            let by = address.y >> -shift
-            arcs = (bx - 1...bx + 1).flatMap { x in (by - 1...by + 1).flatMap { y in buckets[Self.bucket(x, y)] ?? [] }
-            }
-        }
+        let arcs = Self.items(near: address, in: buckets)
         for segment in arcs {
             let way = segment.way
             guard let roadClass = RoadClass(rawValue: graph.wayClass[Int(way)]), Self.drawn(roadClass, z: address.z)
