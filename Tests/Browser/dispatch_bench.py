@@ -18,7 +18,6 @@ import statistics
 import threading
 import time
 import uuid
-from datetime import datetime, timezone
 
 import tracking_page_test as pages
 
@@ -85,11 +84,10 @@ def drive(base, riders, stop, counts):
             if delay > 0 and stop.wait(delay):
                 return
             rider.step()
-            now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
             try:
                 status = post(connection, "POST", "/api/v1/rider/locations", rider.token, {"fixes": [{
                     "lat": rider.lat, "lon": rider.lon, "accuracyM": 8, "speedMps": 8,
-                    "headingDeg": round(rider.heading, 1), "recordedAt": now}]})
+                    "headingDeg": round(rider.heading, 1), "recordedAt": pages.now()}]})
                 counts["ok" if status == 202 else "refused"] += 1
             except (OSError, http.client.HTTPException):
                 counts["failed"] += 1

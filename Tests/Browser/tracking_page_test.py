@@ -86,19 +86,27 @@ class Server:
         shutil.rmtree(self.directory, ignore_errors=True)
 
 
-def in_transit(server):
-    """An order picked up by a rider, with a first fix: what a customer follows."""
+def ready(server, customer_name, phone, ref=None, rider_name=None):
+    """An order from the Café de Paris ready for pickup, and an online rider: the start of both scenarios."""
     dispatcher = server.token("dispatcher", str(uuid.uuid4()))
     rider_id, customer_id = str(uuid.uuid4()), str(uuid.uuid4())
-    rider = server.token("rider", rider_id, name="Marc Dubois")
+    rider = server.token("rider", rider_id, name=rider_name)
     customer = server.token("customer", customer_id)
-    order = server.call("POST", "/api/v1/orders", dispatcher, {
-        "podType": "OTP", "vendor": {"name": "Café de Paris", "address": "Place du Casino", "location": STORE},
-        "customer": {"id": customer_id, "name": "Priya Shah", "phone": "+377 93 15 00 01",
-                     "address": "Avenue de Fontvieille", "location": HOME}})
-    order_id = order["orderId"]
+    body = {"podType": "OTP", "vendor": {"name": "Café de Paris", "address": "Place du Casino", "location": STORE},
+            "customer": {"id": customer_id, "name": customer_name, "phone": phone,
+                         "address": "Avenue de Fontvieille", "location": HOME}}
+    if ref:
+        body["externalRef"] = ref
+    order_id = server.call("POST", "/api/v1/orders", dispatcher, body)["orderId"]
     server.call("POST", f"/api/v1/orders/{order_id}/ready", dispatcher)
     server.call("PUT", "/api/v1/rider/availability", rider, {"status": "ONLINE"})
+    return dispatcher, order_id, rider_id, rider, customer
+
+
+def in_transit(server):
+    """An order picked up by a rider, with a first fix: what a customer follows."""
+    dispatcher, order_id, rider_id, rider, customer = ready(
+        server, "Priya Shah", "+377 93 15 00 01", rider_name="Marc Dubois")
     offers = server.call("POST", f"/api/v1/orders/{order_id}/offers", dispatcher, {"riderIds": [rider_id]})
     task = server.call("POST", f"/api/v1/rider/offers/{offers['offers'][0]['offerId']}/accept", rider)
     for status in ["ARRIVED_AT_STORE", "PICKED_UP"]:
@@ -111,18 +119,9 @@ def in_transit(server):
 
 def ready_order(server):
     """An order ready for pickup and a free rider near the store, for the dispatcher to choose."""
-    dispatcher = server.token("dispatcher", str(uuid.uuid4()))
-    rider_id, customer_id = str(uuid.uuid4()), str(uuid.uuid4())
-    rider = server.token("rider", rider_id)
-    order = server.call("POST", "/api/v1/orders", dispatcher, {
-        "externalRef": "READY-1", "podType": "OTP",
-        "vendor": {"name": "Café de Paris", "address": "Place du Casino", "location": STORE},
-        "customer": {"id": customer_id, "name": "Jon Berg", "phone": "+377 93 15 00 02",
-                     "address": "Avenue de Fontvieille", "location": HOME}})
-    server.call("POST", f"/api/v1/orders/{order['orderId']}/ready", dispatcher)
-    server.call("PUT", "/api/v1/rider/availability", rider, {"status": "ONLINE"})
+    _, order_id, rider_id, rider, _ = ready(server, "Jon Berg", "+377 93 15 00 02", ref="READY-1")
     fix(server, rider, 43.7390, 7.4270)
-    return order["orderId"], rider_id, rider
+    return order_id, rider_id, rider
 
 
 def fix(server, rider, lat, lon):

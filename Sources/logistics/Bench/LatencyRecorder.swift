@@ -44,3 +44,17 @@ final class LatencyRecorder: Sendable {
 
     var total: Int { samples.withLock { $0.values.reduce(0) { $0 + $1.count } } }
 }
+
+/// p50, p99 and the maximum of some latencies, in seconds; zeros when there are none.
+struct LatencySummary {
+    var p50 = 0.0
+    var p99 = 0.0
+    var max = 0.0
+
+    init(_ values: [Double]) {
+        let sorted = values.sorted()
+        p50 = LatencyRecorder.percentile(sorted, 0.5)
+        p99 = LatencyRecorder.percentile(sorted, 0.99)
+        max = sorted.last ?? 0
+    }
+}

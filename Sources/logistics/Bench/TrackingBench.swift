@@ -95,13 +95,14 @@ struct TrackingBench: AsyncParsableCommand {
         Console.line(
             "rider send → customer receive: \(outcome.deliveries) messages, "
                 + String(
-                    format: "p50 %.1f ms, p99 %.1f ms, max %.1f ms", outcome.p50 * 1000, outcome.p99 * 1000,
-                    outcome.max * 1000))
+                    format: "p50 %.1f ms, p99 %.1f ms, max %.1f ms", outcome.latency.p50 * 1000,
+                    outcome.latency.p99 * 1000,
+                    outcome.latency.max * 1000))
         Console.line(
             String(
                 format: "  after the first 5 s (each rider's first fix, which provisions it, behind): "
-                    + "p50 %.1f ms, p99 %.1f ms, max %.1f ms", outcome.laterP50 * 1000, outcome.laterP99 * 1000,
-                outcome.laterMax * 1000))
+                    + "p50 %.1f ms, p99 %.1f ms, max %.1f ms", outcome.later.p50 * 1000, outcome.later.p99 * 1000,
+                outcome.later.max * 1000))
         Console.line(
             "lost: \(outcome.lost) (sockets whose last position is not their rider's last fix), "
                 + "misordered or duplicated: \(outcome.misordered), seq gaps: \(outcome.gaps)")

@@ -292,13 +292,9 @@ final class TrackingLoad: Sendable {
     struct Outcome {
         var open: Int
         var deliveries: Int
-        var p50: Double
-        var p99: Double
-        var max: Double
+        var latency: LatencySummary
         /// The same after the first 5 s, when every rider has sent once and the server knows them all.
-        var laterP50: Double
-        var laterP99: Double
-        var laterMax: Double
+        var later: LatencySummary
         var lost: Int
         var misordered: Int
         var gaps: Int
@@ -309,16 +305,9 @@ final class TrackingLoad: Sendable {
             ($0.sockets, $0.lastAcknowledgedLat, $0.deliveries, $0.trafficStart ?? .distantPast)
         }
         var outcome = Outcome(
-            open: 0, deliveries: deliveries.count, p50: 0, p99: 0, max: 0, laterP50: 0, laterP99: 0, laterMax: 0,
+            open: 0, deliveries: deliveries.count, latency: LatencySummary(deliveries.map(\.latency)),
+            later: LatencySummary(deliveries.filter { $0.at.timeIntervalSince(start) >= 5 }.map(\.latency)),
             lost: 0, misordered: 0, gaps: 0)
-        let sorted = deliveries.map(\.latency).sorted()
-        outcome.p50 = LatencyRecorder.percentile(sorted, 0.5)
-        outcome.p99 = LatencyRecorder.percentile(sorted, 0.99)
-        outcome.max = sorted.last ?? 0
-        let later = deliveries.filter { $0.at.timeIntervalSince(start) >= 5 }.map(\.latency).sorted()
-        outcome.laterP50 = LatencyRecorder.percentile(later, 0.5)
-        outcome.laterP99 = LatencyRecorder.percentile(later, 0.99)
-        outcome.laterMax = later.last ?? 0
         for socket in sockets {
             let seen = socket.seen.withLock { $0 }
             if seen.open { outcome.open += 1 }
