@@ -122,7 +122,7 @@ func makeRouter(_ services: LogisticsServices) -> (Router<LogisticsRequestContex
     var operations = RouteTable(group: router.group(), prefix: "", idempotency: idempotency, catalog: catalog)
     OperationsRoutes(services: services, metrics: metrics).register(in: &operations)
     MapTileRoutes(services: services).register(in: &operations)
-    TrackingPage(services: services).register(on: router)
+    TrackingPage(services: services).register(on: router, in: &operations)
     DispatchPage(tileServer: services.configuration.tileServer).register(on: router)
 
     let api = router.group("/api/v1")

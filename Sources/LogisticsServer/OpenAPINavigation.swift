@@ -14,8 +14,10 @@ enum OpenAPINavigation {
             "/map/tiles/{z}/{x}/{y}": [
                 "get": OpenAPI.operation(
                     "The loaded road map as a tile for the web pages: JSON {z, x, y, extent: 4096, roads: [{class, "
-                        + "name, lines: [[x0, y0, x1, y1, …]]}]} in tile units (y down), small roads left out when "
-                        + "zoomed out; ETag and a day's Cache-Control; an empty roads list where there is no road",
+                        + "name, lines: [[x0, y0, x1, y1, …]]}], coast: [[…]], sea: [[…]]} in tile units (y down), "
+                        + "small roads left out when zoomed out, lines simplified to half a pixel; sea rings filled "
+                        + "even-odd; gzipped when accepted; ETag and a day's Cache-Control; empty lists where there "
+                        + "is nothing",
                     tag: "Navigation",
                     parameters: [
                         OpenAPI.pathParameter("z", schema: tileNumber.merging(["maximum": 20]) { a, _ in a }),

@@ -102,6 +102,19 @@ struct TrackingPageTests {
 }
 
 extension TrackingPageTests {
+    @Test("a link made before pickup: its snapshot is 409 TRACKING_NOT_AVAILABLE until the rider has the parcel")
+    func snapshotBeforePickup() async throws {
+        try await TestServer.run(.sqlite) { server in
+            let scenario = try await DeliveryScenario.ready(server)
+            let link = try await server.send(
+                .post, "/api/v1/orders/\(scenario.orderId)/tracking-links", token: scenario.customer)
+            let token = try #require(link["token"] as? String)
+            let early = try await server.send(.get, "/track/\(token)/snapshot")
+            #expect(early.status == 409)
+            #expect(early.code == "TRACKING_NOT_AVAILABLE")
+        }
+    }
+
     @Test("an operator's raster tile server: the pages name its template and their CSP allows its images, nothing more")
     func rasterTileServer() async throws {
         let template = "https://tiles.example.org:8443/osm/{z}/{x}/{y}.png"

@@ -12,6 +12,15 @@ enum OpenAPITracking {
                     parameters: [OpenAPI.pathParameter("orderId")], response: "TrackingSnapshot",
                     errors: [.forbidden, .notFound, .trackingNotAvailable, .trackingEnded])
             ],
+            "/track/{token}/snapshot": [
+                "get": OpenAPI.operation(
+                    "The same snapshot for the holder of a tracking link (the web tracking page refreshes its ETA and "
+                        + "distance with it); no sign-in, the link is the credential",
+                    tag: "Customer",
+                    parameters: [OpenAPI.pathParameter("token", schema: ["type": "string"])],
+                    response: "TrackingSnapshot", errors: [.notFound, .trackingNotAvailable, .trackingEnded],
+                    public: true)
+            ],
             "/api/v1/orders/{orderId}/tracking-links": [
                 "post": OpenAPI.operation(
                     "An order-scoped, read-only tracking token (for a link sent to the recipient), valid until the "

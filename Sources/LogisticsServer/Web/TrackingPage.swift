@@ -7,9 +7,11 @@ import LogisticsCore
 struct TrackingPage {
     let services: LogisticsServices
 
-    func register(on router: Router<LogisticsRequestContext>) {
+    /// The page and its assets on the router; the snapshot, an API answer, in the route table the OpenAPI document
+    /// is checked against.
+    func register(on router: Router<LogisticsRequestContext>, in routes: inout RouteTable) {
         router.get("/track/{token}") { request, context in try await page(request, context: context) }
-        router.get("/track/{token}/snapshot") { _, context in try await snapshot(context: context) }
+        routes.get("/track/{token}/snapshot") { _, context in try await snapshot(context: context) }
         for asset in WebAssets.all {
             router.get(RouterPath("/web/\(asset.name)")) { request, _ in asset.response(for: request) }
         }
