@@ -4,6 +4,7 @@ Run after `swift build`: python3 Tests/Browser/tracking_page_test.py. Screenshot
 Only localhost is contacted; the browser is the system chromium (nothing is downloaded).
 """
 
+import faulthandler
 import json
 import os
 import shutil
@@ -221,6 +222,8 @@ def requested_urls(driver):
 
 
 def main():
+    # The whole run takes about a minute; a stuck one prints where every thread was and ends (CI stops it at 15).
+    faulthandler.dump_traceback_later(600, exit=True)
     os.makedirs(ARTIFACTS, exist_ok=True)
     server = Server(LOGISTICS_TRACKING_STALE_SECONDS="3")
     try:
