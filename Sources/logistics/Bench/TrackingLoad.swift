@@ -233,6 +233,9 @@ final class TrackingLoad: Sendable {
             for try await (index, token) in group { tokens[index] = token }
             return tokens
         }
+        var connected: [FixPoster] = []
+        for port in ports { connected.append(try await FixPoster.connect(host: "127.0.0.1", port: port, count: 128)) }
+        let posters = connected
         let acknowledged = Shared(0)
         let failed = Shared(0)
         let acks = LatencyRecorder()
@@ -256,7 +259,8 @@ final class TrackingLoad: Sendable {
                         try await Task.sleep(until: tick, clock: .continuous)
                         let lat = 43.7300 + Double(step % 200) * 0.0003 + Double(index % 7) * 0.00001
                         let began = ContinuousClock.now
-                        if await self.post(token: riderTokens[index], lat: lat, instance: index) {
+                        let poster = posters[index % posters.count]
+                        if await self.post(token: riderTokens[index], lat: lat, through: poster) {
                             acknowledged.value.withLock { $0 += 1 }
                             acks.record("ack", seconds: (ContinuousClock.now - began).inSeconds)
                             if index < self.orders { self.state.withLock { $0.lastAcknowledgedLat[index] = lat } }
@@ -270,23 +274,20 @@ final class TrackingLoad: Sendable {
             }
             try await group.waitForAll()
         }
+        for poster in posters { await poster.close() }
         let row = acks.rows().first
         return Traffic(
             acknowledged: acknowledged.value.withLock { $0 }, failed: failed.value.withLock { $0 },
             seconds: (ContinuousClock.now - start).inSeconds, ackP50: row?.p50 ?? 0, ackP99: row?.p99 ?? 0)
     }
 
-    private func post(token: String, lat: Double, instance: Int) async -> Bool {
-        var request = HTTPClientRequest(url: base(instance) + "/api/v1/rider/locations")
-        request.method = .POST
-        request.headers.add(name: "Authorization", value: "Bearer \(token)")
-        request.headers.add(name: "Content-Type", value: "application/json")
+    private func post(token: String, lat: Double, through poster: FixPoster) async -> Bool {
         let body =
             #"{"fixes":[{"lat":\#(lat),"lon":7.4262,"accuracyM":5,"speedMps":6.6,"headingDeg":0,"recordedAt":"\#(RFC3339.string(from: Date()))"}]}"#
-        request.body = .bytes(ByteBuffer(string: body))
-        guard let response = try? await http.execute(request, timeout: .seconds(30)) else { return false }
-        _ = try? await response.body.collect(upTo: 1 << 16)
-        return response.status == .accepted
+        let request =
+            "POST /api/v1/rider/locations HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n"
+            + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+        return await poster.post(ByteBuffer(string: request)) == 202
     }
 
     struct Outcome {
