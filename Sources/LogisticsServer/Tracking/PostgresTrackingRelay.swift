@@ -62,21 +62,28 @@ final class PostgresTrackingRelay: TrackingRelay, Service {
     }
 
     func run() async throws {
-        try await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                do {
-                    try await self.database.listen(channel: self.channel, onListening: { self.markListening() }) {
-                        payload in self.receive(payload)
-                    }
-                } catch is CancellationError {
-                    return
-                } catch {
-                    if Task.isCancelled { return }
-                    self.logger.warning(
-                        "tracking listener lost its connection; listening again", metadata: ["error": "\(error)"])
+        // The listener runs on its own and is not waited for at shutdown: when PostgreSQL cut the connection while
+        // LISTEN was being set up, the call never returned and ignored cancellation, so the service group (and a
+        // test's server) waited forever. Closing the pool afterwards (DatabaseLifecycle) ends that call.
+        let listener = Task { await self.listenUntilCancelled() }
+        try? await gracefulShutdown()
+        listener.cancel()
+    }
+
+    private func listenUntilCancelled() async {
+        while !Task.isCancelled {
+            do {
+                try await database.listen(channel: channel, onListening: { self.markListening() }) { payload in
+                    self.receive(payload)
                 }
-                try? await Task.sleep(for: .seconds(1))
+            } catch is CancellationError {
+                return
+            } catch {
+                if Task.isCancelled { return }
+                logger.warning(
+                    "tracking listener lost its connection; listening again", metadata: ["error": "\(error)"])
             }
+            try? await Task.sleep(for: .seconds(1))
         }
     }
 
