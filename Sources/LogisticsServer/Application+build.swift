@@ -94,6 +94,7 @@ public func buildApplication(
             services: [
                 DatabaseLifecycle(database: database),
                 TrackingSweeper(hub: services.tracking, clock: clock),
+                Housekeeping(repository: repository, clock: clock, logger: logger),
                 OutboxDispatcher(
                     repository: services.repository, deliveries: services.deliveries, notifications: repository,
                     channels: Set(senders.keys), subscribers: [TrackingEventFeed(relay: relay)],

@@ -15,7 +15,7 @@ public enum IdempotencyDecision: Sendable, Equatable {
     case replay(StoredResponse)
     /// The key was used for a different request body.
     case mismatch
-    /// The first request with this key is still running.
+    /// The first request with this key is still running (claimed less than `idempotencyClaimSeconds` ago).
     case inProgress
 }
 
@@ -83,6 +83,9 @@ public protocol LogisticsRepository: Sendable {
         -> IdempotencyDecision
     func completeIdempotent(principal: String, key: String, response: StoredResponse) async throws
     func abandonIdempotent(principal: String, key: String) async throws
+
+    // Housekeeping
+    func prune(_ policy: RetentionPolicy, now: Date, batch: Int) async throws -> PrunedRows
 
     func ping() async throws
 }

@@ -1,0 +1,45 @@
+import Foundation
+import Logging
+import LogisticsCore
+import LogisticsStore
+import ServiceLifecycle
+
+/// Prunes the bookkeeping tables (idempotency keys, finished notifications, fanned-out outbox rows) once an hour,
+/// so a server that runs for months does not grow them without end. With several instances each one prunes; the
+/// deletes are idempotent, so that only costs a little duplicated work.
+struct Housekeeping: Service {
+    let repository: any LogisticsRepository
+    let clock: any WallClock
+    let logger: Logger
+    var policy = RetentionPolicy()
+    /// The first pass waits a minute, so a starting server (and the tests) first serve requests.
+    var firstPass: Duration = .seconds(60)
+    var interval: Duration = .seconds(3600)
+
+    func run() async throws {
+        // Sleeping an hour must not hold up a shutdown: the sleeps end when shutdown begins.
+        await cancelWhenGracefulShutdown {
+            do { try await Task.sleep(for: firstPass) } catch { return }
+            while !Task.isCancelled {
+                await pruneOnce()
+                do { try await Task.sleep(for: interval) } catch { return }
+            }
+        }
+    }
+
+    private func pruneOnce() async {
+        do {
+            let pruned = try await repository.prune(policy, now: clock.now(), batch: 1000)
+            if pruned.total > 0 {
+                logger.info(
+                    "housekeeping pruned old rows",
+                    metadata: [
+                        "idempotency_keys": "\(pruned.idempotencyKeys)", "notifications": "\(pruned.notifications)",
+                        "outbox": "\(pruned.outbox)",
+                    ])
+            }
+        } catch {
+            logger.warning("housekeeping pass failed; will retry", metadata: ["error": "\(error)"])
+        }
+    }
+}
