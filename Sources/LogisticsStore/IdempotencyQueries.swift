@@ -2,6 +2,11 @@ import Foundation
 import LogisticsCore
 
 extension SQLLogisticsRepository {
+    /// How long an unfinished claim on a key holds. A request's work takes seconds at most; a claim older than
+    /// this belongs to a process that died mid-request (kill -9, power loss), and without a limit its key would
+    /// answer 409 IDEMPOTENCY_REQUEST_IN_PROGRESS forever.
+    public static let idempotencyClaimSeconds: TimeInterval = 120
+
     /// Claims the key with an in-progress row, so two concurrent requests with one key never both run.
     public func beginIdempotent(principal: String, key: String, requestHash: String, now: Date) async throws
         -> IdempotencyDecision
@@ -21,7 +26,18 @@ extension SQLLogisticsRepository {
             else { return .inProgress }
             if try row.string("request_hash") != requestHash { return .mismatch }
             let status = try row.int("status")
-            if status == 0 { return .inProgress }
+            if status == 0 {
+                let claimed = try row.date("created_at")
+                guard now.timeIntervalSince(claimed) > Self.idempotencyClaimSeconds else { return .inProgress }
+                // Taken over by one request only: the claim's old time is the compare-and-set.
+                let taken = try await database.first(
+                    """
+                    UPDATE idempotency_keys SET created_at = ?
+                    WHERE principal = ? AND idempotency_key = ? AND status = 0 AND created_at = ?
+                    RETURNING principal
+                    """, [.date(now), .text(principal), .text(key), .date(claimed)])
+                return taken == nil ? .inProgress : .proceed
+            }
             return .replay(
                 StoredResponse(
                     status: status, body: row.optionalString("response_body") ?? "",

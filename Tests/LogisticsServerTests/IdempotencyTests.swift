@@ -50,7 +50,7 @@ struct IdempotencyTests {
     }
 
     @Test(
-        "a request whose key is still being processed is 409 IDEMPOTENCY_REQUEST_IN_PROGRESS",
+        "a request whose key is still being processed is 409 IDEMPOTENCY_REQUEST_IN_PROGRESS; a claim left by a process that died is taken over after 2 minutes",
         arguments: StoreKind.available)
     func inProgress(kind: StoreKind) async throws {
         try await TestServer.run(kind) { server in
@@ -73,6 +73,19 @@ struct IdempotencyTests {
             #expect(reply.code == "IDEMPOTENCY_REQUEST_IN_PROGRESS")
             #expect(reply.headers[.retryAfter] == "1")
             #expect(try await server.count("orders") == 0)
+
+            // The claim's process died (kill -9): two minutes on, the retry runs once and is then replayed.
+            server.clock.advance(by: 121)
+            let retried = try await server.send(
+                .post, "/api/v1/orders", token: dispatcher, raw: body, contentType: "application/json",
+                headers: ["Idempotency-Key": "busy-key"])
+            #expect(retried.status == 201)
+            let replayed = try await server.send(
+                .post, "/api/v1/orders", token: dispatcher, raw: body, contentType: "application/json",
+                headers: ["Idempotency-Key": "busy-key"])
+            #expect(replayed.status == 201)
+            #expect(replayed.body == retried.body)
+            #expect(try await server.count("orders") == 1)
         }
     }
 
