@@ -23,6 +23,8 @@ struct TrackingBench: AsyncParsableCommand {
     var orders: Int = 1_000
     @Option(help: "Seconds of rider traffic.") var duration: Int = 30
     @Option(help: "Server instances (2 needs --database-url).") var instances: Int = 1
+    @Option(help: "Keep-alive connections the riders share per instance, one request in flight on each.")
+    var connections: Int = 128
     @Option(name: .customLong("database-url"), help: "PostgreSQL for the servers instead of SQLite.")
     var databaseURL: String?
 
@@ -73,7 +75,7 @@ struct TrackingBench: AsyncParsableCommand {
         try await Task.sleep(for: .seconds(2))
         let after = servers.reduce(0) { $0 + $1.residentBytes() }
         Console.line("Riders sending for \(duration) s ...")
-        let traffic = try await load.drive(seconds: duration)
+        let traffic = try await load.drive(seconds: duration, connections: connections)
         Console.line("Letting the last messages arrive ...")
         try await load.settle()
         let outcome = load.outcome()

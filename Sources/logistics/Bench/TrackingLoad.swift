@@ -220,7 +220,7 @@ final class TrackingLoad: Sendable {
     }
 
     /// Every rider posts one fix every 5 s, their starts spread over the first 5 s.
-    func drive(seconds: Int) async throws -> Traffic {
+    func drive(seconds: Int, connections: Int) async throws -> Traffic {
         let plan = state.withLock { $0.orders }
         let riderTokens = try await withThrowingTaskGroup(of: (Int, String).self) { group in
             for index in orders..<riders {
@@ -234,7 +234,9 @@ final class TrackingLoad: Sendable {
             return tokens
         }
         var connected: [FixPoster] = []
-        for port in ports { connected.append(try await FixPoster.connect(host: "127.0.0.1", port: port, count: 128)) }
+        for port in ports {
+            connected.append(try await FixPoster.connect(host: "127.0.0.1", port: port, count: connections))
+        }
         let posters = connected
         let acknowledged = Shared(0)
         let failed = Shared(0)
