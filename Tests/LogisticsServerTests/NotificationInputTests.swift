@@ -3,6 +3,7 @@ import LogisticsCore
 import Testing
 
 @testable import LogisticsServer
+@testable import LogisticsStore
 
 /// Device and webhook registration refuse bad input with a problem document and store nothing.
 @Suite("Devices and webhooks: bad input and other people's things", .timeLimit(.minutes(3)))
@@ -133,6 +134,9 @@ struct NotificationInputTests {
             "http://oms.example.com/hooks", "https://localhost/x", "https://127.0.0.1/x", "https://10.1.2.3/x",
             "https://192.168.0.10/x", "https://172.20.0.1/x", "https://169.254.169.254/latest", "https://[::1]/x",
             "https://[fd00::1]/x", "https://db.internal/x", "https://printer.local/x",
+            // Other spellings of loopback the system resolver accepts, multicast, link-local v6, a trailing dot.
+            "https://127.1/x", "https://2130706433/x", "https://0x7f000001/x", "https://[::ffff:127.0.0.1]/x",
+            "https://224.0.0.1/x", "https://[fe80::1]/x", "https://localhost./x",
         ] {
             #expect(WebhookAddress.problem(with: url, allowPrivate: false) != nil, "\(url)")
         }
@@ -140,5 +144,21 @@ struct NotificationInputTests {
             #expect(WebhookAddress.problem(with: url, allowPrivate: false) == nil, "\(url)")
         }
         #expect(WebhookAddress.problem(with: "http://127.0.0.1:9000/hooks", allowPrivate: true) == nil)
+    }
+
+    @Test("outside development, a webhook whose host resolves to a private address is refused when it is called")
+    func webhookResolvedAddresses() async throws {
+        // localhost may answer ::1 before 127.0.0.1, depending on the machine's hosts file.
+        let loopback = try await WebhookAddress.privateAddress(of: "localhost")
+        #expect(loopback == "127.0.0.1" || loopback == "0:0:0:0:0:0:0:1")
+        #expect(try await WebhookAddress.privateAddress(of: "[::1]") == "0:0:0:0:0:0:0:1")
+        #expect(try await WebhookAddress.privateAddress(of: "203.0.113.7") == nil)
+        let notification = PendingNotification(
+            id: 1, channel: .webhook, target: "https://localhost:9/hooks", destinationId: "w", locale: nil, attempts: 0,
+            budgetFrom: Date(), eventId: UUID(), orderId: UUID(), topic: "order.event", title: nil, body: nil,
+            textKey: nil, textArguments: [:], payload: "{}", webhookSecret: "0123456789abcdef")
+        let sender = WebhookSender(concurrency: 1, http: .shared, clock: ManualWallClock())
+        let outcome = await sender.send(notification)
+        #expect(outcome == .rejected(reason: "localhost resolves to the private address \(loopback ?? "")"))
     }
 }

@@ -18,7 +18,9 @@ enum NotificationSetup {
         let http = HTTPClient.shared
         var services: [any Service] = []
         var senders: [NotificationChannel: any NotificationSender] = [
-            .webhook: WebhookSender(concurrency: webhookConcurrency, http: http, clock: clock)
+            .webhook: WebhookSender(
+                concurrency: webhookConcurrency, http: http, clock: clock,
+                allowPrivateAddresses: configuration.environment == .development)
         ]
         if let file = configuration.fcmServiceAccountFile {
             let account = try GoogleServiceAccount.load(path: file)

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import LogisticsCore
 import LogisticsStore
+import NIOPosix
 
 /// `/api/v1/webhooks`: admins register other systems' endpoints, and look after what could not be delivered.
 struct WebhookRoutes {
@@ -132,28 +133,96 @@ enum WebhookAddress {
         return nil
     }
 
-    /// Loopback, link-local, private and unique-local addresses, and local names. (Names resolving to such
-    /// addresses are not caught here; a production deployment should also egress through a proxy.)
+    /// Loopback, link-local, private, shared, multicast and unique-local addresses, in every spelling the system
+    /// resolver accepts (`127.1`, `2130706433`, `0x7f000001`, `[::ffff:127.0.0.1]`), and local names. A name that
+    /// resolves to such an address is caught when the webhook is called (`privateAddress(of:)`).
     static func isPrivate(_ host: String) -> Bool {
-        let name = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        var name = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        if name.hasSuffix(".") { name.removeLast() }
         if name == "localhost" || name.hasSuffix(".localhost") || name.hasSuffix(".local")
             || name.hasSuffix(".internal")
         {
             return true
         }
-        let octets = name.split(separator: ".").compactMap { UInt8($0) }
-        if octets.count == 4 && name.split(separator: ".").count == 4 {
-            switch (octets[0], octets[1]) {
-            case (0, _), (10, _), (127, _), (169, 254), (192, 168): return true
-            case (172, 16...31), (100, 64...127): return true
+        if let bytes = numericAddress(name) { return isPrivate(address: bytes) }
+        return false
+    }
+
+    /// The bytes of a numeric IPv4 or IPv6 host, read the way the system resolver reads them.
+    static func numericAddress(_ host: String) -> [UInt8]? {
+        var v4 = in_addr()
+        if inet_aton(host, &v4) != 0 { return withUnsafeBytes(of: &v4) { Array($0) } }
+        var v6 = in6_addr()
+        if inet_pton(AF_INET6, host, &v6) == 1 { return withUnsafeBytes(of: &v6) { Array($0) } }
+        return nil
+    }
+
+    /// 4 bytes (IPv4) or 16 (IPv6), in network order.
+    static func isPrivate(address bytes: [UInt8]) -> Bool {
+        if bytes.count == 4 {
+            switch (bytes[0], bytes[1]) {
+            case (0, _), (10, _), (127, _), (169, 254), (192, 168), (172, 16...31), (100, 64...127): return true
+            case (224...255, _): return true
             default: return false
             }
         }
-        if name.contains(":") {
-            return name == "::1" || name == "::" || name.hasPrefix("fc") || name.hasPrefix("fd")
-                || name.hasPrefix("fe80")
-                || name.hasPrefix("::ffff:")
+        guard bytes.count == 16 else { return true }
+        if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xff && bytes[11] == 0xff {
+            return isPrivate(address: Array(bytes[12..<16]))
         }
-        return false
+        if bytes[0..<15].allSatisfy({ $0 == 0 }) { return true }  // :: and ::1
+        return bytes[0] & 0xfe == 0xfc || (bytes[0] == 0xfe && bytes[1] & 0xc0 == 0x80) || bytes[0] == 0xff
+    }
+
+    /// The first private address the host resolves to, if any. Resolving here and refusing closes the gap of a
+    /// public-looking name pointing into our network; the HTTP client resolves again, so a name whose answer
+    /// changes between the two lookups (DNS rebinding) is not caught — an egress proxy is still advised.
+    static func privateAddress(of host: String) async throws -> String? {
+        var name = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        if name.hasSuffix(".") { name.removeLast() }
+        let lookup = name
+        let addresses = try await NIOThreadPool.singleton.runIfActive { try resolve(lookup) }
+        return addresses.first { isPrivate(address: $0) }.map(describe)
+    }
+
+    private static func resolve(_ host: String) throws -> [[UInt8]] {
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var list: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, nil, &hints, &list)
+        guard status == 0, let first = list else { throw UnresolvedHost(host: host) }
+        defer { freeaddrinfo(first) }
+        var addresses: [[UInt8]] = []
+        var entry: UnsafeMutablePointer<addrinfo>? = first
+        while let current = entry {
+            if let address = current.pointee.ai_addr {
+                if current.pointee.ai_family == AF_INET {
+                    address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { v4 in
+                        var raw = v4.pointee.sin_addr
+                        addresses.append(withUnsafeBytes(of: &raw) { Array($0) })
+                    }
+                } else if current.pointee.ai_family == AF_INET6 {
+                    address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { v6 in
+                        var raw = v6.pointee.sin6_addr
+                        addresses.append(withUnsafeBytes(of: &raw) { Array($0) })
+                    }
+                }
+            }
+            entry = current.pointee.ai_next
+        }
+        return addresses
+    }
+
+    private static func describe(_ bytes: [UInt8]) -> String {
+        if bytes.count == 4 { return bytes.map(String.init).joined(separator: ".") }
+        return stride(from: 0, to: bytes.count, by: 2).map {
+            String(Int(bytes[$0]) << 8 | Int(bytes[$0 + 1]), radix: 16)
+        }
+        .joined(separator: ":")
+    }
+
+    struct UnresolvedHost: Error, CustomStringConvertible {
+        var host: String
+        var description: String { "cannot resolve \(host)" }
     }
 }

@@ -11,9 +11,20 @@ struct WebhookSender: NotificationSender {
     let concurrency: Int
     let http: HTTPClient
     let clock: any WallClock
+    /// Development only: webhooks on this machine or its network (the URL check allowed them too).
+    var allowPrivateAddresses = false
 
     func send(_ notification: PendingNotification) async -> SendOutcome {
         guard let secret = notification.webhookSecret else { return .rejected(reason: "the webhook was deleted") }
+        if !allowPrivateAddresses, let host = URL(string: notification.target)?.host {
+            do {
+                if let address = try await WebhookAddress.privateAddress(of: host) {
+                    return .rejected(reason: "\(host) resolves to the private address \(address)")
+                }
+            } catch {
+                return .retry(reason: "webhook unreachable: \(error)", after: nil)
+            }
+        }
         let body = Array(notification.payload.utf8)
         let id = notification.eventId.lowercased
         let timestamp = Int(clock.now().timeIntervalSince1970)
