@@ -117,6 +117,7 @@ func makeRouter(_ services: LogisticsServices) -> (Router<LogisticsRequestContex
     let router = Router(context: LogisticsRequestContext.self)
     router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
     router.add(middleware: RequestIdMiddleware())
+    router.add(middleware: AccessLogMiddleware())
     let catalog = RouteCatalog()
     router.add(middleware: ProblemMiddleware(catalog: catalog))
     let idempotency = IdempotencyGuard(repository: services.repository, clock: services.clock)

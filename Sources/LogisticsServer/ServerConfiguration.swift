@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import LogisticsCore
 import RoadRouting
 
@@ -66,6 +67,9 @@ public struct ServerConfiguration: Sendable {
     public var tileServer: RasterTileServer?
     /// A tracking stream turns `stale` after this long without a fix (the contract's 15 s; tests shorten it).
     public var trackingStaleSeconds: Int = 15
+    /// nil: JSON in production, text in development (`effectiveLogFormat`).
+    public var logFormat: LogFormat?
+    public var logLevel: Logger.Level = .info
     public var migrate: Bool = true
     /// Use a throwaway in-memory SQLite database (tests only).
     public var inMemoryDatabase: Bool = false
@@ -175,6 +179,19 @@ public struct ServerConfiguration: Sendable {
             configuration.trackingStaleSeconds = try parseInt(
                 stale, name: "LOGISTICS_TRACKING_STALE_SECONDS", range: 1...3600)
         }
+        if let format = environment["LOGISTICS_LOG_FORMAT"], !format.isEmpty {
+            guard let parsed = LogFormat(rawValue: format) else {
+                throw ConfigurationError("LOGISTICS_LOG_FORMAT must be text or json, not \(format)")
+            }
+            configuration.logFormat = parsed
+        }
+        if let level = environment["LOG_LEVEL"], !level.isEmpty {
+            guard let parsed = Logger.Level(rawValue: level) else {
+                throw ConfigurationError(
+                    "LOG_LEVEL must be one of trace, debug, info, notice, warning, error, critical, not \(level)")
+            }
+            configuration.logLevel = parsed
+        }
         return configuration
     }
 
@@ -213,6 +230,7 @@ public struct ServerConfiguration: Sendable {
             ("push (fcm)", fcmServiceAccountFile.map { "service account \($0), \(fcmBaseURL)" } ?? "off"),
             ("push (apns)", apnsKeyFile.map { "key \($0) (\(apnsKeyId ?? "?")), \(apnsBaseURL)" } ?? "off"),
             ("webhooks", "retry from \(webhookRetryBaseSeconds)s for \(webhookRetryBudgetSeconds)s"),
+            ("log", "\(effectiveLogFormat.rawValue) on stderr, \(logLevel.rawValue) and above"),
         ]
     }
 

@@ -33,7 +33,7 @@ struct Demo: AsyncParsableCommand {
         } else {
             Console.line("warning: no map at \(mapPath); navigation will answer 503 (pass --map FILE.osm.pbf)")
         }
-        let logger = Logging.makeLogger(configuration)
+        let logger = ServerLogging.makeLogger(configuration)
         let host = configuration.host
         let (ports, portReporter) = AsyncStream.makeStream(of: Int.self)
         let (fleetPorts, fleetPortReporter) = AsyncStream.makeStream(of: Int.self)
@@ -92,7 +92,7 @@ struct DemoRideService: Service {
                     + "  or watch every rider: WS \(base.replacingOccurrences(of: "http", with: "ws"))"
                     + "/api/v1/dispatch/stream with $DISPATCHER")
         }
-        try await cancelWhenGracefulShutdown { await ride.run() }
+        await cancelWhenGracefulShutdown { await ride.run() }
     }
 }
 
@@ -120,6 +120,6 @@ struct DemoFleetService: Service {
         simulation.print = { Console.line("fleet: " + $0) }
         simulation.liveEvery = .seconds(30)
         let fleet = simulation
-        try await cancelWhenGracefulShutdown { _ = try? await fleet.run() }
+        await cancelWhenGracefulShutdown { _ = try? await fleet.run() }
     }
 }

@@ -23,7 +23,7 @@ enum ServerRunner {
         _ configuration: ServerConfiguration,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws {
-        let logger = Logging.makeLogger(configuration)
+        let logger = ServerLogging.makeLogger(configuration)
         ConsoleOutput.configuration(configuration)
         let built: LogisticsApplication
         do {
@@ -51,14 +51,3 @@ enum ConsoleOutput {
         }
     }
 }
-
-extension Logging {
-    static func makeLogger(_ configuration: ServerConfiguration) -> Logger {
-        var logger = Logger(label: "rider-logistics")
-        logger.logLevel =
-            ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
-        return logger
-    }
-}
-
-enum Logging {}

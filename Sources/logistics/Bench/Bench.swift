@@ -102,7 +102,7 @@ struct DeliveryBench: AsyncParsableCommand {
                 group.addTask {
                     let probe = BenchClient(http: http, base: base, recorder: floor)
                     while !Task.isCancelled {
-                        try? await probe.call("GET /health/live", .GET, "/health/live", token: nil)
+                        _ = try? await probe.call("GET /health/live", .GET, "/health/live", token: nil)
                         try? await Task.sleep(for: .milliseconds(5))
                     }
                     return nil

@@ -5,6 +5,8 @@ final class ServerProcess: @unchecked Sendable {
     let process = Process()
     private let output = Pipe()
     private(set) var port = 0
+    private let errorPipe: Pipe?
+    private var errorText: Task<String, Never>?
 
     /// The binary next to the test bundle (`swift build --build-tests` builds both).
     static var binary: URL? {
@@ -16,7 +18,8 @@ final class ServerProcess: @unchecked Sendable {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
     }
 
-    init(arguments: [String], environment: [String: String]) throws {
+    /// `captureStandardError`: keep what the server logs, for `standardErrorText()` once it has exited.
+    init(arguments: [String], environment: [String: String], captureStandardError: Bool = false) throws {
         guard let binary = Self.binary else { throw ProcessError("logistics binary not found next to the tests") }
         process.executableURL = binary
         process.arguments = arguments
@@ -25,12 +28,25 @@ final class ServerProcess: @unchecked Sendable {
         for (key, value) in environment { env[key] = value }
         process.environment = env
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        errorPipe = captureStandardError ? Pipe() : nil
+        process.standardError = errorPipe ?? FileHandle.nullDevice
+    }
+
+    /// Everything the process wrote to standard error; waits for it to close (the process to exit).
+    func standardErrorText() async -> String {
+        await errorText?.value ?? ""
+    }
+
+    private func run() throws {
+        try process.run()
+        if let handle = errorPipe?.fileHandleForReading {
+            errorText = Task.detached { String(decoding: handle.readDataToEndOfFile(), as: UTF8.self) }
+        }
     }
 
     /// Starts the process and waits for the line announcing its URL.
     func start(timeout: Duration = .seconds(60)) async throws {
-        try process.run()
+        try run()
         let handle = output.fileHandleForReading
         let deadline = ContinuousClock.now + timeout
         var seen = ""
@@ -50,7 +66,7 @@ final class ServerProcess: @unchecked Sendable {
 
     /// Runs a command that ends by itself (`simulate`) and returns its exit status and everything it printed.
     func runToEnd(timeout: Duration) async throws -> (status: Int32, text: String) {
-        try process.run()
+        try run()
         let handle = output.fileHandleForReading
         let collected = Task.detached { String(decoding: handle.readDataToEndOfFile(), as: UTF8.self) }
         let deadline = ContinuousClock.now + timeout
