@@ -51,6 +51,8 @@ public func buildApplication(
         }
         let otp = DeliveryOTP(serverSecret: Array(otpSecret.utf8))
         let repository = SQLLogisticsRepository(database: database, logger: logger)
+        let sealer = SecretSealer(serverSecret: Array(otpSecret.utf8))
+        try await WebhookSecrets.sealStored(repository: repository, sealer: sealer, logger: logger)
         let metrics = RequestMetrics()
         let directions = try DirectionsSetup.provider(configuration, logger: logger)
         let navigator = Navigator(provider: directions, registry: metrics.registry, logger: logger)
@@ -76,9 +78,11 @@ public func buildApplication(
             relay: relay,
             ingest: LocationIngest(repository: repository, relay: relay, navigator: navigator, clock: clock),
             trackingLinks: TrackingLinks(serverSecret: Array(otpSecret.utf8)),
+            secretSealer: sealer,
             mapTiles: MapTileCache(provider: directions),
             metrics: metrics)
-        let (senders, senderServices) = try await NotificationSetup.senders(configuration, clock: clock)
+        let (senders, senderServices) = try await NotificationSetup.senders(
+            configuration, clock: clock, sealer: sealer)
         let (router, routes) = makeRouter(services)
         let application = Application(
             router: router,

@@ -23,6 +23,7 @@ public struct LogisticsServices: Sendable {
     let relay: any TrackingRelay
     let ingest: LocationIngest
     let trackingLinks: TrackingLinks
+    let secretSealer: SecretSealer
     let knownCallers = KnownCallers()
     let mapTiles: MapTileCache
     let metrics: RequestMetrics

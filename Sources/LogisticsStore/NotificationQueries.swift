@@ -58,6 +58,19 @@ extension SQLLogisticsRepository: NotificationRepository {
             .map(WebhookSubscription.init(row:))
     }
 
+    public func rewriteWebhookSecrets(_ rewrite: @Sendable (String) -> String?) async throws -> Int {
+        var changed = 0
+        for row in try await database.query("SELECT id, secret FROM webhooks ORDER BY id") {
+            let secret = try row.string("secret")
+            guard let replacement = rewrite(secret) else { continue }
+            let updated = try await database.query(
+                "UPDATE webhooks SET secret = ? WHERE id = ? AND secret = ? RETURNING id",
+                [.text(replacement), .text(try row.string("id")), .text(secret)])
+            changed += updated.count
+        }
+        return changed
+    }
+
     public func deleteWebhook(id: UUID, now: Date) async throws -> Bool {
         try await database.transaction { transaction in
             let deleted = try await transaction.query(

@@ -68,6 +68,10 @@ public protocol NotificationRepository: Sendable {
     func webhooks() async throws -> [WebhookSubscription]
     /// Stops deliveries to the webhook; false when there was none.
     func deleteWebhook(id: UUID, now: Date) async throws -> Bool
+    /// Rewrites every stored webhook secret (deleted webhooks' too) for which `rewrite` gives a new value; each row
+    /// changes only if it still holds the value `rewrite` saw, so instances starting together do not clash.
+    /// Returns how many rows changed.
+    func rewriteWebhookSecrets(_ rewrite: @Sendable (String) -> String?) async throws -> Int
 
     /// In one transaction: one delivery per destination of each message on an enabled channel (idempotent, so
     /// two instances fanning out the same rows queue them once), and the messages marked sent.

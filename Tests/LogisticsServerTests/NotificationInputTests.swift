@@ -157,7 +157,8 @@ struct NotificationInputTests {
             id: 1, channel: .webhook, target: "https://localhost:9/hooks", destinationId: "w", locale: nil, attempts: 0,
             budgetFrom: Date(), eventId: UUID(), orderId: UUID(), topic: "order.event", title: nil, body: nil,
             textKey: nil, textArguments: [:], payload: "{}", webhookSecret: "0123456789abcdef")
-        let sender = WebhookSender(concurrency: 1, http: .shared, clock: ManualWallClock())
+        let sender = WebhookSender(
+            concurrency: 1, http: .shared, clock: ManualWallClock(), sealer: SecretSealer(serverSecret: [1, 2, 3]))
         let outcome = await sender.send(notification)
         #expect(outcome == .rejected(reason: "localhost resolves to the private address \(loopback ?? "")"))
     }

@@ -1,8 +1,11 @@
 import Crypto
 import Foundation
+import Logging
 import LogisticsCore
-import LogisticsServer
+import LogisticsStore
 import Testing
+
+@testable import LogisticsServer
 
 /// Webhooks: signed, filtered, in order per order under retries, dead-lettered after their budget.
 @Suite("Webhooks", .timeLimit(.minutes(3)))
@@ -201,6 +204,38 @@ struct WebhookTests {
                 try await server.send(.post, "/api/v1/orders", token: dispatcher, json: Fixtures.order()).status == 201)
             try await Task.sleep(for: .milliseconds(800))
             #expect(fake.snapshot.hooks.isEmpty)
+        }
+    }
+
+    @Test(
+        "secrets are stored sealed; ones stored in plain text are sealed at start and still sign",
+        arguments: StoreKind.available)
+    func sealedSecrets(kind: StoreKind) async throws {
+        try await FakeProviders.withServer(kind) { fake, server, port in
+            _ = try await Self.subscribe(server, port: port, name: "new", events: ["*"])
+            // As an older version stored it.
+            try await server.services.notifications.createWebhook(
+                WebhookSubscription(
+                    id: UUID(), url: "http://127.0.0.1:\(port)/hooks/old", events: ["*"], secret: Self.secret,
+                    createdAt: server.clock.now()),
+                createdBy: UUID())
+            let sealer = server.services.secretSealer
+            try await WebhookSecrets.sealStored(
+                repository: server.services.notifications, sealer: sealer, logger: Logger(label: "test"))
+            let stored = try await server.database.query("SELECT secret FROM webhooks").map { try $0.string("secret") }
+            #expect(stored.count == 2)
+            #expect(stored.allSatisfy { SecretSealer.isSealed($0) && !$0.contains(Self.secret) }, "\(stored)")
+            #expect(Set(stored).count == 2, "a fresh nonce for each")
+            #expect(try stored.map(sealer.open) == [Self.secret, Self.secret])
+            #expect(try await server.services.notifications.rewriteWebhookSecrets { _ in nil } == 0)
+
+            let dispatcher = try await server.token(.dispatcher)
+            #expect(
+                try await server.send(.post, "/api/v1/orders", token: dispatcher, json: Fixtures.order()).status == 201)
+            try await fake.wait("the new event at both webhooks") { state in
+                Set(state.hooks.map(\.name)) == ["new", "old"]
+            }
+            #expect(fake.snapshot.hooks.allSatisfy { Self.verify($0) })
         }
     }
 }

@@ -12,14 +12,14 @@ enum NotificationSetup {
     static let webhookConcurrency = 8
 
     /// The senders, and the services that must run beside them (an HTTP client of their own to shut down).
-    static func senders(_ configuration: ServerConfiguration, clock: any WallClock) async throws
+    static func senders(_ configuration: ServerConfiguration, clock: any WallClock, sealer: SecretSealer) async throws
         -> (senders: [NotificationChannel: any NotificationSender], services: [any Service])
     {
         let http = HTTPClient.shared
         var services: [any Service] = []
         var senders: [NotificationChannel: any NotificationSender] = [
             .webhook: WebhookSender(
-                concurrency: webhookConcurrency, http: http, clock: clock,
+                concurrency: webhookConcurrency, http: http, clock: clock, sealer: sealer,
                 allowPrivateAddresses: configuration.environment == .development)
         ]
         if let file = configuration.fcmServiceAccountFile {

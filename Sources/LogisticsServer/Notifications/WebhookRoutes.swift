@@ -71,7 +71,8 @@ struct WebhookRoutes {
         }
         guard problems.isEmpty else { throw LogisticsError.validation(problems) }
         let webhook = WebhookSubscription(
-            id: UUID(), url: body.url, events: Array(Set(body.events)).sorted(), secret: body.secret,
+            id: UUID(), url: body.url, events: Array(Set(body.events)).sorted(),
+            secret: services.secretSealer.seal(body.secret),
             createdAt: services.clock.now())
         try await services.notifications.createWebhook(webhook, createdBy: actor.id)
         return try .json(

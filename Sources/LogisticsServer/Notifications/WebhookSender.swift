@@ -11,11 +11,15 @@ struct WebhookSender: NotificationSender {
     let concurrency: Int
     let http: HTTPClient
     let clock: any WallClock
+    /// Webhook secrets are stored sealed; this opens them to sign.
+    let sealer: SecretSealer
     /// Development only: webhooks on this machine or its network (the URL check allowed them too).
     var allowPrivateAddresses = false
 
     func send(_ notification: PendingNotification) async -> SendOutcome {
-        guard let secret = notification.webhookSecret else { return .rejected(reason: "the webhook was deleted") }
+        guard let stored = notification.webhookSecret else { return .rejected(reason: "the webhook was deleted") }
+        let secret: String
+        do { secret = try sealer.open(stored) } catch { return .rejected(reason: "\(error)") }
         if !allowPrivateAddresses, let host = URL(string: notification.target)?.host {
             do {
                 if let address = try await WebhookAddress.privateAddress(of: host) {

@@ -1,0 +1,43 @@
+import Crypto
+import Foundation
+
+/// Keeps shared secrets (a webhook's signing secret) encrypted at rest, so a copy of the database — a backup, a
+/// replica, a dump handed to support — does not let its holder sign events as us. The secret must stay
+/// recoverable to sign with, so it is sealed (AES-256-GCM under a key derived from the server secret), not hashed.
+public struct SecretSealer: Sendable {
+    static let prefix = "sealed:v1:"
+    private let key: SymmetricKey
+
+    public init(serverSecret: [UInt8]) {
+        key = SymmetricKey(
+            data: HMAC<SHA256>.authenticationCode(
+                for: Array("webhook-secrets".utf8), using: SymmetricKey(data: serverSecret)))
+    }
+
+    /// `sealed:v1:` + base64(nonce ‖ ciphertext ‖ tag); a fresh nonce each time.
+    public func seal(_ secret: String) -> String {
+        // Sealing with a valid 256-bit key and a random nonce cannot fail.
+        let box = try! AES.GCM.seal(Array(secret.utf8), using: key)
+        return Self.prefix + box.combined!.base64EncodedString()
+    }
+
+    public static func isSealed(_ stored: String) -> Bool { stored.hasPrefix(prefix) }
+
+    /// The secret. A value written before sealing existed (no prefix) is returned as it is, so instances of the
+    /// previous version can run beside this one during an upgrade.
+    public func open(_ stored: String) throws -> String {
+        guard Self.isSealed(stored) else { return stored }
+        guard let data = Data(base64Encoded: String(stored.dropFirst(Self.prefix.count))),
+            let box = try? AES.GCM.SealedBox(combined: data),
+            let plain = try? AES.GCM.open(box, using: key)
+        else { throw UnreadableSecret() }
+        return String(decoding: plain, as: UTF8.self)
+    }
+
+    public struct UnreadableSecret: Error, CustomStringConvertible {
+        public var description: String {
+            "the stored secret cannot be read with this server's secret (was LOGISTICS_OTP_SECRET or "
+                + "LOGISTICS_JWT_SECRET changed?); register the webhook again"
+        }
+    }
+}
