@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "LogisticsCore", targets: ["LogisticsCore"]),
         .library(name: "LogisticsServer", targets: ["LogisticsServer"]),
         .library(name: "RiderKit", targets: ["RiderKit"]),
+        .library(name: "RiderKitURLSession", targets: ["RiderKitURLSession"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
@@ -73,6 +74,8 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
+        // RiderKit over URLSession, for apps; apart so the server binary does not link FoundationNetworking.
+        .target(name: "RiderKitURLSession", dependencies: ["RiderKit"]),
         .executableTarget(
             name: "logistics",
             dependencies: [
@@ -92,6 +95,7 @@ let package = Package(
                 "LogisticsServer",
                 "RoadRouting",
                 "RiderKit",
+                "RiderKitURLSession",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),

@@ -1,7 +1,5 @@
-import AsyncHTTPClient
 import Foundation
 import LogisticsCore
-import NIOCore
 import NIOHTTP1
 
 /// A typed client for every rider endpoint. Errors come back as `RiderAPIError`: a server's problem document
@@ -135,17 +133,16 @@ public struct RiderAPI: Sendable {
         _ method: HTTPMethod, _ path: String, json: [String: Any]? = nil, body: [UInt8]? = nil,
         headers: [String: String] = [:], timeout: Duration? = nil
     ) async throws -> T {
-        var request = HTTPClientRequest(url: baseURL + path)
-        request.method = method
-        request.headers.add(name: "authorization", value: "Bearer \(try await token())")
-        request.headers.add(name: "user-agent", value: "RiderKit/1")
+        var request = RiderRequest(method: method.rawValue, url: baseURL + path)
+        request.headers["Authorization"] = "Bearer \(try await token())"
+        request.headers["User-Agent"] = "RiderKit/1"
         var payload = body
         if let json { payload = Array(try JSONSerialization.data(withJSONObject: json)) }
         if let payload {
-            if headers["Content-Type"] == nil { request.headers.add(name: "content-type", value: "application/json") }
-            request.body = .bytes(ByteBuffer(bytes: payload))
+            request.headers["Content-Type"] = "application/json"
+            request.body = Data(payload)
         }
-        for (name, value) in headers { request.headers.replaceOrAdd(name: name, value: value) }
+        for (name, value) in headers { request.headers[name] = value }
         let (status, data) = try await transport.send(request, timeout: timeout ?? self.timeout)
         guard (200..<300).contains(status) else {
             let problem =
@@ -158,32 +155,6 @@ public struct RiderAPI: Sendable {
             return try RiderJSON.decoder.decode(T.self, from: data)
         } catch {
             throw RiderAPIError.transport("unreadable answer to \(method) \(path): \(error)")
-        }
-    }
-}
-
-/// Sends one request and returns the status and body, or throws when the network fails. Apps use
-/// `HTTPRiderTransport`; tests and the simulator wrap it to cut the network.
-public protocol RiderTransport: Sendable {
-    func send(_ request: HTTPClientRequest, timeout: Duration) async throws -> (status: Int, body: Data)
-}
-
-public struct HTTPRiderTransport: RiderTransport {
-    let http: HTTPClient
-
-    public init(http: HTTPClient = .shared) { self.http = http }
-
-    public func send(_ request: HTTPClientRequest, timeout: Duration) async throws -> (status: Int, body: Data) {
-        do {
-            let (seconds, attoseconds) = timeout.components
-            let response = try await http.execute(
-                request, timeout: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
-            let body = try await response.body.collect(upTo: 8 * 1024 * 1024)
-            return (Int(response.status.code), Data(body.readableBytesView))
-        } catch let error as RiderAPIError {
-            throw error
-        } catch {
-            throw RiderAPIError.transport("\(error)")
         }
     }
 }

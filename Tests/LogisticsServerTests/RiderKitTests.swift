@@ -1,6 +1,7 @@
 import Foundation
 import LogisticsCore
 import RiderKit
+import RiderKitURLSession
 import Synchronization
 import Testing
 
@@ -13,9 +14,23 @@ struct RiderKitTests {
         let file: URL
     }
 
+    /// The two ways RiderKit reaches the server: SwiftNIO (servers, the simulator) and URLSession (phones).
+    enum Transport: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case asyncHTTPClient, urlSession
+        var testDescription: String { rawValue }
+        func make() -> any RiderTransport {
+            switch self {
+            case .asyncHTTPClient: HTTPRiderTransport()
+            case .urlSession: URLSessionRiderTransport()
+            }
+        }
+    }
+
     /// A rider's phone talking to the test server over a breakable network; the queue lives in `file`.
-    static func phone(_ server: TestServer, token: String, file: URL? = nil) throws -> Phone {
-        let transport = FlakyTransport()
+    static func phone(
+        _ server: TestServer, token: String, file: URL? = nil, over transport: Transport = .asyncHTTPClient
+    ) throws -> Phone {
+        let transport = FlakyTransport(real: transport.make())
         let api = RiderAPI(baseURL: "http://127.0.0.1:\(server.port)", token: { token }, transport: transport)
         let file =
             file ?? FileManager.default.temporaryDirectory.appendingPathComponent("riderkit-\(UUID())/queue.json")
@@ -40,12 +55,12 @@ struct RiderKitTests {
 
     @Test(
         "taps made offline reach the server in order with their tap times once the network returns",
-        arguments: StoreKind.available)
-    func offlineTaps(kind: StoreKind) async throws {
+        arguments: StoreKind.available, Transport.allCases)
+    func offlineTaps(kind: StoreKind, transport: Transport) async throws {
         try await TestServer.run(kind) { server in
             let scenario = try await DeliveryScenario.ready(server)
             let (_, rider, taskId) = try await scenario.assigned()
-            let phone = try Self.phone(server, token: rider)
+            let phone = try Self.phone(server, token: rider, over: transport)
             let states = StateLog()
             await phone.session.queue.observe { states.append($0) }
             phone.transport.offline = true
@@ -99,13 +114,13 @@ struct RiderKitTests {
 
     @Test(
         "a photo taken offline is kept on disk, sent once the network returns, then deleted",
-        arguments: StoreKind.available)
-    func offlinePhoto(kind: StoreKind) async throws {
+        arguments: StoreKind.available, Transport.allCases)
+    func offlinePhoto(kind: StoreKind, transport: Transport) async throws {
         try await TestServer.run(kind) { server in
             let scenario = try await DeliveryScenario.ready(server)
             let (_, rider, taskId) = try await scenario.assigned()
             try await scenario.arrive(taskId, rider: rider)
-            let phone = try Self.phone(server, token: rider)
+            let phone = try Self.phone(server, token: rider, over: transport)
             phone.transport.offline = true
             let sending = Task { try await phone.session.provePhoto(Photos.jpeg, taskId: taskId, at: Self.store) }
             try await Task.sleep(for: .milliseconds(300))
@@ -139,12 +154,14 @@ struct RiderKitTests {
         }
     }
 
-    @Test("a refusal the server will repeat stops the queue and is shown, not retried", arguments: StoreKind.available)
-    func permanentRefusal(kind: StoreKind) async throws {
+    @Test(
+        "a refusal the server will repeat stops the queue and is shown, not retried", arguments: StoreKind.available,
+        Transport.allCases)
+    func permanentRefusal(kind: StoreKind, transport: Transport) async throws {
         try await TestServer.run(kind) { server in
             let scenario = try await DeliveryScenario.ready(server)
             let (_, rider, taskId) = try await scenario.assigned()
-            let phone = try Self.phone(server, token: rider)
+            let phone = try Self.phone(server, token: rider, over: transport)
             try await phone.session.queue.record(
                 RiderAction(
                     taskId: taskId, kind: .status(.delivered, farFromDestinationConfirmed: false, reason: nil),
@@ -166,6 +183,37 @@ struct RiderKitTests {
             #expect(await phone.session.queue.sync() == .idle)
             #expect(try await Self.statusEvents(scenario).map(\.0) == ["ARRIVED_AT_STORE"])
         }
+    }
+
+    @Test("a server that never answers is a transport failure within the timeout", arguments: Transport.allCases)
+    func silentServer(transport: Transport) async throws {
+        // A socket that listens but never accepts: the kernel completes the connection, nobody ever answers.
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(listener, pointer, length) == 0 && listen(listener, 8) == 0
+                    && getsockname(listener, pointer, &length) == 0
+            }
+        }
+        try #require(bound)
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let started = ContinuousClock.now
+        do {
+            _ = try await transport.make().send(
+                RiderRequest(method: "GET", url: "http://127.0.0.1:\(port)/api/v1/rider/me"), timeout: .seconds(1))
+            Issue.record("an answer came from a server that never answers")
+        } catch let error as RiderAPIError {
+            guard case .transport = error else {
+                Issue.record("expected a transport failure, got \(error)")
+                return
+            }
+        }
+        #expect(ContinuousClock.now - started < .seconds(5))
     }
 
     @Test(

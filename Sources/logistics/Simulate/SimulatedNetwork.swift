@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import Foundation
 import RiderKit
 import Synchronization
@@ -13,7 +12,7 @@ final class SimulatedNetwork: RiderTransport {
 
     var isDown: Bool { downUntil.withLock { $0.map { $0 > .now } ?? false } }
 
-    func send(_ request: HTTPClientRequest, timeout: Duration) async throws -> (status: Int, body: Data) {
+    func send(_ request: RiderRequest, timeout: Duration) async throws -> (status: Int, body: Data) {
         if isDown { throw RiderAPIError.transport("no signal") }
         return try await real.send(request, timeout: timeout)
     }

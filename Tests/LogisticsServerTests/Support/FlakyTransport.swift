@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import Foundation
 import RiderKit
 import Synchronization
@@ -13,7 +12,9 @@ final class FlakyTransport: RiderTransport {
     }
 
     let state = Mutex(State())
-    private let real = HTTPRiderTransport()
+    private let real: any RiderTransport
+
+    init(real: any RiderTransport = HTTPRiderTransport()) { self.real = real }
 
     var offline: Bool {
         get { state.withLock { $0.offline } }
@@ -24,10 +25,10 @@ final class FlakyTransport: RiderTransport {
 
     var requests: [String] { state.withLock { $0.requests } }
 
-    func send(_ request: HTTPClientRequest, timeout: Duration) async throws -> (status: Int, body: Data) {
+    func send(_ request: RiderRequest, timeout: Duration) async throws -> (status: Int, body: Data) {
         let path = URL(string: request.url)?.path ?? request.url
         let offline = state.withLock { state in
-            state.requests.append("\(request.method.rawValue) \(path)")
+            state.requests.append("\(request.method) \(path)")
             return state.offline
         }
         if offline { throw RiderAPIError.transport("the network is unreachable") }
