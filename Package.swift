@@ -64,8 +64,13 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CompressNIO", package: "compress-nio"),
-            ]
+            ],
+            // The pages' HTML, CSS, scripts and icons: real files, embedded in the binary by the plugin below.
+            exclude: ["Web/Assets"],
+            plugins: ["EmbedWebAssets"]
         ),
+        .executableTarget(name: "EmbedWebAssetsTool"),
+        .plugin(name: "EmbedWebAssets", capability: .buildTool(), dependencies: ["EmbedWebAssetsTool"]),
         // The rider app's logic (offline queue, accept retry, arrival check, navigation), for apps and the simulator.
         .target(
             name: "RiderKit",

@@ -12,9 +12,6 @@ struct TrackingPage {
     func register(on router: Router<LogisticsRequestContext>, in routes: inout RouteTable) {
         router.get("/track/{token}") { request, context in try await page(request, context: context) }
         routes.get("/track/{token}/snapshot") { _, context in try await snapshot(context: context) }
-        for asset in WebAssets.all {
-            router.get(RouterPath("/web/\(asset.name)")) { request, _ in asset.response(for: request) }
-        }
     }
 
     var tileServer: RasterTileServer? { services.configuration.tileServer }

@@ -1,0 +1,150 @@
+// The customer's tracking page: follows the order's live stream with the tracking link's token.
+import { TileMap } from './map.js';
+
+const body = document.body;
+const orderId = body.dataset.orderId;
+const text = JSON.parse(body.dataset.texts || '{}');
+const token = decodeURIComponent(location.pathname.split('/').pop());
+const statusLine = document.getElementById('status');
+const etaLine = document.getElementById('eta');
+const updatedLine = document.getElementById('updated');
+const map = new TileMap(document.getElementById('map'));
+
+const state = {
+  seq: null, stream: null, vendor: null, destination: null, rider: null, shown: null, etaAt: null, distanceM: null, ended: false,
+};
+let retry = 1000;
+
+const say = (template, values) => template.replace(/\{(\w+)\}/g, (_, key) => values[key] ?? '');
+const clock = (iso) => new Date(iso).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+
+function markers() {
+  const list = [];
+  if (state.vendor) list.push({ ...state.vendor.location, colour: '#5b4bc4', shape: 'square', label: text.store });
+  if (state.destination) list.push({ ...state.destination.location, colour: '#1f7a4d', shape: 'pin', label: text.you });
+  if (state.shown) list.push({ ...state.shown, colour: '#c2410c', shape: 'rider' });
+  return list;
+}
+
+// The rider glides to each new fix over a second instead of jumping.
+function moveRider(to) {
+  const from = state.shown || to;
+  const start = performance.now();
+  state.rider = to;
+  const step = (now) => {
+    const t = Math.min(1, (now - start) / 1000);
+    state.shown = { lat: from.lat + (to.lat - from.lat) * t, lon: from.lon + (to.lon - from.lon) * t };
+    map.setMarkers(markers());
+    if (t < 1 && state.rider === to) requestAnimationFrame(step);
+  };
+  requestAnimationFrame(step);
+}
+
+function showEta() {
+  if (state.etaAt == null || state.ended) return;
+  const minutes = Math.max(1, Math.round((state.etaAt - Date.now()) / 60000));
+  let line = say(text.eta, { minutes });
+  if (state.distanceM != null) {
+    const away = state.distanceM < 1000
+      ? say(text.distanceM, { metres: Math.max(10, Math.round(state.distanceM / 10) * 10) })
+      : say(text.distance, { km: (state.distanceM / 1000).toFixed(1) });
+    line += ` · ${away}`;
+  }
+  etaLine.textContent = line;
+}
+
+// The road ETA and distance from where the rider is now, by the link's own snapshot (the stream's location
+// messages carry only the position).
+async function refreshEta() {
+  if (state.ended || state.seq == null) return;
+  try {
+    const response = await fetch(`/track/${encodeURIComponent(token)}/snapshot`, { cache: 'no-store' });
+    if (!response.ok) return;
+    const snapshot = await response.json();
+    if (snapshot.etaSeconds != null) state.etaAt = Date.now() + snapshot.etaSeconds * 1000;
+    if (snapshot.remainingDistanceM != null) state.distanceM = snapshot.remainingDistanceM;
+    showEta();
+  } catch (error) {
+    // Offline for a moment: the stream's reconnect says so; the next refresh catches up.
+  }
+}
+
+function handle(message) {
+  if (message.seq != null) state.seq = message.seq;
+  switch (message.type) {
+    case 'snapshot':
+      state.stream = message.stream;
+      state.vendor = message.vendor;
+      state.destination = message.destination;
+      statusLine.textContent = text[message.status] || message.status;
+      if (message.etaSeconds != null) state.etaAt = Date.now() + message.etaSeconds * 1000;
+      if (message.remainingDistanceM != null) state.distanceM = message.remainingDistanceM;
+      if (message.rider) {
+        state.rider = state.shown = { lat: message.rider.lat, lon: message.rider.lon };
+        if (message.stale) {
+          updatedLine.textContent = say(text.lastUpdated, { time: clock(message.rider.recordedAt) });
+          updatedLine.hidden = false;
+        }
+      } else {
+        etaLine.textContent = text.waiting;
+      }
+      map.fit(markers());
+      map.setMarkers(markers());
+      showEta();
+      break;
+    case 'location':
+      updatedLine.hidden = true;
+      moveRider({ lat: message.lat, lon: message.lon });
+      break;
+    case 'stale':
+      if (message.lastFixAt) {
+        updatedLine.textContent = say(text.lastUpdated, { time: clock(message.lastFixAt) });
+        updatedLine.hidden = false;
+      }
+      break;
+    case 'status':
+      statusLine.textContent = text[message.status] || message.status;
+      break;
+    case 'ended':
+      state.ended = true;
+      document.getElementById('map-box').remove();
+      etaLine.textContent = '';
+      updatedLine.hidden = true;
+      statusLine.textContent = text[message.status] || message.status;
+      break;
+    case 'resync':
+      state.seq = null;
+      break;
+    case 'error':
+      statusLine.textContent = (message.problem && message.problem.title) || text.endedTitle;
+      state.ended = true;
+      break;
+  }
+}
+
+function connect() {
+  const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
+  const socket = new WebSocket(`${scheme}//${location.host}/api/v1/customer/orders/${orderId}/tracking`, ['bearer', token]);
+  socket.onopen = () => {
+    retry = 1000;
+    if (state.seq != null) socket.send(JSON.stringify({ resumeFrom: state.seq, stream: state.stream }));
+  };
+  socket.onmessage = (event) => {
+    try {
+      handle(JSON.parse(event.data));
+    } catch (error) {
+      console.warn('unreadable tracking message', error);
+    }
+    if (state.ended) socket.close(1000);
+  };
+  socket.onclose = () => {
+    if (state.ended) return;
+    statusLine.textContent = text.reconnecting;
+    setTimeout(connect, retry);
+    retry = Math.min(retry * 2, 15000);
+  };
+}
+
+setInterval(showEta, 15000);
+setInterval(refreshEta, 30000);
+connect();
