@@ -55,11 +55,19 @@ enum OpenAPIDeliverySchemas {
                             "address": ["type": "string"], "location": OpenAPI.ref("GeoPoint"),
                         ], ["kind", "address", "location"]),
                     "notes": ["type": "string"], "acceptedAt": time, "updatedAt": time,
+                    "geofenceRadiusM": [
+                        "type": "number",
+                        "description":
+                            "The server's geofence radius: apps ask the rider before Arrived at Destination farther away",
+                    ],
                     "route": [
                         "$ref": "#/components/schemas/Route",
                         "description": "Active task only: the route to nextStop from the last fix, when one is known",
                     ],
-                ], ["taskId", "orderId", "status", "allowedNext", "podType", "vendor", "customer", "acceptedAt"]),
+                ], [
+                    "taskId", "orderId", "status", "allowedNext", "podType", "vendor", "customer", "geofenceRadiusM",
+                    "acceptedAt",
+                ]),
             "StatusChange": object(
                 [
                     "status": enumeration(taskStatuses.filter { $0 != "ACCEPTED" && $0 != "CANCELLED" }),

@@ -29,7 +29,7 @@ struct RiderTaskRoutes {
         let offerId = try context.uuidParameter("offerId")
         let (task, order) = try await services.deliveries.acceptOffer(
             offerId: offerId, by: rider, now: services.clock.now())
-        return try .json(TaskRepresentation(task, order))
+        return try .json(TaskRepresentation(task, order, geofenceRadiusM: services.configuration.geofenceRadiusM))
     }
 
     @Sendable func decline(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
@@ -45,7 +45,7 @@ struct RiderTaskRoutes {
         guard let (task, order) = try await services.deliveries.activeTask(riderId: rider.id) else {
             throw LogisticsError(.noActiveTask, "You have no delivery in progress")
         }
-        var representation = TaskRepresentation(task, order)
+        var representation = TaskRepresentation(task, order, geofenceRadiusM: services.configuration.geofenceRadiusM)
         // The route to the next stop from the last fix; the task is shown even when no route can be made.
         if let stop = representation.nextStop?.location,
             let (position, _) = try await services.locations.lastPosition(riderId: rider.id)
@@ -68,7 +68,7 @@ struct RiderTaskRoutes {
         let (task, order) = try await services.deliveries.changeStatus(
             taskId: taskId, eventId: body.eventId, change: change, by: rider, now: services.clock.now(),
             settings: services.deliverySettings)
-        return try .json(TaskRepresentation(task, order))
+        return try .json(TaskRepresentation(task, order, geofenceRadiusM: services.configuration.geofenceRadiusM))
     }
 
     @Sendable func reportIssue(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {

@@ -17,6 +17,8 @@ struct TaskRepresentation: Encodable {
     /// The route to `nextStop` from the rider's last known position (active task only; null without a fix or map).
     var route: Route?
     var notes: String?
+    /// How far from the customer "Arrived at Destination" may be tapped without the app asking first.
+    var geofenceRadiusM: Double
     var acceptedAt: Date
     var updatedAt: Date
 
@@ -42,7 +44,7 @@ struct TaskRepresentation: Encodable {
         var location: GeoPoint
     }
 
-    init(_ task: DeliveryTask, _ order: Order) {
+    init(_ task: DeliveryTask, _ order: Order, geofenceRadiusM: Double) {
         taskId = task.id.lowercased
         orderId = order.id.lowercased
         externalRef = order.externalRef
@@ -69,6 +71,7 @@ struct TaskRepresentation: Encodable {
             nextStop = nil
         }
         notes = order.notes
+        self.geofenceRadiusM = geofenceRadiusM
         acceptedAt = task.acceptedAt
         updatedAt = task.updatedAt
     }

@@ -43,12 +43,12 @@ public actor NavigationSession {
     static let fastestMps = 40.0
 
     /// Off by more than this (plus the fix's own uncertainty beyond 10 m) counts as off the route.
-    public var deviationThresholdM = 40.0
+    public var deviationThresholdM = RiderAppRules.offRouteDistanceM
     /// This many good fixes in a row off the route trigger a re-route.
-    public var deviationFixes = 3
+    public var deviationFixes = RiderAppRules.offRouteFixes
     /// Fixes less accurate than this neither confirm nor clear a deviation.
     public var goodAccuracyM = 30.0
-    public var gpsTimeout: TimeInterval = 10
+    public var gpsTimeout: TimeInterval = RiderAppRules.gpsLostAfterSeconds
     public var arrivalRadiusM = 30.0
 
     private let destination: GeoPoint

@@ -85,6 +85,27 @@ public struct RiderTask: Decodable, Sendable, Equatable {
     public var customer: Customer
     public var nextStop: Stop?
     public var route: Route?
+    /// The server's geofence radius for the arrival question; servers before it was sent used the default.
+    public var geofenceRadiusM: Double
+
+    private enum CodingKeys: String, CodingKey {
+        case taskId, orderId, status, allowedNext, podType, vendor, customer, nextStop, route, geofenceRadiusM
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        taskId = try container.decode(String.self, forKey: .taskId)
+        orderId = try container.decode(String.self, forKey: .orderId)
+        status = try container.decode(TaskStatus.self, forKey: .status)
+        allowedNext = try container.decode([TaskStatus].self, forKey: .allowedNext)
+        podType = try container.decode(ProofOfDeliveryType.self, forKey: .podType)
+        vendor = try container.decode(VendorStop.self, forKey: .vendor)
+        customer = try container.decode(Customer.self, forKey: .customer)
+        nextStop = try container.decodeIfPresent(Stop.self, forKey: .nextStop)
+        route = try container.decodeIfPresent(Route.self, forKey: .route)
+        geofenceRadiusM =
+            try container.decodeIfPresent(Double.self, forKey: .geofenceRadiusM) ?? RiderAppRules.defaultGeofenceRadiusM
+    }
 }
 
 public struct LocationReceipt: Decodable, Sendable, Equatable {

@@ -48,7 +48,8 @@ public struct RiderSession: Sendable {
         return await queue.sync()
     }
 
-    /// ARRIVED_AT_DESTINATION with the requirement's check: farther than 500 m from the customer, the app is
+    /// ARRIVED_AT_DESTINATION with the requirement's check: farther than the server's geofence radius (500 m by
+    /// default) from the customer, the app is
     /// asked `ArrivalCheck.question`; only a Yes records the tap (with `farFromDestinationConfirmed`). Returns
     /// false when the rider said No (nothing is recorded or sent).
     public func arrive(
@@ -56,7 +57,7 @@ public struct RiderSession: Sendable {
         confirm: @Sendable (_ question: String) async -> Bool
     ) async throws -> Bool {
         var confirmed = false
-        if ArrivalCheck.isFar(location, from: task.customer.location) {
+        if ArrivalCheck.isFar(location, from: task.customer.location, radiusM: task.geofenceRadiusM) {
             guard await confirm(ArrivalCheck.question) else { return false }
             confirmed = true
         }
@@ -100,12 +101,13 @@ public struct RiderSession: Sendable {
     }
 }
 
-/// The 500 m arrival check of the requirements.
+/// The arrival check of the requirements, with the radius the server configured (500 m by default).
 public enum ArrivalCheck {
-    public static let question = "You seem far from the destination. Are you sure you have arrived?"
-    public static let radiusM = 500.0
+    public static let question = RiderAppRules.arrivalQuestion
 
-    public static func isFar(_ location: GeoPoint, from destination: GeoPoint) -> Bool {
-        location.distanceM(to: destination) > radiusM
+    public static func isFar(
+        _ location: GeoPoint, from destination: GeoPoint, radiusM: Double = RiderAppRules.defaultGeofenceRadiusM
+    ) -> Bool {
+        RiderAppRules.isFarFromDestination(location, destination: destination, radiusM: radiusM)
     }
 }

@@ -216,6 +216,24 @@ struct RiderKitTests {
         #expect(ContinuousClock.now - started < .seconds(5))
     }
 
+    @Test("the arrival question uses the server's configured geofence radius, sent with the task")
+    func arrivalRadiusFromServer() async throws {
+        try await TestServer.run(.sqlite, configure: { $0.geofenceRadiusM = 2_000 }) { server in
+            let scenario = try await DeliveryScenario.ready(server)
+            let (_, rider, taskId) = try await scenario.assigned()
+            let phone = try Self.phone(server, token: rider)
+            try await phone.session.tap(.arrivedAtStore, taskId: taskId, at: Self.store)
+            try await phone.session.tap(.pickedUp, taskId: taskId, at: Self.store)
+            let task = try #require(try await phone.session.api.activeTask())
+            #expect(task.geofenceRadiusM == 2_000)
+            let within = GeoPoint(lat: 43.7500, lon: 7.4240, accuracyM: 5)  // 1.7 km: outside 500 m, inside 2 km
+            let asked = StateLog()
+            #expect(try await phone.session.arrive(task: task, at: within) { asked.note($0); return false })
+            #expect(asked.notes.isEmpty, "the app asks only beyond the server's radius")
+            #expect(try await Self.statusEvents(scenario).last?.0 == "ARRIVED_AT_DESTINATION", "and the server agrees")
+        }
+    }
+
     @Test(
         "arriving far from the customer asks first: No sends nothing, Yes sends with the flag",
         arguments: StoreKind.available)
