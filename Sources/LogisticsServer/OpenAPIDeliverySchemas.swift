@@ -64,7 +64,8 @@ enum OpenAPIDeliverySchemas {
                         "$ref": "#/components/schemas/Route",
                         "description": "Active task only: the route to nextStop from the last fix, when one is known",
                     ],
-                ], [
+                ],
+                [
                     "taskId", "orderId", "status", "allowedNext", "podType", "vendor", "customer", "geofenceRadiusM",
                     "acceptedAt",
                 ]),

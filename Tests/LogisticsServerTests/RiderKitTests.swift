@@ -228,7 +228,10 @@ struct RiderKitTests {
             #expect(task.geofenceRadiusM == 2_000)
             let within = GeoPoint(lat: 43.7500, lon: 7.4240, accuracyM: 5)  // 1.7 km: outside 500 m, inside 2 km
             let asked = StateLog()
-            #expect(try await phone.session.arrive(task: task, at: within) { asked.note($0); return false })
+            #expect(
+                try await phone.session.arrive(task: task, at: within) {
+                    asked.note($0); return false
+                })
             #expect(asked.notes.isEmpty, "the app asks only beyond the server's radius")
             #expect(try await Self.statusEvents(scenario).last?.0 == "ARRIVED_AT_DESTINATION", "and the server agrees")
         }
