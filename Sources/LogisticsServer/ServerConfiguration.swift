@@ -65,6 +65,8 @@ public struct ServerConfiguration: Sendable {
     public var pushRetryBudgetSeconds: Int = 3600
     /// Raster tiles for the web pages' maps instead of the server's own road tiles.
     public var tileServer: RasterTileServer?
+    /// Set by `logistics demo` only: the rider app offers "Simulate my drive", for desktop browsers without GPS.
+    public var riderAppDemo: Bool = false
     /// A tracking stream turns `stale` after this long without a fix (the contract's 15 s; tests shorten it).
     public var trackingStaleSeconds: Int = 15
     /// nil: JSON in production, text in development (`effectiveLogFormat`).

@@ -24,6 +24,7 @@ struct Demo: AsyncParsableCommand {
         configuration.dataDirectory = dataDirectory
         configuration.databaseURL = nil
         configuration.environment = .development
+        configuration.riderAppDemo = true
         Console.line("Starting the Rider Logistics demo (SQLite in \(dataDirectory)) ...")
         let mapPath = ProcessInfo.processInfo.environment["LOGISTICS_MAP"] ?? map
         if FileManager.default.fileExists(atPath: mapPath) {
@@ -37,6 +38,7 @@ struct Demo: AsyncParsableCommand {
         let host = configuration.host
         let (ports, portReporter) = AsyncStream.makeStream(of: Int.self)
         let (fleetPorts, fleetPortReporter) = AsyncStream.makeStream(of: Int.self)
+        let (appPorts, appPortReporter) = AsyncStream.makeStream(of: Int.self)
         let built: LogisticsApplication
         do {
             built = try await buildApplication(configuration, logger: logger) { port in
@@ -45,6 +47,8 @@ struct Demo: AsyncParsableCommand {
                 portReporter.finish()
                 fleetPortReporter.yield(port)
                 fleetPortReporter.finish()
+                appPortReporter.yield(port)
+                appPortReporter.finish()
             }
         } catch {
             throw Console.failure("cannot start the demo: \(ServerRunner.describe(error))")
@@ -55,7 +59,8 @@ struct Demo: AsyncParsableCommand {
         // every 2 s would otherwise keep a connection busy and the server from finishing its shutdown.
         application.addServices(
             DemoRideService(services: built.services, host: host, ports: ports, seeded: seeded),
-            DemoFleetService(services: built.services, host: host, ports: fleetPorts, riders: riders))
+            DemoFleetService(services: built.services, host: host, ports: fleetPorts, riders: riders),
+            DemoAppRiderService(services: built.services, host: host, ports: appPorts))
         do {
             try await application.runService()
         } catch {
@@ -82,6 +87,11 @@ struct DemoRideService: Service {
                 subject: DemoFleet.dispatcher.id, role: .dispatcher, name: DemoFleet.dispatcher.name, ttl: 86_400)
             // The token rides in the fragment, which the browser keeps to itself.
             Console.line("Dispatcher's live map in a browser: \(base)/dispatch#token=\(dispatcher)")
+            let appRider = DemoFleet.appRider
+            let rider = try await tokens.token(subject: appRider.id, role: .rider, name: appRider.name, ttl: 86_400)
+            Console.line(
+                "Deliver an order yourself as \(appRider.name ?? "a rider") in the rider app (go online; an order is "
+                    + "offered to you while you are free): \(base)/rider#token=\(rider)")
         }
         let ride = DemoRide(services: services, base: base) { orderId, trackingPage in
             Console.line(
@@ -113,7 +123,8 @@ struct DemoFleetService: Service {
         Console.line("Starting \(riders) simulated riders (RiderKit) delivering around the map; progress every 30 s.")
         var simulation = Simulation(
             base: "http://\(host):\(port)",
-            plan: SimulationPlan(riders: riders, deliveries: nil, duration: 365 * 86_400, speedMps: 14, fixInterval: 1)
+            plan: SimulationPlan(
+                riders: riders, deliveries: nil, duration: 365 * 86_400, speedMps: 14, fixInterval: 1, shortTrips: true)
         ) { subject, role in
             try await tokens.token(subject: subject, role: role, name: role == .rider ? "Simulated rider" : nil)
         }

@@ -16,6 +16,10 @@ enum DemoFleet {
         Actor(id: UUID(uuidString: "00000000-0000-4000-8000-0000000a0002")!, role: .rider, name: "Lucia Rossi"),
         Actor(id: UUID(uuidString: "00000000-0000-4000-8000-0000000a0003")!, role: .rider, name: "Marc Dubois"),
     ]
+    /// Nobody simulates this rider: the demo offers them orders for a person to deliver in the rider app (`/rider`).
+    static let appRider = Actor(
+        id: UUID(uuidString: "00000000-0000-4000-8000-0000000a0004")!, role: .rider, name: "Asha Patel")
+    static let appRiderPosition = GeoPoint(lat: 43.7392, lon: 7.4270)
     /// Where each rider is waiting: Larvotto, Port Hercule, Fontvieille.
     static let riderPositions = [
         GeoPoint(lat: 43.7445, lon: 7.4318), GeoPoint(lat: 43.7355, lon: 7.4210), GeoPoint(lat: 43.7310, lon: 7.4185),
@@ -54,6 +58,11 @@ enum DemoFleet {
                 // Still delivering from an earlier demo run: leave the rider on that task.
             }
         }
+        // Left offline: going online in the app is the person's first tap.
+        _ = try await services.repository.provisionRider(appRider, now: now)
+        try await services.locations.recordFixes(
+            [LocationFix(lat: appRiderPosition.lat, lon: appRiderPosition.lon, accuracyM: 8, recordedAt: now)],
+            riderId: appRider.id, now: now)
         var generator = SystemRandomNumberGenerator()
         var orders: [Order] = []
         for (index, (customer, phone, address, location)) in customers.enumerated() {
@@ -79,7 +88,9 @@ enum DemoFleet {
         let customerToken = try await tokens.token(
             subject: customers[0].0.id, role: .customer, name: customers[0].0.name, ttl: 86_400)
         Console.line()
-        Console.line("Seeded \(riders.count) riders (ONLINE), 1 vendor and \(seeded.orders.count) orders:")
+        Console.line(
+            "Seeded \(riders.count) riders (ONLINE), \(appRider.name ?? "a rider") (OFFLINE, for you in the rider app), "
+                + "1 vendor and \(seeded.orders.count) orders:")
         for order in seeded.orders {
             Console.line(
                 "  order \(order.id.uuidString.lowercased())  \(order.status.rawValue)  \(order.podType.rawValue)  -> \(order.customer.name)"

@@ -17,4 +17,21 @@ enum MonacoPlaces {
         ("Stade Louis II", GeoPoint(lat: 43.7276, lon: 7.4156)),
         ("Boulevard d'Italie", GeoPoint(lat: 43.7478, lon: 7.4357)),
     ]
+
+    typealias Place = (name: String, location: GeoPoint)
+
+    /// Short trips keep the demo lively: a newcomer sees deliveries finish within the first minute or two.
+    static let shortTripM = 900.0
+
+    /// A store at the place nearest `position` (not the one just delivered to) and a customer within
+    /// `shortTripM` of it.
+    static func shortTrip(near position: GeoPoint, after lastHome: GeoPoint? = nil) -> (store: Place, home: Place) {
+        let stores = all.filter { place in lastHome.map { place.location.distanceM(to: $0) > 50 } ?? true }
+        let store = stores.min { $0.location.distanceM(to: position) < $1.location.distanceM(to: position) }!
+        let homes = all.filter {
+            let distance = $0.location.distanceM(to: store.location)
+            return distance > 200 && distance <= shortTripM
+        }
+        return (store, homes.randomElement() ?? all.first { $0.name != store.name }!)
+    }
 }

@@ -18,6 +18,8 @@ struct SimulatedRider: Sendable {
     let office: SimulationOffice
     let report: SimulationReport
     var position: GeoPoint
+    /// Where the last delivery ended: short trips do not start from the customer's own door.
+    var lastHome: GeoPoint? = nil
 
     /// Keeps delivering until the plan's target is reached or the task is cancelled.
     mutating func run() async {
@@ -42,9 +44,16 @@ struct SimulatedRider: Sendable {
     }
 
     private mutating func deliverOne() async throws {
-        var places = MonacoPlaces.all.shuffled()
-        let store = places.removeFirst()
-        let home = places.removeFirst()
+        let store: MonacoPlaces.Place
+        let home: MonacoPlaces.Place
+        if plan.shortTrips {
+            (store, home) = MonacoPlaces.shortTrip(near: position, after: lastHome)
+        } else {
+            var places = MonacoPlaces.all.shuffled()
+            store = places.removeFirst()
+            home = places.removeFirst()
+        }
+        lastHome = home.location
         let order = try await office.orderFor(riderId: id, store: store, home: home)
         let task = try await acceptWhenOffered(order.orderId)
         report.update { $0.riding += 1 }

@@ -12,6 +12,9 @@ struct SimulationPlan: Sendable {
     var fixInterval: TimeInterval = 1
     var networkDrops = true
     var tunnels = true
+    /// Each delivery starts from the store nearest the rider with a customer close by (the demo); otherwise stores
+    /// and customers are anywhere on the map.
+    var shortTrips = false
 }
 
 /// Runs simulated riders against a server until the plan is done, printing a live line now and then.
