@@ -11,6 +11,8 @@ struct Demo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the server on SQLite with seeded vendors, customers, riders and orders.")
 
+    @Option(help: "Address to listen on; 0.0.0.0 lets a phone on the same network open the rider app.")
+    var host: String = "127.0.0.1"
     @Option(help: "Port to listen on; 0 picks a free one.") var port: Int = 8080
     @Option(name: .customLong("data-dir"), help: "Where the demo keeps its SQLite file and secret.")
     var dataDirectory: String = "./logistics-data"
@@ -20,6 +22,7 @@ struct Demo: AsyncParsableCommand {
 
     func run() async throws {
         var configuration = try ServerConfiguration.fromEnvironment(ProcessInfo.processInfo.environment)
+        configuration.host = host
         configuration.port = port
         configuration.dataDirectory = dataDirectory
         configuration.databaseURL = nil
@@ -35,14 +38,17 @@ struct Demo: AsyncParsableCommand {
             Console.line("warning: no map at \(mapPath); navigation will answer 503 (pass --map FILE.osm.pbf)")
         }
         let logger = ServerLogging.makeLogger(configuration)
-        let host = configuration.host
+        // The demo's own riders call the server on this machine; the printed links name an address others reach.
+        let wildcard = ["0.0.0.0", "::"].contains(host)
+        let localHost = wildcard ? "127.0.0.1" : host
+        let linkHost = wildcard ? (NetworkAddress.firstExternalIPv4() ?? host) : host
         let (ports, portReporter) = AsyncStream.makeStream(of: Int.self)
         let (fleetPorts, fleetPortReporter) = AsyncStream.makeStream(of: Int.self)
         let (appPorts, appPortReporter) = AsyncStream.makeStream(of: Int.self)
         let built: LogisticsApplication
         do {
             built = try await buildApplication(configuration, logger: logger) { port in
-                Console.line("Rider Logistics listening on http://\(host):\(port)")
+                Console.line("Rider Logistics listening on http://\(linkHost):\(port)")
                 portReporter.yield(port)
                 portReporter.finish()
                 fleetPortReporter.yield(port)
@@ -58,9 +64,10 @@ struct Demo: AsyncParsableCommand {
         // The simulated rider runs as one of the server's services, so Ctrl-C stops it first: its requests
         // every 2 s would otherwise keep a connection busy and the server from finishing its shutdown.
         application.addServices(
-            DemoRideService(services: built.services, host: host, ports: ports, seeded: seeded),
-            DemoFleetService(services: built.services, host: host, ports: fleetPorts, riders: riders),
-            DemoAppRiderService(services: built.services, host: host, ports: appPorts))
+            DemoRideService(
+                services: built.services, host: localHost, linkHost: linkHost, ports: ports, seeded: seeded),
+            DemoFleetService(services: built.services, host: localHost, ports: fleetPorts, riders: riders),
+            DemoAppRiderService(services: built.services, host: localHost, ports: appPorts))
         do {
             try await application.runService()
         } catch {
@@ -75,31 +82,39 @@ struct Demo: AsyncParsableCommand {
 struct DemoRideService: Service {
     let services: LogisticsServices
     let host: String
+    /// The address printed links use (the machine's own on the network when the demo listens on all of them).
+    let linkHost: String
     let ports: AsyncStream<Int>
     let seeded: DemoFleet.Seeded
 
     func run() async throws {
         guard let port = await ports.first(where: { _ in true }) else { return }
         let base = "http://\(host):\(port)"
-        try await DemoFleet.printWalkthrough(seeded, services: services, base: base)
+        let links = "http://\(linkHost):\(port)"
+        try await DemoFleet.printWalkthrough(seeded, services: services, base: links)
         if let tokens = services.tokens {
             let dispatcher = try await tokens.token(
                 subject: DemoFleet.dispatcher.id, role: .dispatcher, name: DemoFleet.dispatcher.name, ttl: 86_400)
             // The token rides in the fragment, which the browser keeps to itself.
-            Console.line("Dispatcher's live map in a browser: \(base)/dispatch#token=\(dispatcher)")
+            Console.line("Dispatcher's live map in a browser: \(links)/dispatch#token=\(dispatcher)")
             let appRider = DemoFleet.appRider
             let rider = try await tokens.token(subject: appRider.id, role: .rider, name: appRider.name, ttl: 86_400)
             Console.line(
                 "Deliver an order yourself as \(appRider.name ?? "a rider") in the rider app (go online; an order is "
-                    + "offered to you while you are free): \(base)/rider#token=\(rider)")
+                    + "offered to you while you are free): \(links)/rider#token=\(rider)")
+            if linkHost != host {
+                Console.line(
+                    "  (a phone's browser gives a page GPS and offline start only over HTTPS or on localhost: over this "
+                        + "plain-http address, use the app's \"Simulate my drive\")")
+            }
         }
         let ride = DemoRide(services: services, base: base) { orderId, trackingPage in
             Console.line(
                 "Live: \(DemoFleet.riders[2].name ?? "a rider") is bringing order \(orderId) to "
                     + "\(DemoFleet.customers[0].0.name ?? "the customer"). Follow it:\n"
-                    + (trackingPage.map { "  in a browser (the customer's tracking page): \($0)\n" } ?? "")
-                    + "  swift run logistics follow --server \(base) --order \(orderId)    # uses $CUSTOMER\n"
-                    + "  or watch every rider: WS \(base.replacingOccurrences(of: "http", with: "ws"))"
+                    + (trackingPage.map { "  in a browser (the customer's tracking page): \(links)\($0)\n" } ?? "")
+                    + "  swift run logistics follow --server \(links) --order \(orderId)    # uses $CUSTOMER\n"
+                    + "  or watch every rider: WS \(links.replacingOccurrences(of: "http", with: "ws"))"
                     + "/api/v1/dispatch/stream with $DISPATCHER")
         }
         await cancelWhenGracefulShutdown { await ride.run() }

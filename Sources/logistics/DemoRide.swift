@@ -11,6 +11,7 @@ import RoadRouting
 struct DemoRide {
     let services: LogisticsServices
     let base: String
+    /// Told the tracking page's path (`/track/…`) once the order is on its way.
     let onTheWay: @Sendable (_ orderId: String, _ trackingPage: String?) -> Void
 
     static let fixInterval: Duration = .seconds(2)
@@ -70,7 +71,7 @@ struct DemoRide {
         try await tap(taskId, "ARRIVED_AT_STORE", at: store, token: riderToken)
         try await tap(taskId, "PICKED_UP", at: store, token: riderToken)
         let link = try? await call(.POST, "/api/v1/orders/\(orderId)/tracking-links", token: customerToken, expect: 201)
-        onTheWay(orderId, (link?["url"] as? String).map { base + $0 })
+        onTheWay(orderId, link?["url"] as? String)
         for point in try await path(from: store, to: contact.3) {
             let fix: [String: Any] = [
                 "lat": point.lat, "lon": point.lon, "accuracyM": 6, "speedMps": Self.speedMps,
