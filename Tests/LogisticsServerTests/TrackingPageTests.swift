@@ -8,7 +8,7 @@ import Testing
 @Suite("The tracking page", .timeLimit(.minutes(3)))
 struct TrackingPageTests {
     static let csp =
-        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; "
         + "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
     static func expectSecured(_ reply: Reply, _ what: String) {
@@ -130,7 +130,8 @@ extension TrackingPageTests {
                 #expect(
                     page.headers[.init("Content-Security-Policy")!]
                         == Self.csp.replacingOccurrences(
-                            of: "img-src 'self' data:", with: "img-src 'self' data: https://tiles.example.org:8443"),
+                            of: "img-src 'self' data: blob:",
+                            with: "img-src 'self' data: blob: https://tiles.example.org:8443"),
                     "\(path)")
             }
         }

@@ -58,51 +58,19 @@ struct TrackingPage {
                 + WebPage.escape(NotificationCatalog.fill(text["rider"]!, ["name": String(firstName)])) + "</p>"
         }
         return WebPage.html(
-            """
-            <!doctype html>
-            <html lang="\(language)">
-            <head>
-            <meta charset="utf-8">
-            <meta name="viewport" content="width=device-width, initial-scale=1">
-            <link rel="icon" href="data:,">
-            <meta name="referrer" content="no-referrer">
-            <title>\(WebPage.escape(text["title"]!))</title>
-            <link rel="stylesheet" href="/web/track.css">
-            <script type="module" src="/web/track.js"></script>
-            </head>
-            <body\(WebPage.tileAttribute(tileServer)) data-order-id="\(order.id.lowercased)" data-texts="\(WebPage.escape(textsJSON))">
-            <main>
-            <h1>\(WebPage.escape(text["title"]!))</h1>
-            <p id="status" class="status">\(WebPage.escape(text["loading"]!))</p>
-            \(riderLine)
-            <div id="map-box"><canvas id="map" role="img" aria-label="\(WebPage.escape(text["title"]!))"></canvas></div>
-            <p id="eta" class="eta" aria-live="polite"></p>
-            <p id="updated" class="updated" aria-live="polite" hidden></p>
-            <p class="attribution">\(WebPage.escape(text["attribution"]!))</p>
-            </main>
-            </body>
-            </html>
-            """, tileServer: tileServer)
+            WebPage.render(
+                "track.html",
+                [
+                    "lang": language, "title": WebPage.escape(text["title"]!),
+                    "loading": WebPage.escape(text["loading"]!),
+                    "attribution": WebPage.escape(text["attribution"]!),
+                    "tileAttribute": WebPage.tileAttribute(tileServer),
+                    "orderId": order.id.lowercased, "texts": WebPage.escape(textsJSON), "riderLine": riderLine,
+                ]), tileServer: tileServer)
     }
 
     static func noticePage(language: String, title: String, body: String) -> String {
-        """
-        <!doctype html>
-        <html lang="\(language)">
-        <head>
-        <meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        <link rel="icon" href="data:,">
-        <title>\(WebPage.escape(title))</title>
-        <link rel="stylesheet" href="/web/track.css">
-        </head>
-        <body>
-        <main>
-        <h1>\(WebPage.escape(title))</h1>
-        <p class="status">\(WebPage.escape(body))</p>
-        </main>
-        </body>
-        </html>
-        """
+        WebPage.render(
+            "track-notice.html", ["lang": language, "title": WebPage.escape(title), "body": WebPage.escape(body)])
     }
 }

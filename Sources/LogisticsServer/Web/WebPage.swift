@@ -10,7 +10,8 @@ enum WebPage {
     /// Only our own origin: no inline scripts, no third-party hosts (the map tiles come from this server too), except
     /// the images of an operator's raster tile server when one is configured.
     static func contentSecurityPolicy(tileServer: RasterTileServer? = nil) -> String {
-        let images = ["'self'", "data:"] + (tileServer.map { [$0.origin] } ?? [])
+        // blob: for the rider's proof photo, shown and shrunk in the page before upload.
+        let images = ["'self'", "data:", "blob:"] + (tileServer.map { [$0.origin] } ?? [])
         return "default-src 'self'; script-src 'self'; style-src 'self'; img-src \(images.joined(separator: " ")); "
             + "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
     }
@@ -30,6 +31,23 @@ enum WebPage {
             tileServer: tileServer)
         response.extraHeaders[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
         response.extraHeaders[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
+    }
+
+    /// A page from its template in the assets, each `{{name}}` replaced by its value (already escaped for where
+    /// it stands), in one pass: a value that itself holds `{{…}}` (a rider's name, say) is never filled in.
+    static func render(_ template: String, _ values: [String: String]) -> String {
+        var rest = WebAssets[template].text[...]
+        var page = ""
+        while let open = rest.range(of: "{{"), let close = rest[open.upperBound...].range(of: "}}") {
+            page += rest[..<open.lowerBound]
+            let name = String(rest[open.upperBound..<close.lowerBound])
+            guard let value = values[name] else {
+                preconditionFailure("\(template) has {{\(name)}} and no value for it")
+            }
+            page += value
+            rest = rest[close.upperBound...]
+        }
+        return page + rest
     }
 
     /// A strong ETag from the content, for pages' assets and map tiles.
@@ -58,9 +76,9 @@ enum WebPage {
         return escaped
     }
 
-    /// The first language of `Accept-Language` the catalog has, else English.
-    static func language(_ header: String?) -> String {
-        let available = Set(PageText.languages)
+    /// The first language of `Accept-Language` the page has words in, else English.
+    static func language(_ header: String?, among languages: [String] = PageText.languages) -> String {
+        let available = Set(languages)
         for part in (header ?? "").split(separator: ",") {
             let tag = part.split(separator: ";").first?.trimmingCharacters(in: .whitespaces) ?? ""
             let language = NotificationCatalog.languageCode(tag)
