@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdWebSocket
 import Logging
 import LogisticsCore
+import NIOCore
 
 /// Per-request state: who is calling and the request id that ties logs to responses.
 public struct LogisticsRequestContext: RequestContext, WebSocketRequestContext {
@@ -11,10 +12,13 @@ public struct LogisticsRequestContext: RequestContext, WebSocketRequestContext {
     public var requestId: String = ""
     /// Set by a WebSocket route that accepts the upgrade.
     public let webSocket: WebSocketHandlerReference<LogisticsRequestContext>
+    /// The connection, for sockets that must be cut when a client stops reading.
+    public let channel: (any Channel)?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         webSocket = .init()
+        channel = source.channel
     }
 
     /// The authenticated caller; routes behind `AuthenticationMiddleware` always have one.

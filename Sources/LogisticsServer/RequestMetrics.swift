@@ -22,6 +22,13 @@ final class RequestMetrics: Sendable {
     func socketOpened(_ stream: String) {
         registry.makeGauge(name: "websocket_connections", labels: [("stream", stream)]).increment()
     }
+    /// A socket closed by the server for its client's behaviour: `behind` (its backlog passed the limits) or
+    /// `flood` (it sent messages faster than allowed).
+    func socketCutOff(_ stream: String, reason: String) {
+        registry.makeCounter(name: "websocket_cut_off_total", labels: [("stream", stream), ("reason", reason)])
+            .increment()
+    }
+
     func socketClosed(_ stream: String) {
         registry.makeGauge(name: "websocket_connections", labels: [("stream", stream)]).decrement()
     }

@@ -17,7 +17,8 @@ struct DispatchStreamSocket {
             shouldUpgrade: { request, _ in SocketSession.shouldUpgrade(request) },
             onUpgrade: { inbound, outbound, context in
                 try await SocketSession.run(
-                    inbound, outbound, path: Self.path, stream: "dispatch", metrics: services.metrics
+                    inbound, outbound, path: Self.path, stream: "dispatch", metrics: services.metrics,
+                    channel: context.requestContext.channel
                 ) { session, group in
                     try await watch(&session, &group, context.request)
                 }
@@ -36,7 +37,7 @@ struct DispatchStreamSocket {
             try await session.refuse(error)
             return
         }
-        SocketSession.relay(services.tracking.watchEverything(), into: &group, sink: session.sink) { .push($0) }
+        session.relay(services.tracking.watchEverything(), into: &group) { .push($0) }
         try await session.send(text: #"{"type":"ready"}"#)
         loop: while let event = await session.next() {
             switch event {
@@ -50,7 +51,7 @@ struct DispatchStreamSocket {
             case .serverStopping:
                 await session.closeForShutdown()
                 break loop
-            case .clientText, .authenticationTimedOut, .tracking:
+            case .clientText, .authenticationTimedOut, .tracking, .overloaded:
                 continue
             }
         }

@@ -18,7 +18,8 @@ struct RiderStreamSocket {
             shouldUpgrade: { request, _ in SocketSession.shouldUpgrade(request) },
             onUpgrade: { inbound, outbound, context in
                 try await SocketSession.run(
-                    inbound, outbound, path: Self.path, stream: "rider", metrics: services.metrics
+                    inbound, outbound, path: Self.path, stream: "rider", metrics: services.metrics,
+                    channel: context.requestContext.channel
                 ) { session, group in
                     try await serve(&session, &group, context.request)
                 }
@@ -57,7 +58,7 @@ struct RiderStreamSocket {
             try await session.refuse(error)
             return
         }
-        SocketSession.relay(services.tracking.inbox(of: rider.id), into: &group, sink: session.sink) { .push($0) }
+        session.relay(services.tracking.inbox(of: rider.id), into: &group) { .push($0) }
         try await session.send(text: #"{"type":"ready"}"#)
         loop: while let event = await session.next() {
             switch event {
@@ -70,7 +71,7 @@ struct RiderStreamSocket {
             case .serverStopping:
                 await session.closeForShutdown()
                 break loop
-            case .authenticationTimedOut, .tracking:
+            case .authenticationTimedOut, .tracking, .overloaded:
                 continue
             }
         }

@@ -3,6 +3,8 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdWebSocket
 import LogisticsCore
+import NIOCore
+import NIOWebSocket
 import ServiceLifecycle
 
 /// What a socket handler waits for: the client's messages, and whatever feed the socket relays.
@@ -15,6 +17,17 @@ enum SocketEvent: Sendable {
     case feedClosed
     /// The server is shutting down gracefully: the socket closes with 1001 so the client reconnects elsewhere.
     case serverStopping
+    /// The client fell behind (its backlog passed the limits) or sent too fast: closed with 4429.
+    case overloaded(reason: String)
+
+    /// What the event weighs in the socket's backlog; nil for events that are not messages to the client.
+    var backlogBytes: Int? {
+        switch self {
+        case .push(let text): text.utf8.count
+        case .tracking: SocketBacklog.trackingMessageBytes
+        default: nil
+        }
+    }
 }
 
 /// The plumbing every socket shares: one reader turning the client's frames into events, the token taken from
@@ -28,16 +41,27 @@ struct SocketSession {
     static let maximumMessage = 256 * 1024
     /// How long a client that did not send the token as a subprotocol has to send it as its first message.
     static let authenticationWindow: Duration = .seconds(5)
+    /// What a client may send: a phone's batches of fixes come every few seconds; a burst after a reconnect is
+    /// fine, a flood is not.
+    static let incomingPerSecond = 20.0
+    static let incomingBurst = 100.0
+    /// A client that cannot take even its close frame in this long has its connection cut.
+    static let closeGrace: Duration = .seconds(2)
 
     let outbound: WebSocketOutboundWriter
     let path: String
     private(set) var events: AsyncStream<SocketEvent>.AsyncIterator
     let sink: AsyncStream<SocketEvent>.Continuation
+    let backlog: SocketBacklog
+    /// The connection itself, to cut when a polite close cannot get through (a client that reads nothing).
+    let channel: (any Channel)?
+    /// Counts a socket closed for its client's behaviour, by reason.
+    let cutOff: @Sendable (_ reason: String) -> Void
 
     /// Runs `body` with the client's messages flowing in; everything stops when `body` returns.
     static func run(
         _ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, path: String, stream: String,
-        metrics: RequestMetrics,
+        metrics: RequestMetrics, channel: (any Channel)?, backlogLimits: SocketBacklog.Limits = SocketBacklog.standard,
         _ body: (inout SocketSession, inout ThrowingTaskGroup<Void, any Error>) async throws -> Void
     ) async throws {
         metrics.socketOpened(stream)
@@ -45,8 +69,14 @@ struct SocketSession {
         let (events, sink) = AsyncStream.makeStream(of: SocketEvent.self)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
+                var allowance = TokenBucket(ratePerSecond: incomingPerSecond, burst: incomingBurst, now: Date())
                 do {
                     for try await message in inbound.messages(maxSize: maximumMessage) {
+                        guard allowance.take(now: Date()) else {
+                            metrics.socketCutOff(stream, reason: "flood")
+                            sink.yield(.overloaded(reason: "RATE_LIMITED: too many messages"))
+                            return
+                        }
                         switch message {
                         case .text(let text): sink.yield(.clientText(text))
                         case .binary(let buffer): sink.yield(.clientText(String(buffer: buffer)))
@@ -56,30 +86,81 @@ struct SocketSession {
                 sink.yield(.clientClosed)
             }
             var session = SocketSession(
-                outbound: outbound, path: path, events: events.makeAsyncIterator(), sink: sink)
+                outbound: outbound, path: path, events: events.makeAsyncIterator(), sink: sink,
+                backlog: SocketBacklog(limits: backlogLimits), channel: channel,
+                cutOff: { metrics.socketCutOff(stream, reason: $0) })
             defer { sink.finish() }
-            // Without this an open socket would hold a graceful shutdown (or a rolling restart) forever.
+            // Without this an open socket would hold a graceful shutdown (or a rolling restart) forever; a client
+            // that reads nothing cannot even take the 1001, so its connection is cut after a grace period.
             try await withGracefulShutdownHandler {
                 try await body(&session, &group)
             } onGracefulShutdown: {
                 sink.yield(.serverStopping)
+                sayGoingAway(channel)
+                cut(channel, after: closeGrace)
             }
             group.cancelAll()
         }
     }
 
-    /// Relays a feed into the session's events until it ends.
-    static func relay<Feed: AsyncSequence & Sendable>(
-        _ feed: Feed, into group: inout ThrowingTaskGroup<Void, any Error>, sink: AsyncStream<SocketEvent>.Continuation,
+    /// Relays a feed into the session's events until it ends, or until the client has fallen so far behind that
+    /// the socket is closed (4429).
+    func relay<Feed: AsyncSequence & Sendable>(
+        _ feed: Feed, into group: inout ThrowingTaskGroup<Void, any Error>,
         as event: @escaping @Sendable (Feed.Element) -> SocketEvent
     ) where Feed.Element: Sendable {
+        let sink = self.sink
+        let backlog = self.backlog
+        let channel = self.channel
+        let cutOff = self.cutOff
         group.addTask {
-            for try await element in feed { sink.yield(event(element)) }
+            for try await element in feed {
+                let message = event(element)
+                guard backlog.admit(bytes: message.backlogBytes ?? 0) else {
+                    cutOff("behind")
+                    // The loop closes with 4429 if it gets to it; a client reading nothing never lets it.
+                    sink.yield(.overloaded(reason: "RATE_LIMITED: the client fell behind"))
+                    Self.cut(channel, after: Self.closeGrace)
+                    return
+                }
+                sink.yield(message)
+            }
             sink.yield(.feedClosed)
         }
     }
 
-    mutating func next() async -> SocketEvent? { await events.next() }
+    /// The WebSocket library answers a graceful shutdown with its own close (1000) as soon as it hears of it, before
+    /// this session's loop could say 1001. So 1001 is written straight to the connection, whose output is then
+    /// shut: clients reconnect elsewhere, and nothing (the library's 1000 included) follows it.
+    static func sayGoingAway(_ channel: (any Channel)?) {
+        guard let channel else { return }
+        var payload = channel.allocator.buffer(capacity: 32)
+        payload.writeInteger(UInt16(1001))
+        payload.writeString("server restarting; reconnect")
+        let frame = WebSocketFrame(fin: true, opcode: .connectionClose, data: payload)
+        channel.writeAndFlush(frame).whenComplete { _ in channel.close(mode: .output, promise: nil) }
+    }
+
+    /// Closes the connection without a close handshake, after `delay` (a socket already closed is left alone).
+    static func cut(_ channel: (any Channel)?, after delay: Duration) {
+        guard let channel else { return }
+        Task {
+            try? await Task.sleep(for: delay)
+            channel.close(promise: nil)
+        }
+    }
+
+    /// The next event for the socket's loop. An overloaded socket is closed here with 4429 and its loop sees the
+    /// client gone.
+    mutating func next() async -> SocketEvent? {
+        guard let event = await events.next() else { return nil }
+        if let bytes = event.backlogBytes { backlog.taken(bytes: bytes) }
+        if case .overloaded(let reason) = event {
+            try? await outbound.close(.unknown(4429), reason: reason)
+            return .clientClosed
+        }
+        return event
+    }
 
     /// The token from the subprotocol pair, else from a first message `{"type":"auth","token":"…"}`.
     mutating func token(headers: HTTPFields) async throws -> String {
@@ -99,7 +180,7 @@ struct SocketSession {
                     throw LogisticsError(.unauthenticated, #"The first message must be {"type":"auth","token":"…"}"#)
                 }
                 return first.token
-            case .clientClosed, .authenticationTimedOut, .serverStopping:
+            case .clientClosed, .authenticationTimedOut, .serverStopping, .overloaded:
                 throw LogisticsError(
                     .unauthenticated,
                     "Send the token as Sec-WebSocket-Protocol: bearer, <token> or as the first message")

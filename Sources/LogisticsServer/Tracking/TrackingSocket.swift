@@ -19,7 +19,8 @@ struct TrackingSocket {
             shouldUpgrade: { request, _ in SocketSession.shouldUpgrade(request) },
             onUpgrade: { inbound, outbound, context in
                 try await SocketSession.run(
-                    inbound, outbound, path: Self.path, stream: "customer", metrics: services.metrics
+                    inbound, outbound, path: Self.path, stream: "customer", metrics: services.metrics,
+                    channel: context.requestContext.channel
                 ) { session, group in
                     try await follow(&session, &group, context)
                 }
@@ -72,7 +73,7 @@ struct TrackingSocket {
             try await session.refuse(error)
             return
         }
-        SocketSession.relay(messages, into: &group, sink: session.sink) { .tracking($0) }
+        session.relay(messages, into: &group) { .tracking($0) }
         loop: while let event = await session.next() {
             switch event {
             case .tracking(let message):
@@ -110,7 +111,7 @@ struct TrackingSocket {
             case .serverStopping:
                 await session.closeForShutdown()
                 break loop
-            case .authenticationTimedOut, .push:
+            case .authenticationTimedOut, .push, .overloaded:
                 continue
             }
         }

@@ -1,0 +1,113 @@
+import Foundation
+import LogisticsCore
+import Testing
+
+@testable import LogisticsServer
+
+/// Sockets that would make the server grow or stall: clients that never read, clients that flood.
+@Suite("Socket limits", .timeLimit(.minutes(3)))
+struct SocketLimitTests {
+    /// Fixes one rider reports in one batch, a second apart, ending now: each becomes a dispatcher message.
+    static func batch(_ server: TestServer, count: Int, ending end: Date) -> [String: Any] {
+        let fixes: [[String: Any]] = (0..<count).map { index in
+            [
+                "lat": 43.7380 + Double(index % 50) * 0.00001, "lon": 7.4262, "accuracyM": 5,
+                "recordedAt": RFC3339.string(from: end.addingTimeInterval(Double(index - count))),
+            ]
+        }
+        return ["fixes": fixes]
+    }
+
+    @Test(
+        "a dispatcher that never reads is cut off once it falls behind; one that reads gets every message; the server keeps answering"
+    )
+    func silentReader() async throws {
+        try await TestServer.run(.sqlite) { server in
+            let dispatcher = try await server.token(.dispatcher)
+            let silent = try RawSocket(port: server.port, receiveBuffer: 1024)
+            #expect(try silent.upgrade(path: DispatchStreamSocket.path, token: dispatcher))
+            let healthy = TrackingFollower(port: server.port, path: DispatchStreamSocket.path, token: dispatcher)
+            try await healthy.wait { $0.contains { $0["type"] as? String == "ready" } }
+
+            // More than the kernel's send buffer (up to 4 MiB) and the backlog together, from riders posting batches
+            // the way phones do after a tunnel: about 6 MB of dispatcher messages.
+            let perBatch = 500
+            var sent = 0
+            for rider in 0..<72 {
+                let token = try await server.token(.rider, name: "Rider \(rider)")
+                let reply = try await server.send(
+                    .post, "/api/v1/rider/locations", token: token,
+                    json: Self.batch(server, count: perBatch, ending: server.clock.now()))
+                #expect(reply.status == 202)
+                sent += perBatch
+            }
+            let end = silent.read(within: .seconds(20)) { _ in false }
+            let (closed, waiting) = (end.closed, end.bytes.count)
+            #expect(closed, "the silent socket was not closed (\(waiting) bytes were waiting for it)")
+            try await healthy.wait { messages in
+                messages.filter { $0["type"] as? String == "riderLocation" }.count == sent
+            }
+            #expect(try await server.send(.get, "/health/live").status == 200)
+            let metrics = try await server.send(.get, "/metrics")
+            #expect(metrics.text.contains(#"websocket_cut_off_total{stream="dispatch",reason="behind"} 1"#))
+        }
+    }
+
+    @Test("a client flooding its socket with messages is closed with 4429")
+    func flood() async throws {
+        try await TestServer.run(.sqlite) { server in
+            let rider = try await server.token(.rider)
+            let socket = TrackingFollower(port: server.port, path: RiderStreamSocket.path, token: rider)
+            try await socket.wait { $0.contains { $0["type"] as? String == "ready" } }
+            for index in 0..<Int(SocketSession.incomingBurst) * 3 {
+                socket.send(#"{"type":"ping","ref":"\#(index)"}"#)
+            }
+            try await socket.finished()
+            #expect(socket.storage.applicationCloseCode.withLock { $0 } == 4429)
+            #expect(try await server.send(.get, "/health/live").status == 200)
+            let metrics = try await server.send(.get, "/metrics")
+            #expect(metrics.text.contains(#"websocket_cut_off_total{stream="rider",reason="flood"} 1"#))
+        }
+    }
+
+    @Test("SIGTERM with clients that read nothing: every socket is closed and the server exits within 10 s")
+    func shutdownWithStuckClients() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("logistics-stuck-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let secret = "socket-limit-test-secret-0123456789abcdef"
+        let server = try ServerProcess(
+            arguments: ["serve", "--port", "0", "--data-dir", directory.path],
+            environment: ["LOGISTICS_JWT_SECRET": secret])
+        try await server.start()
+        let issuer = await AccessTokenIssuer(secret: secret)
+        let dispatcher = try await issuer.token(subject: UUID(), role: .dispatcher)
+        // Stuck: they never read, so writes to them wait once the kernel's buffers are full.
+        let silent = try (0..<20).map { _ in try RawSocket(port: server.port, receiveBuffer: 1024) }
+        for socket in silent { #expect(try socket.upgrade(path: DispatchStreamSocket.path, token: dispatcher)) }
+        let reader = TrackingFollower(port: server.port, path: DispatchStreamSocket.path, token: dispatcher)
+        try await reader.wait { $0.contains { $0["type"] as? String == "ready" } }
+        let rider = try await issuer.token(subject: UUID(), role: .rider)
+        let start = Date().addingTimeInterval(-3_600)
+        for batch in 0..<6 {
+            let fixes: [[String: Any]] = (0..<500).map { index in
+                [
+                    "lat": 43.7380 + Double(index % 50) * 0.00001, "lon": 7.4262, "accuracyM": 5,
+                    "recordedAt": RFC3339.string(from: start.addingTimeInterval(Double(batch * 500 + index))),
+                ]
+            }
+            let reply = try await ConcurrentClient.send(
+                port: server.port, .post, "/api/v1/rider/locations", token: rider,
+                jsonBody: try JSONSerialization.data(withJSONObject: ["fixes": fixes]))
+            #expect(reply.status == 202)
+        }
+        let asked = ContinuousClock.now
+        server.kill(SIGTERM)
+        let status = await server.waitForExit()
+        let took = ContinuousClock.now - asked
+        #expect(status == 0)
+        #expect(took < .seconds(10), "shutdown took \(took)")
+        try await reader.finished()
+        #expect(reader.storage.closedNormally.withLock { $0 } == false, "the reader was told 1001, not 1000")
+        for socket in silent { #expect(socket.read(within: .seconds(2)).closed) }
+    }
+}
