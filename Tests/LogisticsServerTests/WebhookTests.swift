@@ -188,6 +188,24 @@ struct WebhookTests {
         }
     }
 
+    @Test("a receiver answering 302 to this machine is not followed; the attempt is retried with the reason")
+    func redirectsNotFollowed() async throws {
+        try await FakeProviders.withServer(.sqlite) { fake, server, port in
+            _ = try await Self.subscribe(server, port: port, name: "moved", events: ["OrderCreated"])
+            fake.script("moved", .init(status: .found, location: "http://127.0.0.1:\(port)/hooks/internal"))
+            let dispatcher = try await server.token(.dispatcher)
+            _ = try await server.send(.post, "/api/v1/orders", token: dispatcher, json: Fixtures.order())
+            try await fake.wait("the attempt") { $0.hooks.contains { $0.name == "moved" } }
+            try await server.notificationsSettled()
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(!fake.snapshot.hooks.contains { $0.name == "internal" }, "the redirect was followed")
+            let reason = try await server.database.first(
+                "SELECT last_error FROM notification_deliveries WHERE channel = 'webhook'", [])?.optionalString(
+                    "last_error")
+            #expect(reason?.contains("302: redirects are not followed to http://127.0.0.1") == true, "\(reason ?? "")")
+        }
+    }
+
     @Test("a deleted webhook gets nothing more", arguments: StoreKind.available)
     func deletion(kind: StoreKind) async throws {
         try await FakeProviders.withServer(kind) { fake, server, port in

@@ -46,6 +46,10 @@ struct WebhookSender: NotificationSender {
             let response = try await http.execute(request, timeout: .seconds(15))
             let answer = await ProviderResponse.body(response)
             if (200..<300).contains(response.status.code) { return .delivered }
+            if (300..<400).contains(response.status.code) {
+                let target = response.headers.first(name: "location").map { " to \($0.prefix(200))" } ?? ""
+                return .retry(reason: "HTTP \(response.status.code): redirects are not followed\(target)", after: nil)
+            }
             // Receivers fail in every way (deploys, 404 while a route is renamed, 401 while a secret rotates), so
             // everything is retried until the budget runs out; then an admin can look and redeliver.
             return .retry(

@@ -19,6 +19,7 @@ final class FakeProviders: Sendable {
         var status: HTTPResponse.Status
         var body: String = "{}"
         var retryAfter: String? = nil
+        var location: String? = nil
     }
 
     struct Push: Sendable {
@@ -285,6 +286,7 @@ final class FakeProviders: Sendable {
     private func response(_ reply: Reply) -> Response {
         var response = json(reply.status, reply.body)
         if let retryAfter = reply.retryAfter { response.headers[.retryAfter] = retryAfter }
+        if let location = reply.location { response.headers[.location] = location }
         return response
     }
 
