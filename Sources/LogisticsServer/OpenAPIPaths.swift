@@ -91,7 +91,8 @@ enum OpenAPIPaths {
             ],
             "/health/ready": [
                 "get": OpenAPI.operation(
-                    "The database answers", tag: "Operations", response: "Health", errors: [.serviceUnavailable],
+                    "The database answers (with a dispatcher or admin token also which database and map)",
+                    tag: "Operations", response: "Health", errors: [.serviceUnavailable],
                     public: true)
             ],
             "/metrics": [

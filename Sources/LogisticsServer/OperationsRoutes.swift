@@ -8,15 +8,25 @@ struct OperationsRoutes {
     let services: LogisticsServices
     let metrics: RequestMetrics
 
+    /// Whether the request carries a valid dispatcher or admin token (a bad or missing one is simply not staff).
+    private func isStaff(_ request: Request) async -> Bool {
+        guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer "),
+            let actor = try? await services.admit(bearer: String(header.dropFirst(7)))
+        else { return false }
+        return actor.role == .admin || actor.role == .dispatcher
+    }
+
     func register(in routes: inout RouteTable) {
         routes.get("/health/live") { _, _ in try APIResponse.json(["status": "ok"]) }
-        routes.get("/health/ready") { _, _ in
+        routes.get("/health/ready") { request, _ in
             do {
                 try await services.repository.ping()
             } catch {
                 throw LogisticsError(
                     .serviceUnavailable, "The database is not answering", retryAfterSeconds: 5)
             }
+            // Which database and which map this is help an operator and an attacker alike: staff tokens only.
+            guard await isStaff(request) else { return try APIResponse.json(["status": "ready"]) }
             return try APIResponse.json([
                 "status": "ready", "database": services.databaseDialect,
                 "navigation": services.navigator.provider.readiness,

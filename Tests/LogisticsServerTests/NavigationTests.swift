@@ -36,7 +36,7 @@ struct NavigationTests {
 
             let metrics = try await server.send(.get, "/metrics")
             #expect(metrics.text.contains("routing_duration_seconds"))
-            let ready = try await server.send(.get, "/health/ready")
+            let ready = try await server.send(.get, "/health/ready", token: try await server.token(.dispatcher))
             #expect((ready["navigation"] as? String)?.contains("motorcycle") == true)
         }
     }
