@@ -76,11 +76,14 @@ public func buildApplication(
             tracking: hub,
             logger: logger,
             relay: relay,
-            ingest: LocationIngest(repository: repository, relay: relay, navigator: navigator, clock: clock),
+            ingest: LocationIngest(
+                repository: repository, relay: relay, navigator: navigator, clock: clock,
+                fixesPerRider: configuration.rateLimits.fixesPerRider),
             trackingLinks: TrackingLinks(serverSecret: Array(otpSecret.utf8)),
             secretSealer: sealer,
             mapTiles: MapTileCache(provider: directions),
-            metrics: metrics)
+            metrics: metrics,
+            addressLimiter: configuration.rateLimits.perAddress.map { RateLimiter($0, what: "requests") })
         let (senders, senderServices) = try await NotificationSetup.senders(
             configuration, clock: clock, sealer: sealer)
         let (router, routes) = makeRouter(services)
@@ -124,6 +127,7 @@ func makeRouter(_ services: LogisticsServices) -> (Router<LogisticsRequestContex
     router.add(middleware: AccessLogMiddleware())
     let catalog = RouteCatalog()
     router.add(middleware: ProblemMiddleware(catalog: catalog))
+    addressLimit(services).map { router.add(middleware: $0) }
     let idempotency = IdempotencyGuard(repository: services.repository, clock: services.clock)
     var operations = RouteTable(group: router.group(), prefix: "", idempotency: idempotency, catalog: catalog)
     OperationsRoutes(services: services, metrics: metrics).register(in: &operations)
@@ -137,6 +141,10 @@ func makeRouter(_ services: LogisticsServices) -> (Router<LogisticsRequestContex
             middleware: AuthenticationMiddleware(
                 verifier: services.verifier, repository: services.repository, clock: services.clock,
                 known: services.knownCallers))
+    if let rule = services.configuration.rateLimits.perCaller {
+        api.add(
+            middleware: CallerRateLimitMiddleware(limiter: RateLimiter(rule, what: "requests"), clock: services.clock))
+    }
     var routes = RouteTable(group: api, prefix: "/api/v1", idempotency: idempotency, catalog: catalog)
     OrderRoutes(services: services).register(in: &routes)
     RiderRoutes(services: services).register(in: &routes)
@@ -153,11 +161,20 @@ func makeRouter(_ services: LogisticsServices) -> (Router<LogisticsRequestContex
     return (router, catalog.all)
 }
 
+/// One limiter per address for both routers, so socket upgrades and requests draw on the same allowance.
+func addressLimit(_ services: LogisticsServices) -> AddressRateLimitMiddleware? {
+    services.addressLimiter.map {
+        AddressRateLimitMiddleware(
+            limiter: $0, trustedProxies: Set(services.configuration.trustedProxies), clock: services.clock)
+    }
+}
+
 /// WebSocket upgrades get their own small router: they authenticate with the subprotocol, not `Authorization`.
 func makeSocketRouter(_ services: LogisticsServices) -> Router<LogisticsRequestContext> {
     let router = Router(context: LogisticsRequestContext.self)
     router.add(middleware: RequestIdMiddleware())
     router.add(middleware: ProblemMiddleware(catalog: RouteCatalog()))
+    addressLimit(services).map { router.add(middleware: $0) }
     TrackingSocket(services: services).register(on: router)
     RiderStreamSocket(services: services).register(on: router)
     DispatchStreamSocket(services: services).register(on: router)

@@ -27,6 +27,8 @@ public struct LogisticsServices: Sendable {
     let knownCallers = KnownCallers()
     let mapTiles: MapTileCache
     let metrics: RequestMetrics
+    /// Shared by the API and socket routers (one allowance per client address).
+    let addressLimiter: RateLimiter?
 
     var databaseDialect: String { database.dialect.rawValue }
 }

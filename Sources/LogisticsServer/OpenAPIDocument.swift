@@ -77,7 +77,8 @@ enum OpenAPI {
         var successResponse: [String: Any] = ["description": "Success"]
         if let response { successResponse["content"] = json(ref(response)) }
         responses[String(success)] = successResponse
-        var allErrors = errors
+        // Every client address and caller has a rate limit (RATE/BURST per instance; README "Rate limits").
+        var allErrors = errors + [.rateLimited]
         if !isPublic { allErrors += [.unauthenticated, .serviceUnavailable] }
         if body != nil { allErrors += [.validationFailed, .payloadTooLarge, .unsupportedMediaType] }
         if idempotent { allErrors += [.idempotencyKeyReused, .idempotencyRequestInProgress] }

@@ -65,6 +65,10 @@ public struct ServerConfiguration: Sendable {
     public var pushRetryBudgetSeconds: Int = 3600
     /// Raster tiles for the web pages' maps instead of the server's own road tiles.
     public var tileServer: RasterTileServer?
+    /// Requests per client address, per caller, and fixes per rider; each instance counts its own.
+    public var rateLimits = RateLimits()
+    /// Proxies (nginx, a load balancer) whose `X-Forwarded-For` names the client for rate limits.
+    public var trustedProxies: [String] = []
     /// Set by `logistics demo` only: the rider app offers "Simulate my drive", for desktop browsers without GPS.
     public var riderAppDemo: Bool = false
     /// A tracking stream turns `stale` after this long without a fix (the contract's 15 s; tests shorten it).
@@ -181,6 +185,20 @@ public struct ServerConfiguration: Sendable {
             configuration.trackingStaleSeconds = try parseInt(
                 stale, name: "LOGISTICS_TRACKING_STALE_SECONDS", range: 1...3600)
         }
+        if let rule = environment["LOGISTICS_RATE_LIMIT_ADDRESS"], !rule.isEmpty {
+            configuration.rateLimits.perAddress = try RateRule.parse(rule, name: "LOGISTICS_RATE_LIMIT_ADDRESS")
+        }
+        if let rule = environment["LOGISTICS_RATE_LIMIT_CALLER"], !rule.isEmpty {
+            configuration.rateLimits.perCaller = try RateRule.parse(rule, name: "LOGISTICS_RATE_LIMIT_CALLER")
+        }
+        if let rule = environment["LOGISTICS_RATE_LIMIT_FIXES"], !rule.isEmpty {
+            configuration.rateLimits.fixesPerRider = try RateRule.parse(rule, name: "LOGISTICS_RATE_LIMIT_FIXES")
+        }
+        if let proxies = environment["LOGISTICS_TRUSTED_PROXIES"], !proxies.isEmpty {
+            configuration.trustedProxies = proxies.split(separator: ",").map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
+        }
         if let format = environment["LOGISTICS_LOG_FORMAT"], !format.isEmpty {
             guard let parsed = LogFormat(rawValue: format) else {
                 throw ConfigurationError("LOGISTICS_LOG_FORMAT must be text or json, not \(format)")
@@ -233,6 +251,12 @@ public struct ServerConfiguration: Sendable {
             ("push (apns)", apnsKeyFile.map { "key \($0) (\(apnsKeyId ?? "?")), \(apnsBaseURL)" } ?? "off"),
             ("webhooks", "retry from \(webhookRetryBaseSeconds)s for \(webhookRetryBudgetSeconds)s"),
             ("log", "\(effectiveLogFormat.rawValue) on stderr, \(logLevel.rawValue) and above"),
+            (
+                "rate limits",
+                "per address \(rateLimits.perAddress?.description ?? "off"), per caller "
+                    + "\(rateLimits.perCaller?.description ?? "off"), fixes per rider "
+                    + "\(rateLimits.fixesPerRider?.description ?? "off")"
+            ),
         ]
     }
 

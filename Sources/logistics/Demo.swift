@@ -28,6 +28,8 @@ struct Demo: AsyncParsableCommand {
         configuration.databaseURL = nil
         configuration.environment = .development
         configuration.riderAppDemo = true
+        // The demo's simulated riders all call from this machine: one address, many phones.
+        configuration.rateLimits.perAddress = nil
         Console.line("Starting the Rider Logistics demo (SQLite in \(dataDirectory)) ...")
         let mapPath = ProcessInfo.processInfo.environment["LOGISTICS_MAP"] ?? map
         if FileManager.default.fileExists(atPath: mapPath) {

@@ -25,10 +25,17 @@ final class LocationIngest: Sendable {
     private let relay: any TrackingRelay
     private let navigator: Navigator
 
-    init(repository: any LocationRepository, relay: any TrackingRelay, navigator: Navigator, clock: any WallClock) {
+    /// Fixes per rider, counted one by one (nil: unlimited).
+    private let limiter: RateLimiter?
+
+    init(
+        repository: any LocationRepository, relay: any TrackingRelay, navigator: Navigator, clock: any WallClock,
+        fixesPerRider: RateRule? = nil
+    ) {
         writer = LocationWriter(repository: repository, clock: clock)
         self.relay = relay
         self.navigator = navigator
+        limiter = fixesPerRider.map { RateLimiter($0, what: "location fixes") }
     }
 
     /// Returns once the fixes worth keeping are stored; a batch with any invalid fix is refused whole, unchanged.
@@ -40,6 +47,7 @@ final class LocationIngest: Sendable {
             fix.validationErrors(field: "fixes[\(index)]", now: now)
         }
         guard errors.isEmpty else { throw LogisticsError.validation(errors) }
+        try limiter?.take(riderId.lowercased, cost: Double(fixes.count), now: now)
         var rejections: [Receipt.Rejection] = []
         var usable: [LocationFix] = []
         for (index, fix) in fixes.enumerated() {

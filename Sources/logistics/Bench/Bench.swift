@@ -54,6 +54,8 @@ struct DeliveryBench: AsyncParsableCommand {
         defer { try? FileManager.default.removeItem(at: directory) }
         var configuration = ServerConfiguration()
         configuration.port = 0
+        // The load comes from this machine's one address, as many clients.
+        configuration.rateLimits = .off
         configuration.dataDirectory = directory.path
         configuration.databaseURL = databaseURL
         configuration.databasePoolSize = 16
