@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import LogisticsCore
@@ -87,15 +88,22 @@ public func buildApplication(
         let (senders, senderServices) = try await NotificationSetup.senders(
             configuration, clock: clock, sealer: sealer)
         let (router, routes) = makeRouter(services)
+        let socketResponder = makeSocketRouter(services).buildResponder()
+        let channelConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(
+            ws: .init(
+                // A rider's batch of 500 fixes fits in one frame; idle peers are pinged and dropped.
+                maxFrameSize: SocketSession.maximumMessage, autoPing: .enabled(timePeriod: .seconds(20)),
+                closeTimeout: .seconds(5)))
+        let connections = ConnectionRegistry(
+            limit: configuration.connectionLimits.perAddress, exempt: Set(configuration.trustedProxies))
         let application = Application(
             router: router,
-            server: .http1WebSocketUpgrade(
-                webSocketRouter: makeSocketRouter(services),
-                configuration: .init(
-                    ws: .init(
-                        // A rider's batch of 500 fixes fits in one frame; idle peers are pinged and dropped.
-                        maxFrameSize: SocketSession.maximumMessage, autoPing: .enabled(timePeriod: .seconds(20)),
-                        closeTimeout: .seconds(5)))),
+            server: HTTPServerBuilder { responder in
+                GuardedChildChannel(
+                    inner: HTTP1WebSocketUpgradeChannel(
+                        responder: responder, webSocketResponder: socketResponder, configuration: channelConfiguration),
+                    limits: configuration.connectionLimits, registry: connections)
+            },
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port), serverName: "rider-logistics"),
             services: [

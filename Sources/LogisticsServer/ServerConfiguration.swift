@@ -67,6 +67,8 @@ public struct ServerConfiguration: Sendable {
     public var tileServer: RasterTileServer?
     /// Requests per client address, per caller, and fixes per rider; each instance counts its own.
     public var rateLimits = RateLimits()
+    /// Header, body and idle timeouts and the cap on connections per address.
+    public var connectionLimits = ConnectionLimits()
     /// Proxies (nginx, a load balancer) whose `X-Forwarded-For` names the client for rate limits.
     public var trustedProxies: [String] = []
     /// Set by `logistics demo` only: the rider app offers "Simulate my drive", for desktop browsers without GPS.
@@ -193,6 +195,22 @@ public struct ServerConfiguration: Sendable {
         }
         if let rule = environment["LOGISTICS_RATE_LIMIT_FIXES"], !rule.isEmpty {
             configuration.rateLimits.fixesPerRider = try RateRule.parse(rule, name: "LOGISTICS_RATE_LIMIT_FIXES")
+        }
+        if let seconds = environment["LOGISTICS_HEADER_TIMEOUT_SECONDS"] {
+            configuration.connectionLimits.headerSeconds = Double(
+                try parseInt(seconds, name: "LOGISTICS_HEADER_TIMEOUT_SECONDS", range: 1...600))
+        }
+        if let seconds = environment["LOGISTICS_BODY_TIMEOUT_SECONDS"] {
+            configuration.connectionLimits.bodyGapSeconds = Double(
+                try parseInt(seconds, name: "LOGISTICS_BODY_TIMEOUT_SECONDS", range: 1...600))
+        }
+        if let seconds = environment["LOGISTICS_IDLE_TIMEOUT_SECONDS"] {
+            configuration.connectionLimits.idleSeconds = Double(
+                try parseInt(seconds, name: "LOGISTICS_IDLE_TIMEOUT_SECONDS", range: 1...3600))
+        }
+        if let cap = environment["LOGISTICS_CONNECTIONS_PER_ADDRESS"], !cap.isEmpty {
+            configuration.connectionLimits.perAddress =
+                cap == "off" ? nil : try parseInt(cap, name: "LOGISTICS_CONNECTIONS_PER_ADDRESS", range: 1...1_000_000)
         }
         if let proxies = environment["LOGISTICS_TRUSTED_PROXIES"], !proxies.isEmpty {
             configuration.trustedProxies = proxies.split(separator: ",").map {

@@ -25,7 +25,7 @@ struct SocketLimitTests {
         try await TestServer.run(.sqlite) { server in
             let dispatcher = try await server.token(.dispatcher)
             let silent = try RawSocket(port: server.port, receiveBuffer: 1024)
-            #expect(try silent.upgrade(path: DispatchStreamSocket.path, token: dispatcher))
+            #expect(try await silent.upgrade(path: DispatchStreamSocket.path, token: dispatcher))
             let healthy = TrackingFollower(port: server.port, path: DispatchStreamSocket.path, token: dispatcher)
             try await healthy.wait { $0.contains { $0["type"] as? String == "ready" } }
 
@@ -41,7 +41,7 @@ struct SocketLimitTests {
                 #expect(reply.status == 202)
                 sent += perBatch
             }
-            let end = silent.read(within: .seconds(20)) { _ in false }
+            let end = await silent.read(within: .seconds(20)) { _ in false }
             let (closed, waiting) = (end.closed, end.bytes.count)
             #expect(closed, "the silent socket was not closed (\(waiting) bytes were waiting for it)")
             try await healthy.wait { messages in
@@ -84,7 +84,7 @@ struct SocketLimitTests {
         let dispatcher = try await issuer.token(subject: UUID(), role: .dispatcher)
         // Stuck: they never read, so writes to them wait once the kernel's buffers are full.
         let silent = try (0..<20).map { _ in try RawSocket(port: server.port, receiveBuffer: 1024) }
-        for socket in silent { #expect(try socket.upgrade(path: DispatchStreamSocket.path, token: dispatcher)) }
+        for socket in silent { #expect(try await socket.upgrade(path: DispatchStreamSocket.path, token: dispatcher)) }
         let reader = TrackingFollower(port: server.port, path: DispatchStreamSocket.path, token: dispatcher)
         try await reader.wait { $0.contains { $0["type"] as? String == "ready" } }
         let rider = try await issuer.token(subject: UUID(), role: .rider)
@@ -109,6 +109,6 @@ struct SocketLimitTests {
         #expect(took < .seconds(10), "shutdown took \(took)")
         try await reader.finished()
         #expect(reader.storage.closedNormally.withLock { $0 } == false, "the reader was told 1001, not 1000")
-        for socket in silent { #expect(socket.read(within: .seconds(2)).closed) }
+        for socket in silent { #expect(await socket.read(within: .seconds(2)).closed) }
     }
 }

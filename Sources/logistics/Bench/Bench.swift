@@ -56,6 +56,7 @@ struct DeliveryBench: AsyncParsableCommand {
         configuration.port = 0
         // The load comes from this machine's one address, as many clients.
         configuration.rateLimits = .off
+        configuration.connectionLimits.perAddress = nil
         configuration.dataDirectory = directory.path
         configuration.databaseURL = databaseURL
         configuration.databasePoolSize = 16

@@ -14,6 +14,7 @@ enum RouteAPILoad {
         configuration.port = 0
         // The load comes from this machine's one address, as many clients.
         configuration.rateLimits = .off
+        configuration.connectionLimits.perAddress = nil
         configuration.dataDirectory = directory.path
         configuration.jwtSecret = UUID().uuidString + UUID().uuidString
         configuration.mapPath = map

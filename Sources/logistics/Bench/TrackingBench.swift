@@ -151,6 +151,7 @@ final class BenchServerProcess: Sendable {
         environment["LOGISTICS_DATABASE_POOL_SIZE"] = "16"
         // Thousands of simulated phones share this machine's one address.
         for limit in ["ADDRESS", "CALLER", "FIXES"] { environment["LOGISTICS_RATE_LIMIT_\(limit)"] = "off" }
+        environment["LOGISTICS_CONNECTIONS_PER_ADDRESS"] = "off"
         environment["LOG_LEVEL"] = "error"
         environment.removeValue(forKey: "LOGISTICS_MAP")
         if let databaseURL {

@@ -40,19 +40,20 @@ final class RawSocket: @unchecked Sendable {
     }
 
     /// Reads what arrives within `timeout`, stopping at end of stream or once `until` holds for what was read.
-    /// Returns the bytes and whether the peer closed.
+    /// Returns the bytes and whether the peer closed. Waits with `Task.sleep`, never blocking a thread in `poll`:
+    /// the cooperative pool has as few threads as cores, and an in-process server needs them to answer.
     func read(
         within timeout: Duration, until: ([UInt8]) -> Bool = { _ in false }
-    ) -> (bytes: [UInt8], closed: Bool) {
+    ) async -> (bytes: [UInt8], closed: Bool) {
         let deadline = ContinuousClock.now + timeout
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while ContinuousClock.now < deadline, !until(received) {
             var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            let left = deadline - ContinuousClock.now
-            let milliseconds = Int32(
-                max(1, left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
-            guard poll(&poller, 1, milliseconds) > 0 else { continue }
+            guard poll(&poller, 1, 0) > 0 else {
+                try? await Task.sleep(for: .milliseconds(10))
+                continue
+            }
             let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
             if count <= 0 { return (received, true) }
             received += buffer[..<count]
@@ -61,12 +62,12 @@ final class RawSocket: @unchecked Sendable {
     }
 
     /// The WebSocket upgrade for `path` with the token as the subprotocol pair; true once the server said 101.
-    func upgrade(path: String, token: String) throws -> Bool {
+    func upgrade(path: String, token: String) async throws -> Bool {
         try write(
             "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                 + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
                 + "Sec-WebSocket-Protocol: bearer, \(token)\r\n\r\n")
-        let answer = read(within: .seconds(5)) { String(decoding: $0, as: UTF8.self).contains("\r\n\r\n") }
+        let answer = await read(within: .seconds(5)) { String(decoding: $0, as: UTF8.self).contains("\r\n\r\n") }
         return String(decoding: answer.bytes, as: UTF8.self).hasPrefix("HTTP/1.1 101")
     }
 }
