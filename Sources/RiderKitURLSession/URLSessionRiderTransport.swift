@@ -1,5 +1,6 @@
 import Foundation
 import RiderKit
+import Synchronization
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -31,26 +32,49 @@ public struct URLSessionRiderTransport: RiderTransport {
         let (seconds, attoseconds) = timeout.components
         outgoing.timeoutInterval = Double(seconds) + Double(attoseconds) / 1e18
         let exchange = outgoing
-        do {
-            return try await withThrowingTaskGroup(of: (status: Int, body: Data).self) { group in
-                group.addTask {
+        let session = self.session
+        // Whichever comes first, the answer or the deadline; a request still running past the deadline is cancelled
+        // without being waited for (a task group would wait for it, and URLSession may take seconds to give up).
+        return try await withCheckedThrowingContinuation { continuation in
+            let outcome = FirstOutcome(continuation)
+            let work = Task {
+                do {
                     let (data, response) = try await session.data(for: exchange)
                     guard let http = response as? HTTPURLResponse else {
                         throw RiderAPIError.transport("not an HTTP answer")
                     }
-                    return (http.statusCode, data)
+                    outcome.resolve(.success((http.statusCode, data)))
+                } catch let error as RiderAPIError {
+                    outcome.resolve(.failure(error))
+                } catch {
+                    outcome.resolve(.failure(RiderAPIError.transport("\(error.localizedDescription)")))
                 }
-                group.addTask {
-                    try await Task.sleep(for: timeout)
-                    throw RiderAPIError.transport("no answer within \(timeout)")
-                }
-                defer { group.cancelAll() }
-                return try await group.next()!
             }
-        } catch let error as RiderAPIError {
-            throw error
-        } catch {
-            throw RiderAPIError.transport("\(error.localizedDescription)")
+            Task {
+                try? await Task.sleep(for: timeout)
+                if outcome.resolve(.failure(RiderAPIError.transport("no answer within \(timeout)"))) { work.cancel() }
+            }
         }
+    }
+}
+
+/// Resumes a continuation once, with whichever result comes first.
+private final class FirstOutcome: Sendable {
+    private let continuation: Mutex<CheckedContinuation<(status: Int, body: Data), any Error>?>
+
+    init(_ continuation: CheckedContinuation<(status: Int, body: Data), any Error>) {
+        self.continuation = Mutex(continuation)
+    }
+
+    /// True when this result was the first.
+    @discardableResult
+    func resolve(_ result: Result<(status: Int, body: Data), any Error>) -> Bool {
+        guard
+            let waiting = continuation.withLock({ state in
+                defer { state = nil }; return state
+            })
+        else { return false }
+        waiting.resume(with: result)
+        return true
     }
 }
