@@ -29,6 +29,11 @@ enum OpenAPIDeliverySchemas {
                     "pickup": OpenAPI.ref("VendorStop"),
                     "dropoff": object(
                         ["address": ["type": "string"], "location": OpenAPI.ref("GeoPoint")], ["address", "location"]),
+                    "distances": [
+                        "type": "object",
+                        "description": "Road distances in metres (the rider's open offers; absent without a map)",
+                        "properties": ["toStoreM": ["type": "number"], "storeToCustomerM": ["type": "number"]],
+                    ],
                 ], ["offerId", "riderId", "orderId", "status", "expiresAt"]),
             "OfferList": object(["offers": ["type": "array", "items": OpenAPI.ref("Offer")]], ["offers"]),
             "Task": object(

@@ -21,7 +21,25 @@ struct RiderTaskRoutes {
         let rider = try context.caller(.rider)
         let now = services.clock.now()
         let open = try await services.deliveries.openOffers(riderId: rider.id, now: now)
-        return try .json(OfferList(offers: open.map { OfferRepresentation($0.0, order: $0.1, now: now) }))
+        let here = try await services.locations.lastPosition(riderId: rider.id)?.0
+        var offers: [OfferRepresentation] = []
+        for (offer, order) in open {
+            var representation = OfferRepresentation(offer, order: order, now: now)
+            representation.distances = await roadDistances(from: here, order: order, now: now)
+            offers.append(representation)
+        }
+        return try .json(OfferList(offers: offers))
+    }
+
+    /// RDR-012: how far the rider rides for this order, by road (nil where the router cannot tell).
+    private func roadDistances(from here: GeoPoint?, order: Order, now: Date) async -> OfferRepresentation.Distances? {
+        func road(_ from: GeoPoint, _ to: GeoPoint) async -> Double? {
+            try? await services.navigator.route(RouteRequest(from: from, to: to), profile: nil, now: now).distanceM
+        }
+        let toCustomer = await road(order.vendor.location, order.customer.location)
+        let toStore: Double? = if let here { await road(here, order.vendor.location) } else { nil }
+        guard toCustomer != nil || toStore != nil else { return nil }
+        return OfferRepresentation.Distances(toStoreM: toStore, storeToCustomerM: toCustomer)
     }
 
     @Sendable func accept(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {

@@ -86,6 +86,14 @@ struct OfferRepresentation: Encodable {
     var secondsLeft: Int?
     var pickup: VendorStop?
     var dropoff: Dropoff?
+    /// Road distances (open offers in the rider's list only).
+    var distances: Distances?
+
+    struct Distances: Encodable {
+        /// From the rider's last known position to the store.
+        var toStoreM: Double?
+        var storeToCustomerM: Double?
+    }
 
     struct Dropoff: Encodable {
         var address: String
