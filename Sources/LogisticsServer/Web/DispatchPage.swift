@@ -8,8 +8,8 @@ struct DispatchPage {
     let tileServer: RasterTileServer?
 
     func register(on router: Router<LogisticsRequestContext>) {
-        let page = WebPage.html(Self.html(tileServer: tileServer), tileServer: tileServer)
-        router.get("/dispatch") { _, _ in page }
+        let page = WebPage.fixed("dispatch.html", html: Self.html(tileServer: tileServer), tileServer: tileServer)
+        router.get("/dispatch") { request, _ in page.response(for: request) }
     }
 
     static func html(tileServer: RasterTileServer?) -> String {

@@ -2,19 +2,23 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
-/// One of the pages' files (scripts, styles, the manifest, icons), served gzipped with a validator.
+/// One of the pages' files (scripts, styles, the manifest, icons), or a page the same for every visitor, served
+/// gzipped with a validator.
 struct WebAsset: Sendable {
     let name: String
     let contentType: String
     let body: CompressedBody
     let headers: HTTPFields
 
-    init(name: String, contentType: String, data: Data, cacheControl: String = "public, max-age=300") {
+    init(
+        name: String, contentType: String, data: Data, cacheControl: String = "public, max-age=300",
+        tileServer: RasterTileServer? = nil
+    ) {
         self.name = name
         self.contentType = contentType
         body = CompressedBody(data)
         var response = APIResponse(status: .ok, body: Data(), contentType: contentType)
-        WebPage.secure(&response)
+        WebPage.secure(&response, tileServer: tileServer)
         response.extraHeaders[.cacheControl] = cacheControl
         headers = response.extraHeaders
     }

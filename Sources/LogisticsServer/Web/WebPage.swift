@@ -26,6 +26,14 @@ enum WebPage {
         return response
     }
 
+    /// A page the same for every visitor, made once and kept gzipped beside the plain bytes.
+    static func fixed(_ name: String, html: String, tileServer: RasterTileServer?) -> WebAsset {
+        // A page with a token in its address is nobody's to cache.
+        WebAsset(
+            name: name, contentType: "text/html; charset=utf-8", data: Data(html.utf8), cacheControl: "no-store",
+            tileServer: tileServer)
+    }
+
     static func secure(_ response: inout APIResponse, tileServer: RasterTileServer? = nil) {
         response.extraHeaders[HTTPField.Name("Content-Security-Policy")!] = contentSecurityPolicy(
             tileServer: tileServer)
