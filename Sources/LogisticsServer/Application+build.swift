@@ -142,6 +142,7 @@ func makeRouter(_ services: LogisticsServices) -> (Router<LogisticsRequestContex
     MapTileRoutes(services: services).register(in: &operations)
     TrackingPage(services: services).register(on: router, in: &operations)
     DispatchPage(tileServer: services.configuration.tileServer).register(on: router)
+    RiderPage(configuration: services.configuration).register(on: router)
     WebAssets.register(on: router)
 
     let api = router.group("/api/v1")

@@ -12,79 +12,13 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
-import urllib.request
 import uuid
-from datetime import datetime, timezone
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BINARY = os.environ.get("LOGISTICS_BINARY") or os.path.join(ROOT, ".build", "debug", "logistics")
-ARTIFACTS = os.path.join(ROOT, ".ci", "artifacts")
-SECRET = "browser-test-secret-0123456789abcdef-0123"
-STORE = {"lat": 43.7396, "lon": 7.4276}
-HOME = {"lat": 43.7289, "lon": 7.4170}
-failures = []
-
-
-def check(condition, what):
-    print(("ok   " if condition else "FAIL ") + what, flush=True)
-    if not condition:
-        failures.append(what)
-
-
-def now():
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
-
-
-class Server:
-    def __init__(self, **settings):
-        self.directory = tempfile.mkdtemp(prefix="logistics-browser-")
-        env = dict(os.environ, LOGISTICS_JWT_SECRET=SECRET, LOGISTICS_MAP=os.path.join(ROOT, "Maps", "monaco.osm.pbf"),
-                   **settings)
-        env.pop("DATABASE_URL", None)
-        self.process = subprocess.Popen(
-            [BINARY, "serve", "--port", "0", "--data-dir", self.directory],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, text=True)
-        deadline = time.time() + 120
-        self.base = None
-        while time.time() < deadline and self.base is None:
-            line = self.process.stdout.readline()
-            if "http://" in line:
-                self.base = "http://" + line.split("http://", 1)[1].split()[0]
-        if self.base is None:
-            raise SystemExit("the server did not start")
-
-    def token(self, role, subject, name=None):
-        return subprocess.check_output(
-            [BINARY, "token", "--role", role, "--sub", subject, "--data-dir", self.directory]
-            + (["--name", name] if name else []),
-            env=dict(os.environ, LOGISTICS_JWT_SECRET=SECRET), text=True).strip()
-
-    def call(self, method, path, token=None, body=None, expect=(200, 201, 202)):
-        request = urllib.request.Request(self.base + path, method=method)
-        if token:
-            request.add_header("Authorization", "Bearer " + token)
-        data = None
-        if body is not None:
-            data = json.dumps(body).encode()
-            request.add_header("Content-Type", "application/json")
-        try:
-            with urllib.request.urlopen(request, data, timeout=30) as response:
-                status, text = response.status, response.read().decode()
-        except urllib.error.HTTPError as error:
-            status, text = error.code, error.read().decode()
-        if status not in expect:
-            raise SystemExit(f"{method} {path} answered {status}: {text}")
-        return json.loads(text) if text.startswith("{") else text
-
-    def stop(self):
-        self.process.terminate()
-        self.process.wait(timeout=30)
-        shutil.rmtree(self.directory, ignore_errors=True)
+# The harness is shared with the rider app's test; SECRET and the rest stay reachable here for the benchmarks.
+from browser_support import (ARTIFACTS, BINARY, HOME, ROOT, SECRET, STORE, Server, browser, canvas_ink,  # noqa: F401
+                             check, check_contrast, failures, now, requested_urls, wait_for)
 
 
 def ready(server, customer_name, phone, ref=None, rider_name=None):
@@ -128,97 +62,6 @@ def ready_order(server):
 def fix(server, rider, lat, lon):
     server.call("POST", "/api/v1/rider/locations", rider,
                 {"fixes": [{"lat": lat, "lon": lon, "accuracyM": 5, "speedMps": 8, "recordedAt": now()}]})
-
-
-def canvas_ink(driver):
-    """How many pixels of the map differ from its background, and a fingerprint of the drawing."""
-    return driver.execute_script("""
-        const canvas = document.getElementById('map');
-        if (!canvas) return [0, ''];
-        const g = canvas.getContext('2d');
-        const data = g.getImageData(0, 0, canvas.width, canvas.height).data;
-        let ink = 0, hash = 0;
-        for (let i = 0; i < data.length; i += 4) {
-            if (data[i] !== 0xee || data[i + 1] !== 0xf0 || data[i + 2] !== 0xf2) ink++;
-            hash = (hash * 31 + data[i] + data[i + 1] * 7 + data[i + 2] * 13) | 0;
-        }
-        return [ink, String(hash)];
-    """)
-
-
-# WCAG 2.x contrast of every visible piece of text against the background it is drawn on.
-CONTRAST = """
-    const channel = (value) => { value /= 255; return value <= 0.03928 ? value / 12.92 : ((value + 0.055) / 1.055) ** 2.4; };
-    const luminance = ([r, g, b]) => 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b);
-    const rgba = (text) => (text.match(/[\\d.]+/g) || []).map(Number);
-    const background = (element) => {
-        for (let node = element; node; node = node.parentElement) {
-            const colour = rgba(getComputedStyle(node).backgroundColor);
-            if (colour.length === 3 || colour[3] > 0) return colour.slice(0, 3);
-        }
-        return [255, 255, 255];
-    };
-    const results = [];
-    for (const element of document.querySelectorAll('body *')) {
-        const own = [...element.childNodes].some((node) => node.nodeType === 3 && node.textContent.trim());
-        if (!own || element.offsetParent === null) continue;
-        const style = getComputedStyle(element);
-        const fore = luminance(rgba(style.color)), back = luminance(background(element));
-        const ratio = (Math.max(fore, back) + 0.05) / (Math.min(fore, back) + 0.05);
-        const size = parseFloat(style.fontSize), bold = Number(style.fontWeight) >= 700;
-        const large = size >= 24 || (bold && size >= 18.66);
-        results.push([element.tagName + (element.id ? '#' + element.id : ''), Math.round(ratio * 100) / 100, large ? 3 : 4.5]);
-    }
-    return results;
-"""
-
-
-def check_contrast(driver, what):
-    """WCAG AA: 4.5:1 for text, 3:1 for large text."""
-    results = driver.execute_script(CONTRAST)
-    weak = [item for item in results if item[1] < item[2]]
-    lowest = min((item[1] for item in results), default=None)
-    check(results and not weak, f"{what}: text meets WCAG AA contrast ({len(results)} elements, lowest "
-                                f"{lowest}:1; failing {weak[:3]})")
-
-
-def wait_for(what, condition, timeout=20):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        try:
-            if condition():
-                print("ok   " + what, flush=True)
-                return True
-        except Exception:
-            pass
-        time.sleep(0.25)
-    check(False, what + " (timed out)")
-    return False
-
-
-def browser(width, height):
-    options = webdriver.ChromeOptions()
-    for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 f"--window-size={width},{height}", "--disable-background-networking",
-                 "--disable-component-update", "--no-first-run"]:
-        options.add_argument(flag)
-    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
-    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"), options=options)
-    # Headless windows are at least 500 px wide; a phone's viewport is emulated instead.
-    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                           {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600})
-    return driver
-
-
-def requested_urls(driver):
-    urls = []
-    for entry in driver.get_log("performance"):
-        message = json.loads(entry["message"])["message"]
-        if message.get("method") in ("Network.requestWillBeSent", "Network.webSocketCreated"):
-            params = message["params"]
-            urls.append(params.get("request", {}).get("url") or params.get("url"))
-    return [url for url in urls if url]
 
 
 def main():

@@ -8,6 +8,9 @@ const STYLE = {
 const LAND = '#eef0f2';
 const SEA = '#c6dcef';
 const COAST = '#8fb3d6';
+// A route's traffic, as the routing API reports it per segment; the part already driven is grey.
+export const TRAFFIC = { LOW: '#1e8e3e', MODERATE: '#e37400', HEAVY: '#c5221f', SEVERE: '#7b1010', UNKNOWN: '#1a73e8' };
+const PASSED = '#9aa0a6';
 
 export function world(lat, lon, z) {
   const n = 2 ** z;
@@ -17,18 +20,85 @@ export function world(lat, lon, z) {
 
 export class TileMap {
   // rasterTemplate: the operator's tile URL template (LOGISTICS_TILE_URL, with {z}, {x}, {y}; 256-px tiles).
-  constructor(canvas, rasterTemplate = document.body.dataset.tileUrl || null) {
+  // options (all optional, for a moving map such as the rider's navigation):
+  //   margin: CSS pixels of roads drawn beyond each edge, so a view that moves by less than that only shifts the
+  //           road layer instead of drawing it again (default 0: the layer is redrawn whenever the view moves);
+  //   onDraw(ms): called after every redraw with its duration.
+  constructor(canvas, rasterTemplate = document.body.dataset.tileUrl || null, options = {}) {
     this.canvas = canvas;
     this.raster = rasterTemplate;
     this.tiles = new Map();
     this.markers = [];
     this.z = 15;
-    this.center = null; // set by fit(); nothing is drawn before
+    this.center = null; // set by fit() or centerOn(); nothing is drawn before
     // The roads are drawn once per view into a layer of their own; markers move over it without redrawing them.
     this.base = document.createElement('canvas');
     this.baseKey = '';
+    this.baseCenter = null;
     this.tilesVersion = 0;
+    this.margin = options.margin || 0;
+    this.onDraw = options.onDraw || null;
+    this.route = null; // setRoute()
+    this.position = null; // setPosition()
     new ResizeObserver(() => this.draw()).observe(canvas);
+  }
+
+  // Centre the view on a place (and optionally change the zoom level).
+  centerOn(lat, lon, z = this.z) {
+    this.z = z;
+    this.center = world(lat, lon, z);
+    this.draw();
+  }
+
+  // A route drawn under the markers in the colours of its traffic: points [{lat, lon}], congestion one entry per
+  // segment (LOW, MODERATE, HEAVY, SEVERE, UNKNOWN); `passed` (a segment index) greys out what lies behind.
+  setRoute(points, congestion = [], passed = -1) {
+    this.route = points && points.length > 1 ? { points, congestion, passed, z: null, xy: null } : null;
+    this.draw();
+  }
+
+  setRouteProgress(passed) {
+    if (this.route) this.route.passed = passed;
+  }
+
+  // The rider's own position: {lat, lon, heading (degrees from north, or null), accuracyM}; null hides it.
+  setPosition(position) {
+    this.position = position;
+  }
+
+  // Drag to pan (mouse, pen or one finger); onPan is told when the person moved the map.
+  enablePanning(onPan) {
+    const canvas = this.canvas;
+    let last = null;
+    canvas.addEventListener('pointerdown', (event) => {
+      if (this.center === null) return;
+      last = [event.clientX, event.clientY];
+      canvas.setPointerCapture(event.pointerId);
+    });
+    canvas.addEventListener('pointermove', (event) => {
+      if (!last) return;
+      const dx = event.clientX - last[0];
+      const dy = event.clientY - last[1];
+      if (Math.abs(dx) + Math.abs(dy) < 1) return;
+      last = [event.clientX, event.clientY];
+      this.center = [this.center[0] - dx / TILE, this.center[1] - dy / TILE];
+      if (onPan) onPan();
+      this.draw();
+    });
+    const end = () => { last = null; };
+    canvas.addEventListener('pointerup', end);
+    canvas.addEventListener('pointercancel', end);
+    canvas.addEventListener('wheel', (event) => {
+      if (this.center === null) return;
+      event.preventDefault();
+      const z = Math.max(12, Math.min(18, this.z + (event.deltaY < 0 ? 1 : -1)));
+      if (z === this.z) return;
+      const scale = 2 ** (z - this.z);
+      this.center = [this.center[0] * scale, this.center[1] * scale];
+      this.z = z;
+      if (onPan) onPan();
+      this.draw();
+    }, { passive: false });
   }
 
   // Zoom and centre so every point is on screen with a margin.
@@ -66,17 +136,28 @@ export class TileMap {
   loaded(key, tile) {
     this.tiles.set(key, tile);
     this.tilesVersion++;
-    this.draw();
+    // Tiles arriving together are drawn together, once, at the next frame (each draw redraws every road in view).
+    if (this.tileFrame) return;
+    this.tileFrame = requestAnimationFrame(() => {
+      this.tileFrame = 0;
+      this.draw();
+    });
   }
 
   tile(z, x, y) {
     const key = `${z}/${x}/${y}`;
+    // A server without a road map answers 503 for every tile: asked once, not for each tile of each view.
+    if (this.noTiles) return null;
     if (!this.tiles.has(key)) {
       this.tiles.set(key, null);
       fetch(`/map/tiles/${key}`)
-        .then((response) => (response.ok ? response.json() : null))
+        .then((response) => {
+          if (response.status === 503) this.noTiles = true;
+          return response.ok ? response.json() : null;
+        })
         .then((tile) => this.loaded(key, tile))
-        .catch(() => this.tiles.delete(key));
+        // Offline: asked again a little later, not on every frame.
+        .catch(() => setTimeout(() => this.tiles.delete(key), 5000));
     }
     return this.tiles.get(key);
   }
@@ -122,11 +203,19 @@ export class TileMap {
     }
   }
 
-  drawBase(width, height, ratio) {
+  drawBase(viewWidth, viewHeight, ratio) {
     const base = this.base;
-    const key = `${this.z}|${this.center}|${width}|${height}|${ratio}|${this.tilesVersion}`;
-    if (key === this.baseKey) return;
+    const margin = this.margin;
+    // With a margin the layer is kept while the view stays within it (it is only shifted); without one, any move
+    // of the view draws it again, as before.
+    const key = `${this.z}|${margin ? '' : this.center}|${viewWidth}|${viewHeight}|${ratio}|${this.tilesVersion}`;
+    const shifted = this.baseCenter === null ? Infinity : Math.max(
+      Math.abs(this.center[0] - this.baseCenter[0]), Math.abs(this.center[1] - this.baseCenter[1])) * TILE;
+    if (key === this.baseKey && shifted <= margin) return;
     this.baseKey = key;
+    this.baseCenter = this.center.slice();
+    const width = viewWidth + 2 * margin;
+    const height = viewHeight + 2 * margin;
     base.width = Math.round(width * ratio);
     base.height = Math.round(height * ratio);
     const g = base.getContext('2d');
@@ -166,13 +255,18 @@ export class TileMap {
     const width = canvas.clientWidth;
     const height = canvas.clientHeight;
     if (width === 0 || height === 0 || this.center === null) return;
+    const started = this.onDraw ? performance.now() : 0;
     if (canvas.width !== Math.round(width * ratio)) canvas.width = Math.round(width * ratio);
     if (canvas.height !== Math.round(height * ratio)) canvas.height = Math.round(height * ratio);
     this.drawBase(width, height, ratio);
     const g = canvas.getContext('2d');
     g.setTransform(1, 0, 0, 1, 0, 0);
-    g.drawImage(this.base, 0, 0);
+    // Whole device pixels, so the roads stay sharp while the layer is shifted.
+    const offsetX = Math.round(((this.baseCenter[0] - this.center[0]) * TILE - this.margin) * ratio);
+    const offsetY = Math.round(((this.baseCenter[1] - this.center[1]) * TILE - this.margin) * ratio);
+    g.drawImage(this.base, offsetX, offsetY);
     g.setTransform(ratio, 0, 0, ratio, 0, 0);
+    if (this.route) this.drawRoute(g);
     for (const marker of this.markers) {
       const [sx, sy] = this.toScreen(marker.lat, marker.lon);
       if (sx < -20 || sy < -20 || sx > width + 20 || sy > height + 20) continue;
@@ -207,5 +301,82 @@ export class TileMap {
         g.fillText(marker.label, lx, sy + 4);
       }
     }
+    if (this.position) this.drawPosition(g, width, height);
+    if (this.onDraw) this.onDraw(performance.now() - started);
+  }
+
+  // The route in traffic colours over a white casing; its points are projected once per zoom level, so a frame
+  // only shifts them.
+  drawRoute(g) {
+    const route = this.route;
+    if (route.z !== this.z) {
+      route.xy = route.points.map((p) => world(p.lat, p.lon, this.z));
+      route.z = this.z;
+    }
+    const width = this.canvas.clientWidth;
+    const height = this.canvas.clientHeight;
+    const cx = this.center[0];
+    const cy = this.center[1];
+    const xy = route.xy;
+    const at = (i) => [(xy[i][0] - cx) * TILE + width / 2, (xy[i][1] - cy) * TILE + height / 2];
+    const colour = (i) => (i < route.passed ? PASSED : TRAFFIC[route.congestion[i]] || TRAFFIC.UNKNOWN);
+    g.lineCap = 'round';
+    g.lineJoin = 'round';
+    g.strokeStyle = '#ffffff';
+    g.lineWidth = 10;
+    g.beginPath();
+    g.moveTo(...at(0));
+    for (let i = 1; i < xy.length; i++) g.lineTo(...at(i));
+    g.stroke();
+    // One path per run of segments of one colour.
+    g.lineWidth = 6;
+    let i = 0;
+    while (i < xy.length - 1) {
+      const runColour = colour(i);
+      g.strokeStyle = runColour;
+      g.beginPath();
+      g.moveTo(...at(i));
+      while (i < xy.length - 1 && colour(i) === runColour) {
+        i++;
+        g.lineTo(...at(i));
+      }
+      g.stroke();
+    }
+  }
+
+  // The rider: an arrow pointing where they head (a dot when the heading is unknown) in its accuracy circle.
+  drawPosition(g, width, height) {
+    const p = this.position;
+    const [sx, sy] = this.toScreen(p.lat, p.lon);
+    if (sx < -40 || sy < -40 || sx > width + 40 || sy > height + 40) return;
+    if (p.accuracyM) {
+      const metresPerPixel = (40075016.7 * Math.cos((p.lat * Math.PI) / 180)) / (2 ** this.z * TILE);
+      const radius = Math.min(200, p.accuracyM / metresPerPixel);
+      if (radius > 12) {
+        g.fillStyle = 'rgba(11, 92, 173, 0.12)';
+        g.beginPath();
+        g.arc(sx, sy, radius, 0, 2 * Math.PI);
+        g.fill();
+      }
+    }
+    g.fillStyle = '#0b5cad';
+    g.strokeStyle = '#ffffff';
+    g.lineWidth = 3;
+    g.beginPath();
+    if (p.heading != null && Number.isFinite(p.heading)) {
+      const angle = (p.heading * Math.PI) / 180;
+      const sin = Math.sin(angle);
+      const cos = Math.cos(angle);
+      const point = (along, across) => [sx + along * sin + across * cos, sy - along * cos + across * sin];
+      g.moveTo(...point(15, 0));
+      g.lineTo(...point(-10, 11));
+      g.lineTo(...point(-5, 0));
+      g.lineTo(...point(-10, -11));
+      g.closePath();
+    } else {
+      g.arc(sx, sy, 9, 0, 2 * Math.PI);
+    }
+    g.fill();
+    g.stroke();
   }
 }

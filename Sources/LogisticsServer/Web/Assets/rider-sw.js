@@ -1,0 +1,96 @@
+// The rider app's service worker (served at /rider-sw.js, scope /rider): keeps the app shell so /rider opens with no
+// network at all. The page and its files: the network first (always fresh when online), the cache when offline.
+// Map tiles: the cache first (they change only with the map), a bounded number. The API is never cached.
+const SHELL = 'rider-shell-v1';
+const TILES = 'rider-tiles-v1';
+const MAX_TILES = 400;
+const FILES = [
+  '/rider',
+  '/web/rider.css', '/web/rider.js', '/web/rider-api.js', '/web/rider-i18n.js', '/web/rider-queue.js',
+  '/web/rider-geo.js', '/web/rider-fixes.js', '/web/rider-nav.js', '/web/rider-route.js', '/web/rider-proof.js',
+  '/web/map.js', '/web/rider.webmanifest', '/web/rider-icon-192.png', '/web/rider-icon-512.png',
+];
+// How long the network may take before a cached copy is used instead (a weak signal is not worth waiting on).
+const PATIENCE_MS = 4000;
+
+self.addEventListener('install', (event) => {
+  event.waitUntil((async () => {
+    const cache = await caches.open(SHELL);
+    // One by one, so one missing file does not leave the rest uncached.
+    await Promise.all(FILES.map(async (path) => {
+      try {
+        const response = await fetch(path, { cache: 'no-store', credentials: 'omit' });
+        if (response.ok) await cache.put(path, response);
+      } catch (error) {
+        // Fetched again on the next visit.
+      }
+    }));
+    await self.skipWaiting();
+  })());
+});
+
+self.addEventListener('activate', (event) => {
+  event.waitUntil((async () => {
+    for (const name of await caches.keys()) {
+      if (![SHELL, TILES].includes(name)) await caches.delete(name);
+    }
+    await self.clients.claim();
+  })());
+});
+
+function shellKey(url) {
+  if (url.pathname === '/rider' || url.pathname === '/rider/') return '/rider';
+  if (FILES.includes(url.pathname)) return url.pathname;
+  return null;
+}
+
+async function networkFirst(request, key) {
+  const cache = await caches.open(SHELL);
+  if (self.navigator && self.navigator.onLine === false) {
+    const cached = await cache.match(key, { ignoreVary: true });
+    if (cached) return cached;
+  }
+  const network = fetch(request).then(async (response) => {
+    if (response.ok) await cache.put(key, response.clone());
+    return response;
+  });
+  network.catch(() => {}); // answered below, whichever comes first
+  const slow = new Promise((resolve) => setTimeout(resolve, PATIENCE_MS, null));
+  try {
+    const first = await Promise.race([network, slow]);
+    if (first) return first;
+    const cached = await cache.match(key, { ignoreVary: true });
+    return cached || (await network);
+  } catch (error) {
+    const cached = await cache.match(key, { ignoreVary: true });
+    if (cached) return cached;
+    throw error;
+  }
+}
+
+async function tile(request) {
+  const cache = await caches.open(TILES);
+  const cached = await cache.match(request, { ignoreVary: true });
+  if (cached) return cached;
+  const response = await fetch(request);
+  if (response.ok) {
+    await cache.put(request, response.clone());
+    const keys = await cache.keys();
+    for (const old of keys.slice(0, Math.max(0, keys.length - MAX_TILES))) await cache.delete(old);
+  }
+  return response;
+}
+
+self.addEventListener('fetch', (event) => {
+  const request = event.request;
+  if (request.method !== 'GET') return;
+  const url = new URL(request.url);
+  if (url.origin !== self.location.origin) return;
+  if (url.pathname.startsWith('/api/')) return; // the API is never cached
+  if (url.pathname.startsWith('/map/tiles/')) {
+    event.respondWith(tile(request));
+    return;
+  }
+  const key = shellKey(url);
+  if (key) event.respondWith(networkFirst(request, key));
+});

@@ -1,0 +1,54 @@
+import Foundation
+import Hummingbird
+import LogisticsCore
+
+/// `GET /rider`: the rider's installable web app. The page holds no data: it signs in with the rider's token (from
+/// `#token=…` or a paste box, kept in sessionStorage) and uses only the rider API. The HTML is `rider.html` from the
+/// assets with the page's words (by `Accept-Language`) and the numbers the app shares with RiderKit filled in; the
+/// service worker that keeps the app shell for offline starts is served from the root so it may control `/rider`.
+struct RiderPage {
+    let configuration: ServerConfiguration
+
+    /// What the page decides on the phone, with the same values RiderKit uses (`RiderAppRules`).
+    struct Settings: Encodable {
+        var demo: Bool
+        var gpsLostAfterS = RiderAppRules.gpsLostAfterSeconds
+        var offRouteM = RiderAppRules.offRouteDistanceM
+        var offRouteFixes = RiderAppRules.offRouteFixes
+        var staleThresholdS: Int
+    }
+
+    func register(on router: Router<LogisticsRequestContext>) {
+        var pages: [String: WebAsset] = [:]
+        for language in RiderAppText.languages {
+            pages[language] = WebPage.fixed(
+                "rider-\(language).html", html: Self.html(language: language, configuration: configuration),
+                tileServer: configuration.tileServer)
+        }
+        router.get("/rider") { [pages] request, _ in
+            let language = WebPage.language(request.headers[.acceptLanguage], among: RiderAppText.languages)
+            return (pages[language] ?? pages["en"]!).response(for: request)
+        }
+        // A worker's scope may not reach above its own path: from the root it may control `/rider`.
+        let worker = WebAsset(
+            name: "rider-sw.js", contentType: WebAssets.contentType(of: "rider-sw.js"),
+            data: WebAssets["rider-sw.js"].body.plain, cacheControl: "no-cache")
+        router.get("/rider-sw.js") { request, _ in worker.response(for: request) }
+    }
+
+    static func html(language: String, configuration: ServerConfiguration) -> String {
+        let settings = Settings(
+            demo: configuration.riderAppDemo, staleThresholdS: configuration.trackingStaleSeconds)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        func json(_ value: some Encodable) -> String {
+            WebPage.escape(String(decoding: (try? encoder.encode(value)) ?? Data("{}".utf8), as: UTF8.self))
+        }
+        return WebPage.render(
+            "rider.html",
+            [
+                "lang": language, "texts": json(RiderAppText.all(language)), "config": json(settings),
+                "tileAttribute": WebPage.tileAttribute(configuration.tileServer),
+            ])
+    }
+}
