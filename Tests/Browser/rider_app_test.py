@@ -319,6 +319,16 @@ def offer(server, order_id, *rider_ids):
                        {"riderIds": list(rider_ids)})["offers"]
 
 
+
+def tap_accept_if_shown(page):
+    """Taps "Accept Task" when the page still shows it: the stream may already have told the page the outcome."""
+    button = page.control(ACCEPT)
+    if button is not None:
+        try:
+            page.press(button)
+        except Exception:
+            pass
+
 def offer_for(offers, rider_id):
     return next(item["offerId"] for item in offers if item["riderId"] == rider_id)
 
@@ -1093,12 +1103,7 @@ def offer_failures(server, ttl):
         offers = offer(server, order_id, rider_id, other_id)
         need(page.wait_control(ACCEPT, 5), "the second offer")
         server.call("POST", f"/api/v1/rider/offers/{offer_for(offers, other_id)}/accept", other)
-        button = page.control(ACCEPT)
-        if button is not None:
-            try:
-                page.press(button)
-            except Exception:
-                pass
+        tap_accept_if_shown(page)
         if page.wait_text(TAKEN, 8):
             page.screen("offer-taken", must_show=TAKEN)
         statuses = [response["status"] for response in page.responses("/accept")][1:]
@@ -1112,12 +1117,7 @@ def offer_failures(server, ttl):
         offer(server, order_id, rider_id)
         need(page.wait_control(ACCEPT, 5), "the third offer")
         server.call("POST", f"/api/v1/orders/{order_id}/cancel", DISPATCHER, {"reason": "customer changed mind"})
-        button = page.control(ACCEPT)
-        if button is not None:
-            try:
-                page.press(button)
-            except Exception:
-                pass
+        tap_accept_if_shown(page)
         if page.wait_text(CANCELLED, 8):
             page.screen("offer-cancelled", must_show=CANCELLED)
         statuses = [response["status"] for response in page.responses("/accept")][2:]

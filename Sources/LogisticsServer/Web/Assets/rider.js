@@ -724,6 +724,13 @@ function locationProblem() {
   return null;
 }
 
+// Every proof and status tap carries the rider's position: without one, say how to allow it and record nothing.
+function locationReady() {
+  const problem = locationProblem();
+  notify(problem || '');
+  return !problem;
+}
+
 async function record(kind, fields) {
   const task = displayTask();
   if (!task) return null;
@@ -746,12 +753,7 @@ async function record(kind, fields) {
 async function tapStatus(status, extra = {}) {
   const task = displayTask();
   if (!task) return;
-  const problem = locationProblem();
-  if (problem) {
-    notify(problem);
-    return;
-  }
-  notify('');
+  if (!locationReady()) return;
   const action = await record('status', { status, confirmed: Boolean(extra.confirmed), reason: extra.reason || null, ...extra.at });
   if (!action) return;
   if (status === 'DELIVERED') taskEnded(task, 'delivered');
@@ -764,11 +766,7 @@ async function tapStatus(status, extra = {}) {
 async function arrive() {
   const task = displayTask();
   if (!task) return;
-  const problem = locationProblem();
-  if (problem) {
-    notify(problem);
-    return;
-  }
+  if (!locationReady()) return;
   const tappedAt = new Date().toISOString();
   const fix = geo.recent();
   const radius = Number.isFinite(task.geofenceRadiusM) ? task.geofenceRadiusM : 500;
@@ -797,12 +795,7 @@ async function submitOtp(event) {
     box.focus();
     return;
   }
-  const problem = locationProblem();
-  if (problem) {
-    notify(problem);
-    return;
-  }
-  notify('');
+  if (!locationReady()) return;
   box.value = '';
   await record('otp', { value });
   render();
@@ -816,12 +809,7 @@ async function photoChosen() {
     notify(t('cameraHint'));
     return;
   }
-  const problem = locationProblem();
-  if (problem) {
-    notify(problem);
-    return;
-  }
-  notify('');
+  if (!locationReady()) return;
   const capturedAt = new Date().toISOString();
   const fix = point(geo.recent());
   state.photoBusy = true;
