@@ -223,10 +223,10 @@ def demo():
     env.pop("DATABASE_URL", None)
     process = subprocess.Popen([BINARY, "demo", "--port", "0", "--data-dir", directory, "--riders", "2"],
                                cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, text=True)
-    dispatch_link = tracking_link = None
+    dispatch_link = tracking_link = rider_link = None
     try:
         deadline = time.time() + 180
-        while time.time() < deadline and not (dispatch_link and tracking_link):
+        while time.time() < deadline and not (dispatch_link and tracking_link and rider_link):
             line = process.stdout.readline()
             if not line:
                 break
@@ -234,8 +234,11 @@ def demo():
                 dispatch_link = line.split(": ", 1)[1].strip()
             if "the customer's tracking page):" in line:
                 tracking_link = line.split("): ", 1)[1].strip()
-        check(dispatch_link and tracking_link, "demo: prints the dispatcher's and a tracking page's links")
-        if not (dispatch_link and tracking_link):
+            if "in the rider app" in line and "/rider#token=" in line:
+                rider_link = line.rsplit(": ", 1)[1].strip()
+        check(dispatch_link and tracking_link and rider_link,
+              "demo: prints the dispatcher's, a tracking page's and the rider app's links")
+        if not (dispatch_link and tracking_link and rider_link):
             return
         threading_drain(process)
         driver = browser(1280, 800)
@@ -249,6 +252,7 @@ def demo():
             wait_for("demo: the tracking link shows a map", lambda: canvas_ink(driver)[0] > 2000)
             wait_for("demo: the order is on its way",
                      lambda: driver.find_element(By.ID, "status").text in ("On its way", "Your rider has arrived!"))
+            demo_rider_app(driver, rider_link)
         finally:
             driver.quit()
     finally:
@@ -258,6 +262,25 @@ def demo():
         except subprocess.TimeoutExpired:
             process.kill()
         shutil.rmtree(directory, ignore_errors=True)
+
+
+def demo_rider_app(driver, link):
+    """The demo's rider left for a person: online, an order is offered to them, they accept it and can drive it."""
+    def button(words):
+        found = driver.find_elements(By.XPATH, f"//button[normalize-space(.)='{words}']")
+        return next((element for element in found if element.is_displayed() and element.is_enabled()), None)
+
+    driver.get(link)
+    wait_for("demo: the rider app signs in from its link and offers Go Online", lambda: button("Go Online"))
+    button("Go Online").click()
+    wait_for("demo: an order is offered to the demo's person rider", lambda: button("Accept Task"), timeout=30)
+    button("Accept Task").click()
+    wait_for("demo: the accepted order's task screen", lambda: button("Arrived at Store"), timeout=15)
+    wait_for("demo: navigation to the store", lambda: button("Navigate to Vendor"))
+    button("Navigate to Vendor").click()
+    wait_for("demo: the navigation screen offers Simulate my drive (the demo only)", lambda: any(
+        element.is_displayed() for element in driver.find_elements(
+            By.XPATH, "//label[contains(normalize-space(.), 'Simulate my drive')]")))
 
 
 def threading_drain(process):
