@@ -27,6 +27,8 @@ struct TrackingBench: AsyncParsableCommand {
     var connections: Int = 128
     @Option(name: .customLong("database-url"), help: "PostgreSQL for the servers instead of SQLite.")
     var databaseURL: String?
+    @Option(help: "Dispatcher sockets that never read (on the first instance), beside the customers.")
+    var silent: Int = 0
 
     func validate() throws {
         guard (1...20_000).contains(customers) else { throw ValidationError("--customers must be 1...20000") }
@@ -74,11 +76,32 @@ struct TrackingBench: AsyncParsableCommand {
         try await load.connectCustomers()
         try await Task.sleep(for: .seconds(2))
         let after = servers.reduce(0) { $0 + $1.residentBytes() }
+        var stuck: SilentSockets?
+        if silent > 0 {
+            Console.line("Opening \(silent) dispatcher sockets that never read ...")
+            let dispatcher = try await load.tokens.token(subject: UUID(), role: .dispatcher, ttl: 86_400)
+            stuck = try await SilentSockets.open(count: silent, port: servers[0].port, token: dispatcher)
+        }
         Console.line("Riders sending for \(duration) s ...")
+        let running = servers
+        let sampler = Task {
+            var peak = 0
+            var samples: [Int] = []
+            while !Task.isCancelled {
+                let bytes = running.reduce(0) { $0 + $1.residentBytes() }
+                peak = max(peak, bytes)
+                samples.append(bytes)
+                try? await Task.sleep(for: .seconds(1))
+            }
+            return (peak, samples)
+        }
         let traffic = try await load.drive(seconds: duration, connections: connections)
+        sampler.cancel()
+        let (peak, samples) = await sampler.value
         Console.line("Letting the last messages arrive ...")
         try await load.settle()
         let outcome = load.outcome()
+        let closedSilent = await stuck?.closedByServer(after: .seconds(3))
         await load.shutdown()
 
         Console.line()
@@ -108,6 +131,13 @@ struct TrackingBench: AsyncParsableCommand {
         Console.line(
             "lost: \(outcome.lost) (sockets whose last position is not their rider's last fix), "
                 + "misordered or duplicated: \(outcome.misordered), seq gaps: \(outcome.gaps)")
+        let quarters = stride(from: 0, to: samples.count, by: max(1, samples.count / 4)).map { samples[$0] / 1_048_576 }
+        Console.line(
+            "server memory during the traffic: peak \(peak / 1_048_576) MiB; every quarter of the run: "
+                + quarters.map { "\($0) MiB" }.joined(separator: ", "))
+        if let closedSilent {
+            Console.line("dispatcher sockets that never read: \(silent) opened, \(closedSilent) closed by the server")
+        }
     }
 }
 
