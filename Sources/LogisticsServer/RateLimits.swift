@@ -61,11 +61,17 @@ final class RateLimiter: Sendable {
         self.what = what
     }
 
+    /// How many keys the limiter remembers (bounded by `maximumKeys`).
+    var trackedKeys: Int { buckets.withLock { $0.count } }
+
     /// Takes `cost` from the key's bucket, or throws 429 RATE_LIMITED with the seconds until it would succeed.
     func take(_ key: String, cost: Double = 1, now: Date) throws {
         let wait: Double? = buckets.withLock { buckets in
             if buckets.count >= Self.maximumKeys, buckets[key] == nil {
                 buckets = buckets.filter { now.timeIntervalSince($0.value.updatedAt) < Self.forgetAfter }
+                // All of them active (a flood from that many addresses): start over rather than filter the whole
+                // table again for every new key.
+                if buckets.count >= Self.maximumKeys { buckets.removeAll(keepingCapacity: true) }
             }
             var bucket = buckets[key] ?? TokenBucket(ratePerSecond: rule.perSecond, burst: rule.burst, now: now)
             defer { buckets[key] = bucket }

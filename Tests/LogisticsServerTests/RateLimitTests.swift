@@ -125,6 +125,16 @@ struct RateLimitTests {
         }
     }
 
+    @Test("a flood from more addresses than the table holds keeps it bounded, and limits still apply")
+    func boundedTable() throws {
+        let limiter = RateLimiter(RateRule(perSecond: 1, burst: 1), what: "requests")
+        let now = Date()
+        for index in 0...RateLimiter.maximumKeys { try limiter.take("198.51.\(index / 256).\(index % 256)", now: now) }
+        #expect(limiter.trackedKeys <= RateLimiter.maximumKeys)
+        try limiter.take("203.0.113.9", now: now)
+        #expect(throws: LogisticsError.self) { try limiter.take("203.0.113.9", now: now) }
+    }
+
     @Test("limit settings: RATE/BURST or off; anything else stops the server at start with a readable reason")
     func settings() throws {
         let configured = try ServerConfiguration.fromEnvironment([
