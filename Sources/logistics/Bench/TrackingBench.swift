@@ -101,7 +101,8 @@ struct TrackingBench: AsyncParsableCommand {
         Console.line("Letting the last messages arrive ...")
         try await load.settle()
         let outcome = load.outcome()
-        let closedSilent = await stuck?.closedByServer(after: .seconds(3))
+        let cutOff = stuck == nil ? nil : try await SilentSockets.cutOffByServer(port: servers[0].port)
+        stuck?.close()
         await load.shutdown()
 
         Console.line()
@@ -135,8 +136,10 @@ struct TrackingBench: AsyncParsableCommand {
         Console.line(
             "server memory during the traffic: peak \(peak / 1_048_576) MiB; every quarter of the run: "
                 + quarters.map { "\($0) MiB" }.joined(separator: ", "))
-        if let closedSilent {
-            Console.line("dispatcher sockets that never read: \(silent) opened, \(closedSilent) closed by the server")
+        if let cutOff {
+            Console.line(
+                "dispatcher sockets that never read: \(silent) opened, \(cutOff) cut off by the server for falling "
+                    + "behind (its websocket_cut_off_total)")
         }
     }
 }
