@@ -52,16 +52,23 @@ public struct AccessTokenVerifier: Sendable {
     }
 
     public func actor(fromBearer token: String) async throws -> Actor {
-        let now = clock.now()
-        if let (actor, expiry) = verified.lookup(token) {
-            if expiry.addingTimeInterval(leewaySeconds) >= now { return actor }
-            throw Self.refuse("The token has expired")
-        }
-        let actor = try await verify(token, now: now)
-        return actor
+        try await admission(fromBearer: token).actor
     }
 
-    private func verify(_ token: String, now: Date) async throws -> Actor {
+    /// The caller and when their token stops being accepted (its `exp` plus the leeway): open sockets close then.
+    public func admission(fromBearer token: String) async throws -> (actor: Actor, validUntil: Date) {
+        let now = clock.now()
+        if let (actor, expiry) = verified.lookup(token) {
+            if expiry.addingTimeInterval(leewaySeconds) >= now {
+                return (actor, expiry.addingTimeInterval(leewaySeconds))
+            }
+            throw Self.refuse("The token has expired")
+        }
+        let (actor, expiry) = try await verify(token, now: now)
+        return (actor, expiry.addingTimeInterval(leewaySeconds))
+    }
+
+    private func verify(_ token: String, now: Date) async throws -> (Actor, Date) {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let header = Self.decodeHeader(String(parts[0])) else {
             throw Self.refuse("The token is malformed")
@@ -88,7 +95,7 @@ public struct AccessTokenVerifier: Sendable {
         guard let role = Role(rawValue: claims.role) else { throw Self.refuse("The token's role is unknown") }
         let actor = Actor(id: subject, role: role, name: claims.name)
         verified.remember(token, actor: actor, expiry: claims.exp.value)
-        return actor
+        return (actor, claims.exp.value)
     }
 
     private static func decodeHeader(_ segment: String) -> [String: Any]? {

@@ -112,3 +112,59 @@ struct SocketLimitTests {
         for socket in silent { #expect(await socket.read(within: .seconds(2)).closed) }
     }
 }
+
+/// Open sockets follow their token: when it stops being accepted they close with 4401 and the client signs in again.
+@Suite("Sockets and token expiry", .timeLimit(.minutes(3)))
+struct SocketTokenExpiryTests {
+    /// A token accepted for about `seconds` more (its `exp` is past, within the verifier's 30 s leeway).
+    static func lapsing(_ server: TestServer, _ role: Role, subject: UUID = UUID(), in seconds: Double) async throws
+        -> String
+    {
+        try await server.services.tokens!.token(
+            subject: subject, role: role, ttl: 1, now: server.clock.now().addingTimeInterval(seconds - 31))
+    }
+
+    @Test("rider and dispatcher streams close with 4401 and an UNAUTHENTICATED error when their token lapses")
+    func streamsClose() async throws {
+        try await TestServer.run(.sqlite) { server in
+            let rider = TrackingFollower(
+                port: server.port, path: RiderStreamSocket.path, token: try await Self.lapsing(server, .rider, in: 3))
+            let dispatcher = TrackingFollower(
+                port: server.port, path: DispatchStreamSocket.path,
+                token: try await Self.lapsing(server, .dispatcher, in: 3))
+            for socket in [rider, dispatcher] {
+                try await socket.wait { $0.contains { $0["type"] as? String == "ready" } }
+            }
+            let started = ContinuousClock.now
+            for socket in [rider, dispatcher] {
+                try await socket.finished()
+                #expect(socket.storage.applicationCloseCode.withLock { $0 } == 4401)
+                #expect(
+                    socket.messages.contains {
+                        ($0["problem"] as? [String: Any])?["code"] as? String == "UNAUTHENTICATED"
+                    })
+            }
+            #expect(ContinuousClock.now - started < .seconds(8), "closed within a second of the token's end")
+        }
+    }
+
+    @Test("a customer's tracking closes with 4401 at the token's end; a fresh token resumes from the last seq")
+    func customerResumes() async throws {
+        try await TestServer.run(.sqlite) { server in
+            let (scenario, rider, _) = try await TrackingStreamTests.inTransit(server)
+            let lapsing = try await Self.lapsing(server, .customer, subject: scenario.customerId, in: 3)
+            let first = TrackingFollower(port: server.port, orderId: scenario.orderId, token: lapsing)
+            try await first.wait { $0.first?["type"] as? String == "snapshot" }
+            try await first.finished()
+            #expect(first.storage.applicationCloseCode.withLock { $0 } == 4401)
+            let seen = try #require(first.messages.compactMap { $0["seq"] as? Int }.last)
+
+            try await TrackingStreamTests.post(server, rider: rider, lat: 43.7400, after: 1)
+            let second = TrackingFollower(
+                port: server.port, orderId: scenario.orderId, token: scenario.customer, resumeFrom: seen)
+            try await second.wait { messages in
+                messages.contains { $0["seq"] as? Int == seen + 1 && $0["type"] as? String == "location" }
+            }
+        }
+    }
+}

@@ -29,10 +29,12 @@ struct DispatchStreamSocket {
         _ session: inout SocketSession, _ group: inout ThrowingTaskGroup<Void, any Error>, _ request: Request
     ) async throws {
         do {
-            let actor = try await services.admit(bearer: try await session.token(headers: request.headers))
+            let (actor, validUntil) = try await services.admission(
+                bearer: try await session.token(headers: request.headers))
             guard actor.role == .dispatcher || actor.role == .admin else {
                 throw LogisticsError(.forbidden, "The dispatch stream is for dispatchers and admins")
             }
+            session.closeWhenTokenExpires(validUntil, now: services.clock.now(), into: &group)
         } catch {
             try await session.refuse(error)
             return
@@ -51,7 +53,7 @@ struct DispatchStreamSocket {
             case .serverStopping:
                 await session.closeForShutdown()
                 break loop
-            case .clientText, .authenticationTimedOut, .tracking, .overloaded:
+            case .clientText, .authenticationTimedOut, .tracking, .overloaded, .tokenExpired:
                 continue
             }
         }

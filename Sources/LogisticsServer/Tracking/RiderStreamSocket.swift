@@ -52,8 +52,11 @@ struct RiderStreamSocket {
     ) async throws {
         let rider: Actor
         do {
-            rider = try await services.admit(bearer: try await session.token(headers: request.headers))
+            let validUntil: Date
+            (rider, validUntil) = try await services.admission(
+                bearer: try await session.token(headers: request.headers))
             guard rider.role == .rider else { throw LogisticsError(.forbidden, "This stream is for riders") }
+            session.closeWhenTokenExpires(validUntil, now: services.clock.now(), into: &group)
         } catch {
             try await session.refuse(error)
             return
@@ -71,7 +74,7 @@ struct RiderStreamSocket {
             case .serverStopping:
                 await session.closeForShutdown()
                 break loop
-            case .authenticationTimedOut, .tracking, .overloaded:
+            case .authenticationTimedOut, .tracking, .overloaded, .tokenExpired:
                 continue
             }
         }

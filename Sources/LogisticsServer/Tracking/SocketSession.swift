@@ -19,6 +19,9 @@ enum SocketEvent: Sendable {
     case serverStopping
     /// The client fell behind (its backlog passed the limits) or sent too fast: closed with 4429.
     case overloaded(reason: String)
+    /// The token the socket was opened with is no longer accepted: closed with 4401, the client signs in again
+    /// and resumes.
+    case tokenExpired
 
     /// What the event weighs in the socket's backlog; nil for events that are not messages to the client.
     var backlogBytes: Int? {
@@ -159,7 +162,22 @@ struct SocketSession {
             try? await outbound.close(.unknown(4429), reason: reason)
             return .clientClosed
         }
+        if case .tokenExpired = event {
+            try? await refuse(
+                LogisticsError(.unauthenticated, "The token has expired; sign in again and reconnect with resumeFrom"))
+            return .clientClosed
+        }
         return event
+    }
+
+    /// Closes the socket (4401) when its token stops being accepted; `now` is the server clock's time.
+    func closeWhenTokenExpires(_ validUntil: Date, now: Date, into group: inout ThrowingTaskGroup<Void, any Error>) {
+        let sink = self.sink
+        let left = max(0, validUntil.timeIntervalSince(now))
+        group.addTask {
+            try await Task.sleep(for: .milliseconds(Int64(left * 1000)))
+            sink.yield(.tokenExpired)
+        }
     }
 
     /// The token from the subprotocol pair, else from a first message `{"type":"auth","token":"…"}`.
@@ -180,7 +198,7 @@ struct SocketSession {
                     throw LogisticsError(.unauthenticated, #"The first message must be {"type":"auth","token":"…"}"#)
                 }
                 return first.token
-            case .clientClosed, .authenticationTimedOut, .serverStopping, .overloaded:
+            case .clientClosed, .authenticationTimedOut, .serverStopping, .overloaded, .tokenExpired:
                 throw LogisticsError(
                     .unauthenticated,
                     "Send the token as Sec-WebSocket-Protocol: bearer, <token> or as the first message")

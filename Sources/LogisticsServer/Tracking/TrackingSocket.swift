@@ -27,8 +27,9 @@ struct TrackingSocket {
             })
     }
 
-    /// The order, if the token may follow it now; otherwise the error to refuse with.
-    private func authorize(token: String, orderId text: String?) async throws -> Order {
+    /// The order, if the token may follow it now, and until when the token is accepted (nil: a tracking link, good
+    /// until the order ends); otherwise the error to refuse with.
+    private func authorize(token: String, orderId text: String?) async throws -> (Order, validUntil: Date?) {
         guard let text, let id = UUID(uuidString: text) else {
             throw LogisticsError.validation(field: "orderId", "must be a UUID")
         }
@@ -36,13 +37,13 @@ struct TrackingSocket {
             guard linked == id, let order = try await services.repository.order(id: id) else {
                 throw LogisticsError.notFound("order")
             }
-            return order
+            return (order, nil)
         }
-        let actor = try await services.admit(bearer: token)
+        let (actor, validUntil) = try await services.admission(bearer: token)
         guard actor.role == .customer else {
             throw LogisticsError(.forbidden, "Live tracking is for the order's customer")
         }
-        return try await services.customersOwnOrder(id: id, customer: actor)
+        return (try await services.customersOwnOrder(id: id, customer: actor), validUntil)
     }
 
     private struct ResumeRequest: Decodable {
@@ -60,7 +61,10 @@ struct TrackingSocket {
         let messages: AsyncStream<TrackingMessage>
         do {
             let token = try await session.token(headers: context.request.headers)
-            order = try await authorize(token: token, orderId: context.requestContext.parameters.get("orderId"))
+            let validUntil: Date?
+            (order, validUntil) = try await authorize(
+                token: token, orderId: context.requestContext.parameters.get("orderId"))
+            if let validUntil { session.closeWhenTokenExpires(validUntil, now: services.clock.now(), into: &group) }
             // 409 before pickup and 410 after the end; this also opens the order's channel.
             try await TrackingRoutes.openChannel(of: order, services: services)
             // Subscribe first, then send the snapshot, then drop what the snapshot already covers (by seq).
@@ -111,7 +115,7 @@ struct TrackingSocket {
             case .serverStopping:
                 await session.closeForShutdown()
                 break loop
-            case .authenticationTimedOut, .push, .overloaded:
+            case .authenticationTimedOut, .push, .overloaded, .tokenExpired:
                 continue
             }
         }
