@@ -44,10 +44,16 @@ public enum OrderAccess {
         actor.role.isStaff || (actor.role == .vendor && order.createdBy == actor.id)
     }
 
-    /// Customers may cancel their own order until it is picked up.
+    /// The order's customer and its vendor may cancel it until it is picked up; after that only staff may (the
+    /// event log records who did), since a rider is on the road with the goods.
     public static func canCancel(_ order: Order, _ actor: Actor) -> Bool {
-        if canManage(order, actor) { return true }
-        guard actor.role == .customer, order.customer.id == actor.id else { return false }
-        return [.pendingVendorAcceptance, .preparing, .readyForPickup, .riderAssigned].contains(order.status)
+        if actor.role.isStaff { return true }
+        let beforePickup = [.pendingVendorAcceptance, .preparing, .readyForPickup, .riderAssigned].contains(
+            order.status)
+        switch actor.role {
+        case .vendor: return order.createdBy == actor.id && beforePickup
+        case .customer: return order.customer.id == actor.id && beforePickup
+        default: return false
+        }
     }
 }

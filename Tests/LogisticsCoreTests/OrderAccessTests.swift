@@ -37,6 +37,21 @@ struct OrderAccessTests {
         #expect(!OrderAccess.canCancel(Self.order(vendor: UUID(), customer: customer.id, status: .inTransit), customer))
     }
 
+    @Test("a vendor may cancel its own order until pickup; after pickup only a dispatcher or an admin may")
+    func vendorCancel() {
+        let vendor = Actor(id: UUID(), role: .vendor)
+        let assigned = Self.order(vendor: vendor.id, customer: UUID(), status: .riderAssigned)
+        #expect(OrderAccess.canCancel(assigned, vendor))
+        #expect(!OrderAccess.canCancel(assigned, Actor(id: UUID(), role: .vendor)), "another vendor")
+        for status in [OrderStatus.inTransit, .arrivedAtDestination] {
+            let pickedUp = Self.order(vendor: vendor.id, customer: UUID(), status: status)
+            #expect(!OrderAccess.canCancel(pickedUp, vendor), "\(status)")
+            #expect(OrderAccess.canCancel(pickedUp, Actor(id: UUID(), role: .dispatcher)), "\(status)")
+            #expect(OrderAccess.canCancel(pickedUp, Actor(id: UUID(), role: .admin)), "\(status)")
+        }
+        #expect(!OrderAccess.canCancel(assigned, Actor(id: UUID(), role: .rider)))
+    }
+
     @Test("a vendor's own order starts PREPARING; a dispatcher's waits for the vendor")
     func intake() {
         let intake = OrderIntake(otp: DeliveryOTP(serverSecret: [1, 2, 3]))
