@@ -42,6 +42,13 @@ struct RiderKitTests {
     static let store = GeoPoint(lat: 43.7347, lon: 7.4240, accuracyM: 5)
 
     /// The order's DeliveryStatusUpdated events as (status, occurredAt).
+    /// Through the store by taps on the phone: the task as the app has it, on the way to the customer.
+    static func pickedUp(_ phone: Phone, _ taskId: String) async throws -> RiderTask {
+        try await phone.session.tap(.arrivedAtStore, taskId: taskId, at: store)
+        try await phone.session.tap(.pickedUp, taskId: taskId, at: store)
+        return try #require(try await phone.session.api.activeTask())
+    }
+
     static func statusEvents(_ scenario: DeliveryScenario) async throws -> [(String, Date)] {
         let log = try await scenario.server.send(
             .get, "/api/v1/orders/\(scenario.orderId)/events", token: scenario.dispatcher)
@@ -222,9 +229,7 @@ struct RiderKitTests {
             let scenario = try await DeliveryScenario.ready(server)
             let (_, rider, taskId) = try await scenario.assigned()
             let phone = try Self.phone(server, token: rider)
-            try await phone.session.tap(.arrivedAtStore, taskId: taskId, at: Self.store)
-            try await phone.session.tap(.pickedUp, taskId: taskId, at: Self.store)
-            let task = try #require(try await phone.session.api.activeTask())
+            let task = try await Self.pickedUp(phone, taskId)
             #expect(task.geofenceRadiusM == 2_000)
             let within = GeoPoint(lat: 43.7500, lon: 7.4240, accuracyM: 5)  // 1.7 km: outside 500 m, inside 2 km
             let asked = StateLog()
@@ -245,9 +250,7 @@ struct RiderKitTests {
             let scenario = try await DeliveryScenario.ready(server)
             let (_, rider, taskId) = try await scenario.assigned()
             let phone = try Self.phone(server, token: rider)
-            try await phone.session.tap(.arrivedAtStore, taskId: taskId, at: Self.store)
-            try await phone.session.tap(.pickedUp, taskId: taskId, at: Self.store)
-            let task = try #require(try await phone.session.api.activeTask())
+            let task = try await Self.pickedUp(phone, taskId)
             let far = GeoPoint(lat: 43.7500, lon: 7.4240, accuracyM: 5)  // 1.7 km north of the customer
             let questions = StateLog()
             let declined = try await phone.session.arrive(task: task, at: far) { question in
@@ -272,9 +275,7 @@ struct RiderKitTests {
             let other = try await DeliveryScenario.ready(server)
             let (_, riderB, taskB) = try await other.assigned()
             let phoneB = try Self.phone(server, token: riderB)
-            try await phoneB.session.tap(.arrivedAtStore, taskId: taskB, at: Self.store)
-            try await phoneB.session.tap(.pickedUp, taskId: taskB, at: Self.store)
-            let taskAtDoor = try #require(try await phoneB.session.api.activeTask())
+            let taskAtDoor = try await Self.pickedUp(phoneB, taskB)
             let asked = StateLog()
             #expect(
                 try await phoneB.session.arrive(task: taskAtDoor, at: Self.store) {

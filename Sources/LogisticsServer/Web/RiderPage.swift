@@ -15,7 +15,6 @@ struct RiderPage {
         var gpsLostAfterS = RiderAppRules.gpsLostAfterSeconds
         var offRouteM = RiderAppRules.offRouteDistanceM
         var offRouteFixes = RiderAppRules.offRouteFixes
-        var staleThresholdS: Int
     }
 
     func register(on router: Router<LogisticsRequestContext>) {
@@ -37,8 +36,7 @@ struct RiderPage {
     }
 
     static func html(language: String, configuration: ServerConfiguration) -> String {
-        let settings = Settings(
-            demo: configuration.riderAppDemo, staleThresholdS: configuration.trackingStaleSeconds)
+        let settings = Settings(demo: configuration.riderAppDemo)
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         func json(_ value: some Encodable) -> String {
