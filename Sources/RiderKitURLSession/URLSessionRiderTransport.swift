@@ -33,11 +33,13 @@ public struct URLSessionRiderTransport: RiderTransport {
         outgoing.timeoutInterval = Double(seconds) + Double(attoseconds) / 1e18
         let exchange = outgoing
         let session = self.session
-        // Whichever comes first, the answer or the deadline; a request still running past the deadline is cancelled
-        // without being waited for (a task group would wait for it, and URLSession may take seconds to give up).
+        // Whichever comes first, the answer or the deadline. A request still running past the deadline is left to
+        // URLSession's own timeout (set above): cancelling it can deadlock FoundationNetworking on Linux when the
+        // cancel meets the request being set up (URLSessionTask.cancel and configureEasyHandle waited on each other
+        // in a CI run), and a task group would wait for it.
         return try await withCheckedThrowingContinuation { continuation in
             let outcome = FirstOutcome(continuation)
-            let work = Task {
+            Task {
                 do {
                     let (data, response) = try await session.data(for: exchange)
                     guard let http = response as? HTTPURLResponse else {
@@ -52,7 +54,7 @@ public struct URLSessionRiderTransport: RiderTransport {
             }
             Task {
                 try? await Task.sleep(for: timeout)
-                if outcome.resolve(.failure(RiderAPIError.transport("no answer within \(timeout)"))) { work.cancel() }
+                outcome.resolve(.failure(RiderAPIError.transport("no answer within \(timeout)")))
             }
         }
     }
