@@ -136,7 +136,9 @@ func makeRouter(_ services: LogisticsServices) -> (Router<LogisticsRequestContex
     let catalog = RouteCatalog()
     router.add(middleware: ProblemMiddleware(catalog: catalog))
     addressLimit(services).map { router.add(middleware: $0) }
-    let idempotency = IdempotencyGuard(repository: services.repository, clock: services.clock)
+    let idempotency = IdempotencyGuard(
+        repository: services.repository, clock: services.clock,
+        crashAfterCommit: services.configuration.crashAfterCommit)
     var operations = RouteTable(group: router.group(), prefix: "", idempotency: idempotency, catalog: catalog)
     OperationsRoutes(services: services, metrics: metrics).register(in: &operations)
     MapTileRoutes(services: services).register(in: &operations)

@@ -8,7 +8,7 @@ struct OrderRoutes {
     let services: LogisticsServices
 
     func register(in routes: inout RouteTable) {
-        routes.post("/orders", create)
+        routes.post("/orders", replay: .createdOrder, create)
         routes.get("/orders", list)
         routes.get("/orders/{orderId}", show)
         routes.get("/orders/{orderId}/events", events)

@@ -10,7 +10,7 @@ struct RiderTaskRoutes {
 
     func register(in routes: inout RouteTable) {
         routes.get("/rider/offers", offers)
-        routes.post("/rider/offers/{offerId}/accept", accept)
+        routes.post("/rider/offers/{offerId}/accept", replay: .rerun, accept)
         routes.post("/rider/offers/{offerId}/decline", decline)
         routes.get("/rider/tasks/active", activeTask)
         routes.patch("/rider/tasks/{taskId}/status", changeStatus)

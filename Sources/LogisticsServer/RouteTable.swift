@@ -27,10 +27,15 @@ struct RouteTable {
     mutating func delete(_ path: String, _ handler: @escaping Handler) { add(.delete, path, handler) }
 
     /// POST routes honour `Idempotency-Key`; `bodyLimit` bounds what the key's body hash may read.
-    mutating func post(_ path: String, bodyLimit: Int = RequestBody.jsonLimit, _ handler: @escaping Handler) {
+    /// `replay` answers a retry whose first attempt committed and then died before its response was stored.
+    mutating func post(
+        _ path: String, bodyLimit: Int = RequestBody.jsonLimit, replay: IdempotentReplay = .order(),
+        _ handler: @escaping Handler
+    ) {
         let idempotency = self.idempotency
         add(.post, path) { request, context in
-            try await idempotency.run(request, context: context, bodyLimit: bodyLimit, handler: handler)
+            try await idempotency.run(
+                request, context: context, bodyLimit: bodyLimit, replay: replay, handler: handler)
         }
     }
 

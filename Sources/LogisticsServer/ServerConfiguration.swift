@@ -79,6 +79,8 @@ public struct ServerConfiguration: Sendable {
     public var logFormat: LogFormat?
     public var logLevel: Logger.Level = .info
     public var migrate: Bool = true
+    /// `LOGISTICS_FAULT_CRASH_AFTER_COMMIT`: the crash test's fault switch; never on in service.
+    public var crashAfterCommit: Bool = false
     /// Use a throwaway in-memory SQLite database (tests only).
     public var inMemoryDatabase: Bool = false
 
@@ -103,6 +105,12 @@ public struct ServerConfiguration: Sendable {
         }
         if let directory = environment["LOGISTICS_DATA_DIR"] { configuration.dataDirectory = directory }
         if let url = environment["DATABASE_URL"], !url.isEmpty { configuration.databaseURL = url }
+        if let schema = environment["LOGISTICS_DATABASE_SCHEMA"], !schema.isEmpty {
+            guard schema.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) else {
+                throw ConfigurationError("LOGISTICS_DATABASE_SCHEMA must be letters, digits and _, not \(schema)")
+            }
+            configuration.databaseSchema = schema
+        }
         if let size = environment["LOGISTICS_DATABASE_POOL_SIZE"] {
             configuration.databasePoolSize = try parseInt(size, name: "LOGISTICS_DATABASE_POOL_SIZE", range: 1...500)
         }
@@ -216,6 +224,9 @@ public struct ServerConfiguration: Sendable {
             configuration.trustedProxies = proxies.split(separator: ",").map {
                 $0.trimmingCharacters(in: .whitespaces)
             }
+        }
+        if let fault = environment["LOGISTICS_FAULT_CRASH_AFTER_COMMIT"] {
+            configuration.crashAfterCommit = ["1", "on", "true"].contains(fault.lowercased())
         }
         if let format = environment["LOGISTICS_LOG_FORMAT"], !format.isEmpty {
             guard let parsed = LogFormat(rawValue: format) else {

@@ -90,6 +90,7 @@ struct EventLog {
                 text_key, text_args)
             VALUES \(values)
             """, binds)
+        try await IdempotencyClaim.recordCommit(orderId: event.orderId, in: transaction)
         return event
     }
 

@@ -26,6 +26,9 @@ extension SQLLogisticsRepository {
             else { return .inProgress }
             if try row.string("request_hash") != requestHash { return .mismatch }
             let status = try row.int("status")
+            if status == 0, let committed = row.optionalString("committed_order").flatMap(UUID.init(uuidString:)) {
+                return .committed(orderId: committed)
+            }
             if status == 0 {
                 let claimed = try row.date("created_at")
                 guard now.timeIntervalSince(claimed) > Self.idempotencyClaimSeconds else { return .inProgress }
@@ -58,10 +61,14 @@ extension SQLLogisticsRepository {
             ])
     }
 
-    /// Releases the key after a failure that changed nothing (a 5xx), so the client can retry.
+    /// Releases the key after a failure that changed nothing (a 5xx), so the client can retry. A claim whose
+    /// change committed stays: the retry must answer from it.
     public func abandonIdempotent(principal: String, key: String) async throws {
         try await database.query(
-            "DELETE FROM idempotency_keys WHERE principal = ? AND idempotency_key = ? AND status = 0",
+            """
+            DELETE FROM idempotency_keys
+            WHERE principal = ? AND idempotency_key = ? AND status = 0 AND committed_order IS NULL
+            """,
             [.text(principal), .text(key)])
     }
 }

@@ -15,6 +15,9 @@ public enum IdempotencyDecision: Sendable, Equatable {
     case replay(StoredResponse)
     /// The key was used for a different request body.
     case mismatch
+    /// The first request with this key committed its change to this order but its response was never stored
+    /// (the process died in between): answer from the order as it is, never run the change again.
+    case committed(orderId: UUID)
     /// The first request with this key is still running (claimed less than `idempotencyClaimSeconds` ago).
     case inProgress
 }

@@ -200,5 +200,9 @@ enum Schema {
                 "CREATE INDEX notification_deliveries_order ON notification_deliveries (ordering_key, outbox_id)",
             ]
         ),
+        Migration(
+            version: 6, name: "idempotency keys remember the order change they committed",
+            common: ["ALTER TABLE idempotency_keys ADD COLUMN committed_order TEXT"]
+        ),
     ]
 }
