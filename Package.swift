@@ -97,7 +97,9 @@ let package = Package(
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             ]
         ),
-        .testTarget(name: "LogisticsCoreTests", dependencies: ["LogisticsCore"]),
+        .testTarget(
+            name: "LogisticsCoreTests",
+            dependencies: ["LogisticsCore", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "RoadRoutingTests", dependencies: ["RoadRouting"], exclude: ["Fixtures"]),
         .testTarget(
             name: "LogisticsServerTests",

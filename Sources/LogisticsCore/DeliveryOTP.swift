@@ -7,12 +7,14 @@ import Foundation
 /// of the code; the code is derived from the seed with the server key when the customer views the
 /// order, and a rider's attempt is checked against the hash in constant time.
 public struct DeliveryOTP: Sendable {
-    private let key: SymmetricKey
+    /// The current key first; then the one orders made before the HKDF keys were hashed with.
+    private let keys: [SymmetricKey]
 
     public init(serverSecret: [UInt8]) {
-        key = SymmetricKey(
-            data: HMAC<SHA256>.authenticationCode(
-                for: Array("delivery-otp".utf8), using: SymmetricKey(data: serverSecret)))
+        keys = [
+            ServerKeys.key(for: .deliveryCodes, from: serverSecret),
+            ServerKeys.legacyKey(for: .deliveryCodes, from: serverSecret),
+        ]
     }
 
     /// A new random seed for an order.
@@ -20,14 +22,29 @@ public struct DeliveryOTP: Sendable {
         (0..<16).map { _ in String(format: "%02x", UInt8.random(in: .min ... .max, using: &generator)) }.joined()
     }
 
-    public func code(orderId: UUID, seed: String) -> String {
+    /// The order's code. With its stored hash, the code is made with whichever key the hash was made with, so a
+    /// customer of an order created before an upgrade still sees the code the rider's attempt is checked against.
+    public func code(orderId: UUID, seed: String, storedHash: String? = nil) -> String {
+        guard let storedHash else { return code(orderId: orderId, seed: seed, key: keys[0]) }
+        for key in keys {
+            let candidate = code(orderId: orderId, seed: seed, key: key)
+            if hash(orderId: orderId, code: candidate, key: key) == storedHash { return candidate }
+        }
+        return code(orderId: orderId, seed: seed, key: keys[0])
+    }
+
+    public func hash(orderId: UUID, code: String) -> String {
+        hash(orderId: orderId, code: code, key: keys[0])
+    }
+
+    private func code(orderId: UUID, seed: String, key: SymmetricKey) -> String {
         let mac = HMAC<SHA256>.authenticationCode(
             for: Array("code:\(orderId.uuidString.lowercased()):\(seed)".utf8), using: key)
         let value = mac.prefix(4).reduce(UInt32(0)) { ($0 << 8) | UInt32($1) } % 10_000
         return String(format: "%04u", value)
     }
 
-    public func hash(orderId: UUID, code: String) -> String {
+    private func hash(orderId: UUID, code: String, key: SymmetricKey) -> String {
         let mac = HMAC<SHA256>.authenticationCode(
             for: Array("hash:\(orderId.uuidString.lowercased()):\(code)".utf8), using: key)
         return Data(mac).base64EncodedString()
@@ -35,6 +52,10 @@ public struct DeliveryOTP: Sendable {
 
     /// Constant-time comparison of an attempt with the stored hash.
     public func verify(orderId: UUID, attempt: String, storedHash: String) -> Bool {
+        keys.contains { verify(orderId: orderId, attempt: attempt, storedHash: storedHash, key: $0) }
+    }
+
+    private func verify(orderId: UUID, attempt: String, storedHash: String, key: SymmetricKey) -> Bool {
         guard let stored = Data(base64Encoded: storedHash) else { return false }
         let mac = HMAC<SHA256>.authenticationCode(
             for: Array("hash:\(orderId.uuidString.lowercased()):\(attempt)".utf8), using: key)

@@ -71,7 +71,7 @@ struct CustomerRoutes {
         if let riderId = order.assignedRiderId, let rider = try await services.repository.rider(id: riderId) {
             riderFirstName = rider.name?.split(separator: " ").first.map(String.init)
         }
-        let code = order.otpSeed.map { services.otp.code(orderId: order.id, seed: $0) }
+        let code = order.otpSeed.map { services.otp.code(orderId: order.id, seed: $0, storedHash: order.otpHash) }
         let trackable = TrackingChannel.isTrackable(order.status)
         // While the parcel is on its way: where the rider was last seen, whether that is stale, and the ETA.
         let live = trackable ? try? await TrackingRoutes.snapshot(of: order, services: services) : nil

@@ -3,10 +3,12 @@ import LogisticsCore
 import LogisticsStore
 
 enum WebhookSecrets {
-    /// Seals secrets stored before sealing existed (or by an older instance during an upgrade), at every start.
+    /// Seals secrets stored before sealing existed, and reseals those sealed under the pre-HKDF key (or by an
+    /// older instance during an upgrade), at every start.
     static func sealStored(repository: any NotificationRepository, sealer: SecretSealer, logger: Logger) async throws {
-        let sealed = try await repository.rewriteWebhookSecrets {
-            SecretSealer.isSealed($0) ? nil : sealer.seal($0)
+        let sealed = try await repository.rewriteWebhookSecrets { stored in
+            guard !SecretSealer.isCurrent(stored), let secret = try? sealer.open(stored) else { return nil }
+            return sealer.seal(secret)
         }
         if sealed > 0 { logger.info("sealed stored webhook secrets", metadata: ["count": "\(sealed)"]) }
     }
