@@ -81,6 +81,7 @@ public func buildApplication(
                 repository: repository, relay: relay, navigator: navigator, clock: clock,
                 fixesPerRider: configuration.rateLimits.fixesPerRider),
             trackingLinks: TrackingLinks(serverSecret: Array(otpSecret.utf8)),
+            accessWatch: AccessWatch(repository: repository, logger: logger),
             secretSealer: sealer,
             mapTiles: MapTileCache(provider: directions),
             metrics: metrics,
@@ -109,6 +110,7 @@ public func buildApplication(
             services: [
                 DatabaseLifecycle(database: database),
                 TrackingSweeper(hub: services.tracking, clock: clock),
+                services.accessWatch,
                 Housekeeping(repository: repository, clock: clock, logger: logger),
                 OutboxDispatcher(
                     repository: services.repository, deliveries: services.deliveries, notifications: repository,

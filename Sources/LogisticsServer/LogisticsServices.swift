@@ -23,6 +23,7 @@ public struct LogisticsServices: Sendable {
     let relay: any TrackingRelay
     let ingest: LocationIngest
     let trackingLinks: TrackingLinks
+    let accessWatch: AccessWatch
     let secretSealer: SecretSealer
     let knownCallers = KnownCallers()
     let mapTiles: MapTileCache

@@ -79,6 +79,8 @@ public struct ServerConfiguration: Sendable {
     public var logFormat: LogFormat?
     public var logLevel: Logger.Level = .info
     public var migrate: Bool = true
+    /// How long after its order ended a tracking link still shows the end; after that it answers 410.
+    public var trackingLinkHoursAfterEnd: Int = 24
     /// `LOGISTICS_FAULT_CRASH_AFTER_COMMIT`: the crash test's fault switch; never on in service.
     public var crashAfterCommit: Bool = false
     /// Use a throwaway in-memory SQLite database (tests only).
@@ -224,6 +226,10 @@ public struct ServerConfiguration: Sendable {
             configuration.trustedProxies = proxies.split(separator: ",").map {
                 $0.trimmingCharacters(in: .whitespaces)
             }
+        }
+        if let hours = environment["LOGISTICS_TRACKING_LINK_HOURS_AFTER_END"] {
+            configuration.trackingLinkHoursAfterEnd = try parseInt(
+                hours, name: "LOGISTICS_TRACKING_LINK_HOURS_AFTER_END", range: 0...8760)
         }
         if let fault = environment["LOGISTICS_FAULT_CRASH_AFTER_COMMIT"] {
             configuration.crashAfterCommit = ["1", "on", "true"].contains(fault.lowercased())

@@ -87,6 +87,13 @@ public protocol LogisticsRepository: Sendable {
     func completeIdempotent(principal: String, key: String, response: StoredResponse) async throws
     func abandonIdempotent(principal: String, key: String) async throws
 
+    // Tracking links and what open sockets are re-checked against
+    func createTrackingLink(id: UUID, orderId: UUID, by actor: Actor, now: Date) async throws
+    func trackingLink(id: UUID) async throws -> StoredTrackingLink?
+    func revokeTrackingLink(id: UUID, orderId: UUID, now: Date) async throws -> Bool
+    func revokedTrackingLinks(among ids: Set<UUID>) async throws -> Set<UUID>
+    func suspendedRiders(among ids: Set<UUID>) async throws -> Set<UUID>
+
     // Housekeeping
     func prune(_ policy: RetentionPolicy, now: Date, batch: Int) async throws -> PrunedRows
 

@@ -204,5 +204,16 @@ enum Schema {
             version: 6, name: "idempotency keys remember the order change they committed",
             common: ["ALTER TABLE idempotency_keys ADD COLUMN committed_order TEXT"]
         ),
+        Migration(
+            version: 7, name: "tracking links that can be revoked",
+            common: [
+                """
+                CREATE TABLE tracking_links (
+                    id TEXT PRIMARY KEY, order_id TEXT NOT NULL, created_by TEXT NOT NULL,
+                    created_at BIGINT NOT NULL, revoked_at BIGINT)
+                """,
+                "CREATE INDEX tracking_links_order ON tracking_links (order_id)",
+            ]
+        ),
     ]
 }

@@ -54,15 +54,18 @@ struct RiderTrailTests {
         #expect(trail.take(batch).fresh.count == 2)
     }
 
-    @Test("tracking links open their order only; anything altered is refused")
+    @Test("tracking links name their stored link; anything altered is refused; old order links still read")
     func trackingLinks() {
         let links = TrackingLinks(serverSecret: Array("server-secret".utf8))
+        let link = UUID()
+        let token = links.token(linkId: link)
+        #expect(links.reference(fromToken: token) == .link(link))
+        #expect(links.reference(fromToken: String(token.dropLast())) == nil)
+        #expect(links.reference(fromToken: token.replacingOccurrences(of: "trk2_", with: "trk2_0")) == nil)
+        #expect(links.reference(fromToken: token.replacingOccurrences(of: "trk2_", with: "trk_")) == nil)
+        #expect(TrackingLinks(serverSecret: Array("other".utf8)).reference(fromToken: token) == nil)
+        #expect(links.reference(fromToken: "eyJhbGciOiJIUzI1NiJ9.e30.sig") == nil)
         let order = UUID()
-        let token = links.token(orderId: order)
-        #expect(links.orderId(fromToken: token) == order)
-        #expect(links.orderId(fromToken: String(token.dropLast())) == nil)
-        #expect(links.orderId(fromToken: token.replacingOccurrences(of: "trk_", with: "trk_0")) == nil)
-        #expect(TrackingLinks(serverSecret: Array("other".utf8)).orderId(fromToken: token) == nil)
-        #expect(links.orderId(fromToken: "eyJhbGciOiJIUzI1NiJ9.e30.sig") == nil)
+        #expect(links.reference(fromToken: links.legacyToken(orderId: order)) == .legacyOrder(order))
     }
 }

@@ -150,9 +150,9 @@ extension TrackingPageTests {
     }
 }
 
-/// A well-formed tracking token for an order that does not exist.
+/// A well-formed tracking token for a link that does not exist.
 enum TrackingLinksFixture {
     static func unknownOrderToken(_ server: TestServer) -> String {
-        server.services.trackingLinks.token(orderId: UUID())
+        server.services.trackingLinks.token(linkId: UUID())
     }
 }

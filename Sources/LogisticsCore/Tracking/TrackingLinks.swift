@@ -3,29 +3,56 @@ import Foundation
 
 /// Order-scoped, read-only tracking tokens for people without an account (a link texted to the recipient).
 ///
-/// The token is the order id and a keyed MAC of it, so nothing is stored and nothing can be widened: it names one
-/// order and opens only that order's tracking. It dies with the order, because tracking refuses ended orders.
-/// It is not a JWT on purpose, so no endpoint that takes a bearer JWT can mistake it for one.
+/// The token is a stored link's id and a keyed MAC of it: a forged or damaged token is refused without a database
+/// lookup, and the stored row says which order it opens and whether it was revoked. Links made before links were
+/// stored carry the order id instead, under the older key; they open their order until it ends and cannot be
+/// revoked. A token is not a JWT on purpose, so no endpoint that takes a bearer JWT can mistake it for one.
 public struct TrackingLinks: Sendable {
     static let prefix = "trk_"
+    static let storedPrefix = "trk2_"
     private let key: SymmetricKey
+    private let legacyKey: SymmetricKey
+
+    /// What a well-formed, authentic token names.
+    public enum Reference: Sendable, Equatable {
+        /// A stored link, by its id.
+        case link(UUID)
+        /// A link from before links were stored: the order itself.
+        case legacyOrder(UUID)
+    }
 
     public init(serverSecret: [UInt8]) {
-        key = SymmetricKey(
-            data: HMAC<SHA256>.authenticationCode(
-                for: Array("tracking-links".utf8), using: SymmetricKey(data: serverSecret)))
+        key = ServerKeys.key(for: .trackingLinks, from: serverSecret)
+        legacyKey = ServerKeys.legacyKey(for: .trackingLinks, from: serverSecret)
     }
 
-    public func token(orderId: UUID) -> String {
-        let id = orderId.uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        return Self.prefix + id + "." + Self.base64URL(Data(mac(id)))
+    public func token(linkId: UUID) -> String {
+        let id = Self.hex(linkId)
+        return Self.storedPrefix + id + "."
+            + Self.base64URL(Data(HMAC<SHA256>.authenticationCode(for: Array(id.utf8), using: key)))
     }
 
-    /// The order the token opens, or nil for anything forged, truncated or not a tracking token.
-    public func orderId(fromToken token: String) -> UUID? {
-        guard token.hasPrefix(Self.prefix) else { return nil }
-        let parts = token.dropFirst(Self.prefix.count).split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts[0].count == 32, let signature = Self.data(base64URL: String(parts[1])),
+    /// What the token names, or nil for anything forged, truncated or not a tracking token.
+    public func reference(fromToken token: String) -> Reference? {
+        if token.hasPrefix(Self.storedPrefix) {
+            return Self.verified(token.dropFirst(Self.storedPrefix.count), key: key).map(Reference.link)
+        }
+        if token.hasPrefix(Self.prefix) {
+            return Self.verified(token.dropFirst(Self.prefix.count), key: legacyKey).map(Reference.legacyOrder)
+        }
+        return nil
+    }
+
+    /// A token as the versions before stored links made it (tests of the upgrade path make one).
+    public func legacyToken(orderId: UUID) -> String {
+        let id = Self.hex(orderId)
+        return Self.prefix + id + "."
+            + Self.base64URL(Data(HMAC<SHA256>.authenticationCode(for: Array(id.utf8), using: legacyKey)))
+    }
+
+    private static func verified(_ body: Substring, key: SymmetricKey) -> UUID? {
+        let parts = body.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[0].count == 32, let signature = data(base64URL: String(parts[1])),
             HMAC<SHA256>.isValidAuthenticationCode(signature, authenticating: Array(parts[0].utf8), using: key)
         else { return nil }
         let hex = Array(parts[0])
@@ -35,8 +62,8 @@ public struct TrackingLinks: Sendable {
         return UUID(uuidString: dashed)
     }
 
-    private func mac(_ id: String) -> HashedAuthenticationCode<SHA256> {
-        HMAC<SHA256>.authenticationCode(for: Array(id.utf8), using: key)
+    private static func hex(_ id: UUID) -> String {
+        id.uuidString.lowercased().replacingOccurrences(of: "-", with: "")
     }
 
     private static func base64URL(_ data: Data) -> String {

@@ -53,7 +53,7 @@ struct DispatchStreamSocket {
             case .serverStopping:
                 await session.closeForShutdown()
                 break loop
-            case .clientText, .authenticationTimedOut, .tracking, .overloaded, .tokenExpired:
+            case .clientText, .authenticationTimedOut, .tracking, .overloaded, .tokenExpired, .accessRevoked:
                 continue
             }
         }

@@ -18,16 +18,25 @@ enum OpenAPITracking {
                         + "distance with it); no sign-in, the link is the credential",
                     tag: "Customer",
                     parameters: [OpenAPI.pathParameter("token", schema: ["type": "string"])],
-                    response: "TrackingSnapshot", errors: [.notFound, .trackingNotAvailable, .trackingEnded],
-                    public: true)
+                    response: "TrackingSnapshot",
+                    errors: [.forbidden, .notFound, .trackingNotAvailable, .trackingEnded], public: true)
             ],
             "/api/v1/orders/{orderId}/tracking-links": [
                 "post": OpenAPI.operation(
-                    "An order-scoped, read-only tracking token (for a link sent to the recipient), valid until the "
-                        + "order ends; the tracking stream accepts it in place of a customer JWT",
+                    "An order-scoped, read-only tracking token (for a link sent to the recipient); the tracking "
+                        + "stream accepts it in place of a customer JWT. It works until revoked, and shows the "
+                        + "order's end for LOGISTICS_TRACKING_LINK_HOURS_AFTER_END (24 h) after it; then 410",
                     tag: "Orders", roles: [.dispatcher, .admin, .vendor, .customer],
                     parameters: [OpenAPI.pathParameter("orderId")], success: 201, response: "TrackingLink",
                     errors: [.forbidden, .notFound, .trackingEnded], idempotent: true)
+            ],
+            "/api/v1/orders/{orderId}/tracking-links/{linkId}": [
+                "delete": OpenAPI.operation(
+                    "Revoke a tracking link at once: its page and snapshot answer 403 and tracking sockets open on "
+                        + "it close with 4403 within a second",
+                    tag: "Orders", roles: [.dispatcher, .admin, .vendor, .customer],
+                    parameters: [OpenAPI.pathParameter("orderId"), OpenAPI.pathParameter("linkId")], success: 204,
+                    response: nil, errors: [.forbidden, .notFound, .validationFailed])
             ],
         ]
     }
@@ -41,10 +50,11 @@ enum OpenAPITracking {
         return [
             "TrackingLink": OpenAPISchemas.object(
                 [
+                    "linkId": ["type": "string", "format": "uuid", "description": "To revoke the link with"],
                     "orderId": ["type": "string", "format": "uuid"], "token": ["type": "string"],
                     "url": ["type": "string", "description": "The web tracking page"],
                     "validUntil": ["type": "string"],
-                ], ["orderId", "token", "url"]),
+                ], ["linkId", "orderId", "token", "url"]),
             "TrackingSnapshot": OpenAPISchemas.object(
                 [
                     "type": OpenAPISchemas.enumeration(["snapshot"]),

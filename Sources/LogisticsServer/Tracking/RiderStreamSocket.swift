@@ -57,6 +57,7 @@ struct RiderStreamSocket {
                 bearer: try await session.token(headers: request.headers))
             guard rider.role == .rider else { throw LogisticsError(.forbidden, "This stream is for riders") }
             session.closeWhenTokenExpires(validUntil, now: services.clock.now(), into: &group)
+            session.closeWhenAccessLost(.rider(rider.id), watch: services.accessWatch, into: &group)
         } catch {
             try await session.refuse(error)
             return
@@ -74,7 +75,7 @@ struct RiderStreamSocket {
             case .serverStopping:
                 await session.closeForShutdown()
                 break loop
-            case .authenticationTimedOut, .tracking, .overloaded, .tokenExpired:
+            case .authenticationTimedOut, .tracking, .overloaded, .tokenExpired, .accessRevoked:
                 continue
             }
         }

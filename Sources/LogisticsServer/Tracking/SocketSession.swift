@@ -22,6 +22,9 @@ enum SocketEvent: Sendable {
     /// The token the socket was opened with is no longer accepted: closed with 4401, the client signs in again
     /// and resumes.
     case tokenExpired
+    /// The holder lost access since the socket opened (a rider suspended, a tracking link revoked): closed with
+    /// 4403.
+    case accessRevoked(String)
 
     /// What the event weighs in the socket's backlog; nil for events that are not messages to the client.
     var backlogBytes: Int? {
@@ -162,6 +165,10 @@ struct SocketSession {
             try? await outbound.close(.unknown(4429), reason: reason)
             return .clientClosed
         }
+        if case .accessRevoked(let reason) = event {
+            try? await refuse(LogisticsError(.forbidden, reason))
+            return .clientClosed
+        }
         if case .tokenExpired = event {
             try? await refuse(
                 LogisticsError(.unauthenticated, "The token has expired; sign in again and reconnect with resumeFrom"))
@@ -177,6 +184,18 @@ struct SocketSession {
         group.addTask {
             try await Task.sleep(for: .milliseconds(Int64(left * 1000)))
             sink.yield(.tokenExpired)
+        }
+    }
+
+    /// Closes the socket (4403) when its holder loses access; watched until the session ends.
+    func closeWhenAccessLost(
+        _ holder: AccessWatch.Holder, watch: AccessWatch, into group: inout ThrowingTaskGroup<Void, any Error>
+    ) {
+        let sink = self.sink
+        group.addTask {
+            let ticket = watch.watch(holder, sink: sink)
+            defer { watch.unwatch(ticket) }
+            while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
         }
     }
 
@@ -198,7 +217,7 @@ struct SocketSession {
                     throw LogisticsError(.unauthenticated, #"The first message must be {"type":"auth","token":"…"}"#)
                 }
                 return first.token
-            case .clientClosed, .authenticationTimedOut, .serverStopping, .overloaded, .tokenExpired:
+            case .clientClosed, .authenticationTimedOut, .serverStopping, .overloaded, .tokenExpired, .accessRevoked:
                 throw LogisticsError(
                     .unauthenticated,
                     "Send the token as Sec-WebSocket-Protocol: bearer, <token> or as the first message")

@@ -11,14 +11,16 @@ struct TrackingRoutes {
     func register(in routes: inout RouteTable) {
         routes.get("/customer/orders/{orderId}/tracking", snapshot)
         routes.post("/orders/{orderId}/tracking-links", createLink)
+        routes.delete("/orders/{orderId}/tracking-links/{linkId}", revokeLink)
     }
 
     struct TrackingLink: Encodable {
+        var linkId: String
         var orderId: String
         var token: String
         /// The web tracking page for the link.
         var url: String
-        var validUntil = "the order is delivered, cancelled or failed"
+        var validUntil: String
     }
 
     /// An order-scoped, read-only token for the tracking stream (a link texted to the recipient), for the order's
@@ -27,9 +29,28 @@ struct TrackingRoutes {
         _ = try context.caller(.dispatcher, .admin, .vendor, .customer)
         let order = try await services.visibleOrder(context, allowed: OrderAccess.canView)
         try Self.refuseIfEnded(order)
-        let token = services.trackingLinks.token(orderId: order.id)
+        let linkId = UUID()
+        try await services.repository.createTrackingLink(
+            id: linkId, orderId: order.id, by: try context.caller(), now: services.clock.now())
+        let token = services.trackingLinks.token(linkId: linkId)
+        let hours = services.configuration.trackingLinkHoursAfterEnd
         return try .json(
-            TrackingLink(orderId: order.id.lowercased, token: token, url: "/track/\(token)"), status: .created)
+            TrackingLink(
+                linkId: linkId.lowercased, orderId: order.id.lowercased, token: token, url: "/track/\(token)",
+                validUntil: "\(hours) h after the order is delivered, cancelled or failed, unless revoked"),
+            status: .created)
+    }
+
+    /// Revokes a link at once: its page and snapshot answer 403, and sockets open on it close with 4403 within a
+    /// second. Whoever may create links for the order may revoke them.
+    @Sendable func revokeLink(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
+        _ = try context.caller(.dispatcher, .admin, .vendor, .customer)
+        let order = try await services.visibleOrder(context, allowed: OrderAccess.canView)
+        let linkId = try context.uuidParameter("linkId")
+        guard try await services.repository.revokeTrackingLink(id: linkId, orderId: order.id, now: services.clock.now())
+        else { throw LogisticsError.notFound("tracking link") }
+        services.accessWatch.checkSoon()
+        return APIResponse(status: .noContent, body: Data(), contentType: "application/json", location: nil)
     }
 
     struct Snapshot: Encodable {

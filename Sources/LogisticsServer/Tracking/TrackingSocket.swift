@@ -29,21 +29,22 @@ struct TrackingSocket {
 
     /// The order, if the token may follow it now, and until when the token is accepted (nil: a tracking link, good
     /// until the order ends); otherwise the error to refuse with.
-    private func authorize(token: String, orderId text: String?) async throws -> (Order, validUntil: Date?) {
+    private func authorize(token: String, orderId text: String?) async throws -> (
+        Order, validUntil: Date?, linkId: UUID?
+    ) {
         guard let text, let id = UUID(uuidString: text) else {
             throw LogisticsError.validation(field: "orderId", "must be a UUID")
         }
-        if let linked = services.trackingLinks.orderId(fromToken: token) {
-            guard linked == id, let order = try await services.repository.order(id: id) else {
-                throw LogisticsError.notFound("order")
-            }
-            return (order, nil)
+        if services.trackingLinks.reference(fromToken: token) != nil {
+            let (order, linkId) = try await TrackingLinkAccess(services: services).order(token)
+            guard order.id == id else { throw LogisticsError.notFound("order") }
+            return (order, nil, linkId)
         }
         let (actor, validUntil) = try await services.admission(bearer: token)
         guard actor.role == .customer else {
             throw LogisticsError(.forbidden, "Live tracking is for the order's customer")
         }
-        return (try await services.customersOwnOrder(id: id, customer: actor), validUntil)
+        return (try await services.customersOwnOrder(id: id, customer: actor), validUntil, nil)
     }
 
     private struct ResumeRequest: Decodable {
@@ -62,9 +63,13 @@ struct TrackingSocket {
         do {
             let token = try await session.token(headers: context.request.headers)
             let validUntil: Date?
-            (order, validUntil) = try await authorize(
+            let linkId: UUID?
+            (order, validUntil, linkId) = try await authorize(
                 token: token, orderId: context.requestContext.parameters.get("orderId"))
             if let validUntil { session.closeWhenTokenExpires(validUntil, now: services.clock.now(), into: &group) }
+            if let linkId {
+                session.closeWhenAccessLost(.trackingLink(linkId), watch: services.accessWatch, into: &group)
+            }
             // 409 before pickup and 410 after the end; this also opens the order's channel.
             try await TrackingRoutes.openChannel(of: order, services: services)
             // Subscribe first, then send the snapshot, then drop what the snapshot already covers (by seq).
@@ -115,7 +120,7 @@ struct TrackingSocket {
             case .serverStopping:
                 await session.closeForShutdown()
                 break loop
-            case .authenticationTimedOut, .push, .overloaded, .tokenExpired:
+            case .authenticationTimedOut, .push, .overloaded, .tokenExpired, .accessRevoked:
                 continue
             }
         }

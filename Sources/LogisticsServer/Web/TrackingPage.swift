@@ -16,18 +16,16 @@ struct TrackingPage {
 
     var tileServer: RasterTileServer? { services.configuration.tileServer }
 
-    /// The order a tracking link names; nil for a forged, damaged or unknown link.
-    func linkedOrder(_ context: LogisticsRequestContext) async throws -> Order? {
-        guard let token = context.parameters.get("token"),
-            let orderId = services.trackingLinks.orderId(fromToken: token)
-        else { return nil }
-        return try await services.repository.order(id: orderId)
+    private func link(_ context: LogisticsRequestContext) async throws -> TrackingLinkAccess.Resolution {
+        guard let token = context.parameters.get("token") else { return .unknown }
+        return try await TrackingLinkAccess(services: services).resolve(token)
     }
 
     /// The tracking snapshot for the link's holder (the page refreshes its ETA and distance with it): the same
     /// document as `GET /api/v1/customer/orders/{orderId}/tracking`, authorised by the link instead of a sign-in.
     func snapshot(context: LogisticsRequestContext) async throws -> APIResponse {
-        guard let order = try await linkedOrder(context) else { throw LogisticsError.notFound("tracking link") }
+        guard let token = context.parameters.get("token") else { throw LogisticsError.notFound("tracking link") }
+        let (order, _) = try await TrackingLinkAccess(services: services).order(token)
         var response = try APIResponse.json(try await TrackingRoutes.snapshot(of: order, services: services))
         WebPage.secure(&response)
         response.extraHeaders[.cacheControl] = "no-store"
@@ -41,8 +39,13 @@ struct TrackingPage {
             WebPage.html(Self.noticePage(language: language, title: title, body: body), status: status)
         }
         // A page, not an API: a database that cannot answer gets the same readable page as a bad link.
-        guard let order = (try? await linkedOrder(context)) ?? nil else {
-            return notice(text["notFoundTitle"]!, text["notFound"]!, .notFound)
+        let order: Order
+        switch (try? await link(context)) ?? .unknown {
+        case .open(let linked, _): order = linked
+        case .unknown: return notice(text["notFoundTitle"]!, text["notFound"]!, .notFound)
+        case .revoked: return notice(text["notFoundTitle"]!, text["notFound"]!, .forbidden)
+        // Past the link's time nothing about the order is shown, its outcome included.
+        case .expired: return notice(text["notFoundTitle"]!, text["notFound"]!, .gone)
         }
         if order.status.isFinal {
             return notice(text["endedTitle"]!, text[order.status.rawValue] ?? text["ended"]!, .gone)

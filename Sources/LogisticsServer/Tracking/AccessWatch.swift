@@ -1,0 +1,89 @@
+import Foundation
+import Logging
+import LogisticsStore
+import ServiceLifecycle
+import Synchronization
+
+/// Re-checks the holders of open sockets against the database twice a second, so a rider suspended or a tracking
+/// link revoked on any instance loses its streams within a second (4403), not when the token runs out. One query
+/// per kind of holder per pass, whatever the number of sockets.
+final class AccessWatch: Service, Sendable {
+    enum Holder: Hashable, Sendable {
+        case rider(UUID)
+        case trackingLink(UUID)
+    }
+
+    private struct Watched: Sendable {
+        var holder: Holder
+        var sink: AsyncStream<SocketEvent>.Continuation
+    }
+
+    private let watched = Mutex<[UUID: Watched]>([:])
+    private let repository: any LogisticsRepository
+    private let interval: Duration
+    private let logger: Logger
+
+    init(repository: any LogisticsRepository, interval: Duration = .milliseconds(500), logger: Logger) {
+        self.repository = repository
+        self.interval = interval
+        self.logger = logger
+    }
+
+    /// Watches a socket's holder until `unwatch` with the returned ticket.
+    func watch(_ holder: Holder, sink: AsyncStream<SocketEvent>.Continuation) -> UUID {
+        let ticket = UUID()
+        watched.withLock { $0[ticket] = Watched(holder: holder, sink: sink) }
+        return ticket
+    }
+
+    func unwatch(_ ticket: UUID) {
+        _ = watched.withLock { $0.removeValue(forKey: ticket) }
+    }
+
+    /// A change made on this instance need not wait for the next pass.
+    func checkSoon() {
+        Task { await checkOnce() }
+    }
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                await self.checkOnce()
+                do { try await Task.sleep(for: self.interval) } catch { return }
+            }
+        }
+    }
+
+    func checkOnce() async {
+        let current = watched.withLock { $0 }
+        guard !current.isEmpty else { return }
+        var riders: Set<UUID> = []
+        var links: Set<UUID> = []
+        for entry in current.values {
+            switch entry.holder {
+            case .rider(let id): riders.insert(id)
+            case .trackingLink(let id): links.insert(id)
+            }
+        }
+        let suspended: Set<UUID>
+        let revoked: Set<UUID>
+        do {
+            suspended = riders.isEmpty ? [] : try await repository.suspendedRiders(among: riders)
+            revoked = links.isEmpty ? [] : try await repository.revokedTrackingLinks(among: links)
+        } catch {
+            // A database that cannot answer now is asked again on the next pass; sockets stay as they are.
+            logger.debug("access watch could not check", metadata: ["error": "\(error)"])
+            return
+        }
+        for (ticket, entry) in current {
+            let reason: String? =
+                switch entry.holder {
+                case .rider(let id): suspended.contains(id) ? "This rider account is suspended" : nil
+                case .trackingLink(let id): revoked.contains(id) ? "This tracking link was revoked" : nil
+                }
+            guard let reason else { continue }
+            unwatch(ticket)
+            entry.sink.yield(.accessRevoked(reason))
+        }
+    }
+}

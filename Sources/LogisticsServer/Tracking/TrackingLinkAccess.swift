@@ -1,0 +1,55 @@
+import Foundation
+import LogisticsCore
+
+/// What a tracking link opens now. A link works while its order runs, shows the order's end for a fixed time
+/// after it (`trackingLinkHoursAfterEnd`), and then never again; a revoked link stops at once, and sockets open
+/// on it are closed by the `AccessWatch`.
+struct TrackingLinkAccess {
+    let services: LogisticsServices
+
+    enum Resolution {
+        case open(Order, linkId: UUID?)
+        /// Forged, damaged, or naming nothing this server has.
+        case unknown
+        case revoked
+        /// The order ended longer ago than links are kept.
+        case expired(Order)
+    }
+
+    func resolve(_ token: String) async throws -> Resolution {
+        switch services.trackingLinks.reference(fromToken: token) {
+        case nil:
+            return .unknown
+        case .legacyOrder(let orderId):
+            guard let order = try await services.repository.order(id: orderId) else { return .unknown }
+            return within(order, linkId: nil)
+        case .link(let linkId):
+            guard let link = try await services.repository.trackingLink(id: linkId),
+                let order = try await services.repository.order(id: link.orderId)
+            else { return .unknown }
+            if link.revokedAt != nil { return .revoked }
+            return within(order, linkId: linkId)
+        }
+    }
+
+    /// The order a link opens, or the refusal for an API caller (404 unknown, 403 revoked, 410 expired).
+    func order(_ token: String) async throws -> (Order, linkId: UUID?) {
+        switch try await resolve(token) {
+        case .open(let order, let linkId): return (order, linkId)
+        case .unknown: throw LogisticsError.notFound("tracking link")
+        case .revoked: throw LogisticsError(.forbidden, "This tracking link was revoked")
+        case .expired(let order):
+            throw LogisticsError(
+                .trackingEnded, "The order ended and its tracking links have expired",
+                extras: ["currentStatus": .string(order.status.rawValue)])
+        }
+    }
+
+    private func within(_ order: Order, linkId: UUID?) -> Resolution {
+        let keptFor = TimeInterval(services.configuration.trackingLinkHoursAfterEnd) * 3600
+        if order.status.isFinal, services.clock.now().timeIntervalSince(order.updatedAt) > keptFor {
+            return .expired(order)
+        }
+        return .open(order, linkId: linkId)
+    }
+}
