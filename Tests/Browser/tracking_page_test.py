@@ -118,6 +118,8 @@ def main():
             check_contrast(driver, "stale")
             driver.save_screenshot(os.path.join(ARTIFACTS, "tracking-stale-360x740.png"))
 
+            revoked_link(server, order_id, customer)
+
             view = server.call("GET", f"/api/v1/customer/orders/{order_id}", customer)
             server.call("PATCH", f"/api/v1/rider/tasks/{task_id}/status", rider, {
                 "status": "ARRIVED_AT_DESTINATION", "eventId": str(uuid.uuid4()), "occurredAt": now(),
@@ -152,6 +154,25 @@ def main():
         print(f"{len(failures)} browser check(s) failed", flush=True)
         sys.exit(1)
     print("browser checks passed", flush=True)
+
+
+def revoked_link(server, order_id, customer):
+    """A second link, open on a phone, is revoked: the page says so within seconds and stops reconnecting."""
+    second = server.call("POST", f"/api/v1/orders/{order_id}/tracking-links", customer)
+    driver = browser(360, 740)
+    try:
+        driver.get(server.base + second["url"])
+        wait_for("a second link's page follows the order",
+                 lambda: driver.find_element(By.ID, "status").text == "On its way")
+        server.call("DELETE", f"/api/v1/orders/{order_id}/tracking-links/{second['linkId']}", customer,
+                    expect=(204,))
+        wait_for("a revoked link's open page says the link no longer works",
+                 lambda: driver.find_element(By.ID, "status").text == "This tracking link does not work", timeout=5)
+        driver.save_screenshot(os.path.join(ARTIFACTS, "tracking-revoked-360x740.png"))
+        driver.get(server.base + second["url"])
+        check("This tracking link does not work" in driver.page_source, "a revoked link opened again is refused")
+    finally:
+        driver.quit()
 
 
 def dispatch_page(server):

@@ -115,10 +115,21 @@ function handle(message) {
     case 'resync':
       state.seq = null;
       break;
-    case 'error':
-      statusLine.textContent = (message.problem && message.problem.title) || text.endedTitle;
+    case 'error': {
+      // A revoked or unknown link says so in the customer's words, not the API's.
+      const code = message.problem && message.problem.code;
+      const linkGone = code === 'FORBIDDEN' || code === 'NOT_FOUND';
+      statusLine.textContent = linkGone ? text.notFoundTitle : (message.problem && message.problem.title) || text.endedTitle;
+      if (linkGone) {
+        // The link no longer opens this order: nothing of it stays on screen.
+        document.getElementById('map-box')?.remove();
+        document.getElementById('rider')?.remove();
+        etaLine.textContent = '';
+        updatedLine.hidden = true;
+      }
       state.ended = true;
       break;
+    }
   }
 }
 
