@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import NIOSSL
 import PostgresNIO
+import Synchronization
 
 /// PostgreSQL through a PostgresNIO connection pool; the store for production and for several
 /// instances sharing one database.
@@ -119,18 +120,29 @@ public final class PostgresDatabase: SQLDatabase {
         await runner.value
     }
 
-    /// Bounds an operation so that a dead database turns into a prompt 503, not a hung request.
+    /// Bounds an operation so that a dead database turns into a prompt 503, not a hung request. The caller is
+    /// answered at the deadline even when the operation does not end on cancellation (a pooled connection lost
+    /// mid-statement during a restart can keep it waiting); the operation is cancelled and left to finish alone.
     private func withDeadline<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) async throws -> T {
         let timeout = operationTimeout
-        return try await withThrowingTaskGroup(of: T.self) { group in
-            group.addTask { try await operation() }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                throw StoreError.unavailable("no answer from PostgreSQL within \(timeout)")
+        let race = DeadlineRace<T>()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                race.start(continuation)
+                let work = Task {
+                    do { race.finish(.success(try await operation())) } catch { race.finish(.failure(error)) }
+                }
+                let timer = Task {
+                    try await Task.sleep(for: timeout)
+                    if race.finish(.failure(StoreError.unavailable("no answer from PostgreSQL within \(timeout)"))) {
+                        work.cancel()
+                    }
+                }
+                race.whenFinished { timer.cancel() }
+                race.onCancel { work.cancel() }
             }
-            defer { group.cancelAll() }
-            guard let first = try await group.next() else { throw CancellationError() }
-            return first
+        } onCancel: {
+            race.cancel()
         }
     }
 
@@ -222,5 +234,68 @@ extension SQLValue {
             self = .bytes(buffer.readBytes(length: buffer.readableBytes) ?? [])
         default: self = .text(try cell.decode(String.self))
         }
+    }
+}
+
+/// The first of an operation's result, its deadline and its caller's cancellation answers the caller; the others
+/// find the continuation taken.
+private final class DeadlineRace<T: Sendable>: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<T, any Error>?
+        var finished = false
+        var cancelled = false
+        var cleanups: [@Sendable () -> Void] = []
+        var cancellers: [@Sendable () -> Void] = []
+    }
+
+    private let state = Mutex(State())
+
+    func start(_ continuation: CheckedContinuation<T, any Error>) {
+        state.withLock { $0.continuation = continuation }
+    }
+
+    /// Answers the caller unless someone already did; true when this call did.
+    @discardableResult
+    func finish(_ result: Result<T, any Error>) -> Bool {
+        let (continuation, cleanups) = state.withLock {
+            state -> (CheckedContinuation<T, any Error>?, [@Sendable () -> Void]) in
+            guard !state.finished, let continuation = state.continuation else { return (nil, []) }
+            state.finished = true
+            state.continuation = nil
+            return (continuation, state.cleanups)
+        }
+        guard let continuation else { return false }
+        cleanups.forEach { $0() }
+        continuation.resume(with: result)
+        return true
+    }
+
+    func whenFinished(_ cleanup: @escaping @Sendable () -> Void) {
+        let already = state.withLock { state -> Bool in
+            if !state.finished { state.cleanups.append(cleanup) }
+            return state.finished
+        }
+        if already { cleanup() }
+    }
+
+    /// What to stop when the caller is cancelled; runs at once if it already was.
+    func onCancel(_ canceller: @escaping @Sendable () -> Void) {
+        let already = state.withLock { state -> Bool in
+            if !state.cancelled { state.cancellers.append(canceller) }
+            return state.cancelled
+        }
+        if already {
+            canceller()
+            finish(.failure(CancellationError()))
+        }
+    }
+
+    func cancel() {
+        let cancellers = state.withLock { state -> [@Sendable () -> Void] in
+            state.cancelled = true
+            return state.cancellers
+        }
+        cancellers.forEach { $0() }
+        finish(.failure(CancellationError()))
     }
 }
