@@ -98,6 +98,8 @@ let package = Package(
             ]
         ),
         .testTarget(name: "LogisticsCoreTests", dependencies: ["LogisticsCore"]),
+        // Seeded byte mutations for the parser fuzz tests.
+        .target(name: "FuzzSupport", path: "Tests/FuzzSupport"),
         .testTarget(name: "RoadRoutingTests", dependencies: ["RoadRouting"], exclude: ["Fixtures"]),
         .testTarget(
             name: "LogisticsServerTests",
@@ -106,6 +108,7 @@ let package = Package(
                 "RoadRouting",
                 "RiderKit",
                 "RiderKitURLSession",
+                "FuzzSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
