@@ -98,9 +98,18 @@ let package = Package(
             ]
         ),
         .testTarget(name: "LogisticsCoreTests", dependencies: ["LogisticsCore"]),
-        // Seeded byte mutations for the parser fuzz tests.
+        // Seeded byte mutations shared by the parser fuzz tests of the server and of the map importer.
         .target(name: "FuzzSupport", path: "Tests/FuzzSupport"),
-        .testTarget(name: "RoadRoutingTests", dependencies: ["RoadRouting"], exclude: ["Fixtures"]),
+        .testTarget(
+            name: "RoadRoutingTests",
+            dependencies: [
+                "RoadRouting", "FuzzSupport",
+                // To inflate a real block of the Monaco extract and damage it past the zlib checksum.
+                .product(name: "CompressNIO", package: "compress-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            exclude: ["Fixtures"]
+        ),
         .testTarget(
             name: "LogisticsServerTests",
             dependencies: [
