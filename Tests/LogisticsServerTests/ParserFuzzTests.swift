@@ -6,11 +6,11 @@ import Testing
 
 @testable import LogisticsServer
 
-/// Outside bytes under deterministic fuzzing (issue #20, point 16): the photo proof's multipart form, photo
-/// sniffing and every JSON request body. Each case must end in a value or a problem the client can act on
+/// Outside bytes under deterministic fuzzing (issue #20, point 16): the photo proof's multipart form and photo
+/// sniffing (JSON bodies: JSONBodyFuzzTests). Each case must end in a value or a problem the client can act on
 /// (VALIDATION_FAILED with named fields, or 413/415 for the photo), within a time bound; a crash ends the run.
 /// The seed and the case index in a failure message replay the case.
-@Suite("Parser fuzzing: multipart, photos, JSON bodies", .timeLimit(.minutes(2)))
+@Suite("Parser fuzzing: multipart forms and photos", .timeLimit(.minutes(2)))
 struct ParserFuzzTests {
     static let perCase = Duration.milliseconds(500)
 
