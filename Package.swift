@@ -100,7 +100,18 @@ let package = Package(
         .testTarget(
             name: "LogisticsCoreTests",
             dependencies: ["LogisticsCore", .product(name: "Crypto", package: "swift-crypto")]),
-        .testTarget(name: "RoadRoutingTests", dependencies: ["RoadRouting"], exclude: ["Fixtures"]),
+        // Seeded byte mutations shared by the parser fuzz tests of the server and of the map importer.
+        .target(name: "FuzzSupport", path: "Tests/FuzzSupport"),
+        .testTarget(
+            name: "RoadRoutingTests",
+            dependencies: [
+                "RoadRouting", "FuzzSupport",
+                // To inflate a real block of the Monaco extract and damage it past the zlib checksum.
+                .product(name: "CompressNIO", package: "compress-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            exclude: ["Fixtures"]
+        ),
         .testTarget(
             name: "LogisticsServerTests",
             dependencies: [
@@ -108,6 +119,7 @@ let package = Package(
                 "RoadRouting",
                 "RiderKit",
                 "RiderKitURLSession",
+                "FuzzSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),

@@ -8,9 +8,8 @@ import Foundation
 
 /// RFC 3339 UTC timestamps with milliseconds, the API's one time format.
 ///
-/// Every rider fix and every tracking message carries one, so the common shape
-/// (`2026-11-23T14:03:12.345Z`) is printed and read by hand; anything else (offsets, other precisions) goes
-/// through Foundation's ISO 8601 parser.
+/// Every rider fix and every tracking message carries one, so it is printed (`2026-11-23T14:03:12.345Z`) and read
+/// by hand; the reader takes every RFC 3339 date-time, and other ISO 8601 shapes go through Foundation's parser.
 public enum RFC3339 {
     /// Milliseconds are printed from the same integer the store keeps, so printing and storing agree.
     public static func string(from date: Date) -> String {
@@ -55,11 +54,14 @@ public enum RFC3339 {
         return try? Date.ISO8601FormatStyle().parse(string)
     }
 
-    /// `YYYY-MM-DDTHH:MM:SS[.fff]Z` only; nil for anything else, which the general parser then reads.
+    /// Any RFC 3339 `date-time` (section 5.6), as the OpenAPI `format: date-time` promises: `T` or `t`, any number
+    /// of fraction digits (read to the nanosecond), `Z`, `z` or a `±hh:mm` offset, and a leap second (`:60`, read
+    /// as the start of the next minute, as timegm does). nil for anything else, which the general parser then reads.
     static func fastDate(from string: String) -> Date? {
         let bytes = Array(string.utf8)
-        guard bytes.count == 20 || bytes.count == 24, bytes.last == UInt8(ascii: "Z") else { return nil }
+        guard bytes.count >= 20 else { return nil }
         func number(_ range: Range<Int>) -> Int? {
+            guard range.upperBound <= bytes.count else { return nil }
             var value = 0
             for index in range {
                 let byte = bytes[index]
@@ -68,17 +70,37 @@ public enum RFC3339 {
             }
             return value
         }
-        func separator(_ index: Int, _ character: Character) -> Bool { bytes[index] == character.asciiValue! }
-        guard separator(4, "-"), separator(7, "-"), separator(10, "T") || separator(10, "t"), separator(13, ":"),
-            separator(16, ":"),
+        func separator(_ index: Int, _ characters: String) -> Bool {
+            index < bytes.count && characters.utf8.contains(bytes[index])
+        }
+        guard separator(4, "-"), separator(7, "-"), separator(10, "Tt"), separator(13, ":"), separator(16, ":"),
             let year = number(0..<4), let month = number(5..<7), let day = number(8..<10), let hour = number(11..<13),
             let minute = number(14..<16), let second = number(17..<19),
-            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 60
+            (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day), hour < 24, minute < 60,
+            second <= 60
         else { return nil }
-        var millis = 0
-        if bytes.count == 24 {
-            guard separator(19, "."), let fraction = number(20..<23) else { return nil }
-            millis = fraction
+        var index = 19
+        var nanoseconds = 0
+        if separator(index, ".") {
+            index += 1
+            let first = index
+            while let digit = number(index..<(index + 1)) {
+                if index - first < 9 { nanoseconds = nanoseconds * 10 + digit }
+                index += 1
+            }
+            guard index > first else { return nil }
+            for _ in min(9, index - first)..<9 { nanoseconds *= 10 }
+        }
+        var offsetSeconds = 0
+        if separator(index, "Zz") {
+            guard index + 1 == bytes.count else { return nil }
+        } else {
+            guard separator(index, "+-"), index + 6 == bytes.count, separator(index + 3, ":"),
+                let offsetHours = number((index + 1)..<(index + 3)),
+                let offsetMinutes = number((index + 4)..<(index + 6)),
+                offsetHours < 24, offsetMinutes < 60
+            else { return nil }
+            offsetSeconds = (offsetHours * 3600 + offsetMinutes * 60) * (bytes[index] == UInt8(ascii: "-") ? -1 : 1)
         }
         var parts = tm()
         parts.tm_year = Int32(year - 1900)
@@ -87,10 +109,16 @@ public enum RFC3339 {
         parts.tm_hour = Int32(hour)
         parts.tm_min = Int32(minute)
         parts.tm_sec = Int32(second)
-        let seconds = timegm(&parts)
-        // timegm normalises 31 February into March; a date that does not exist is not a date.
-        guard parts.tm_mday == Int32(day), parts.tm_mon == Int32(month - 1) else { return nil }
-        return Date(timeIntervalSince1970: TimeInterval(seconds) + TimeInterval(millis) / 1000)
+        let seconds = Int(timegm(&parts)) - offsetSeconds
+        return Date(timeIntervalSince1970: TimeInterval(seconds) + TimeInterval(nanoseconds) / 1e9)
+    }
+
+    static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
     }
 }
 

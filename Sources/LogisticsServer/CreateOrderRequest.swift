@@ -31,10 +31,13 @@ struct CreateOrderRequest: Decodable {
         text(customer.name, "customer.name", required: true, max: 200)
         text(customer.address, "customer.address", required: true, max: 500)
         errors += customer.location.validationErrors(field: "customer.location")
-        let digits = customer.phone.filter(\.isNumber).count
-        let allowed = customer.phone.allSatisfy { $0.isNumber || " +-().".contains($0) }
-        if !allowed || digits < 6 || digits > 20 {
-            errors.append(FieldError(field: "customer.phone", message: "must be a phone number of 6 to 20 digits"))
+        // ASCII digits only, as the OpenAPI pattern says: other scripts' digits cannot be dialled as sent.
+        let digits = customer.phone.filter { $0.isASCII && $0.isNumber }.count
+        let allowed = customer.phone.allSatisfy { ($0.isASCII && $0.isNumber) || " +-().".contains($0) }
+        if !allowed || digits < 6 || digits > 20 || customer.phone.count > 40 {
+            errors.append(
+                FieldError(field: "customer.phone", message: "must be a phone number of 6 to 20 digits (40 characters)")
+            )
         }
         text(notes, "notes", required: false, max: 2000)
         return errors

@@ -41,7 +41,11 @@ struct MultipartForm {
             partStart += 2
             let partEnd = end - 2
             guard partEnd >= partStart, bytes[partEnd] == 13, bytes[partEnd + 1] == 10 else { throw malformed }
-            guard let headerEnd = Self.find(Array("\r\n\r\n".utf8), in: bytes, from: partStart), headerEnd <= partEnd
+            // The blank line ending the headers must come before the part's closing CRLF: a part whose headers run
+            // into the next delimiter has no body at all, and is malformed rather than a range that ends before it
+            // starts (which trapped and took the whole server down).
+            guard let headerEnd = Self.find(Array("\r\n\r\n".utf8), in: bytes, from: partStart),
+                headerEnd + 4 <= partEnd
             else { throw malformed }
             let headerText = String(decoding: bytes[partStart..<headerEnd], as: UTF8.self)
             var name: String?

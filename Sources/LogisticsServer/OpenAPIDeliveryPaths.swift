@@ -15,13 +15,13 @@ enum OpenAPIDeliveryPaths {
                     success: 201, response: "OfferList",
                     errors: [
                         .forbidden, .notFound, .orderCancelled, .orderAlreadyAssigned, .invalidStatusTransition,
-                        .noRiderAvailable,
+                        .noRiderAvailable, .conflict,
                     ], idempotent: true)
             ],
             "/api/v1/orders/{orderId}/pod-override": [
                 "post": OpenAPI.operation(
                     "Let the rider complete without the usual proof (audited)", tag: "Dispatch",
-                    roles: [.dispatcher, .admin], parameters: [orderId], body: "DispatcherDecision", response: "Task",
+                    roles: [.dispatcher, .admin], parameters: [orderId], body: "ProofOverride", response: "Task",
                     errors: [.forbidden, .notFound, .orderCancelled, .invalidStatusTransition], idempotent: true)
             ],
             "/api/v1/orders/{orderId}/failure-approval": [

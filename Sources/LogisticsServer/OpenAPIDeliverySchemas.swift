@@ -9,18 +9,14 @@ enum OpenAPIDeliverySchemas {
         let enumeration = OpenAPISchemas.enumeration
         let taskStatuses = TaskStatus.allCases.map(\.rawValue)
         return [
-            "MakeOffersRequest": [
-                "oneOf": [
-                    object(
-                        ["riderIds": ["type": "array", "items": uuid, "minItems": 1, "maxItems": 50]], ["riderIds"]),
-                    object(
-                        [
-                            "strategy": enumeration(["nearest"]),
-                            "count": ["type": "integer", "minimum": 1, "maximum": 20],
-                        ],
-                        ["strategy"]),
-                ]
-            ],
+            // Either riderIds or strategy, never both; count goes with strategy and is 3 when left out.
+            "MakeOffersRequest": object(
+                [
+                    "riderIds": ["type": "array", "items": uuid, "minItems": 1, "maxItems": 50],
+                    "strategy": enumeration(["nearest"]),
+                    "count": ["type": "integer", "minimum": 1, "maximum": 20],
+                ], []
+            ).merging(["oneOf": [["required": ["riderIds"]], ["required": ["strategy"]]]]) { first, _ in first },
             "Offer": object(
                 [
                     "offerId": uuid, "riderId": uuid, "orderId": uuid,
@@ -88,7 +84,8 @@ enum OpenAPIDeliverySchemas {
             "PhotoProofForm": object(
                 [
                     "photo": ["type": "string", "contentMediaType": "image/jpeg"], "capturedAt": time,
-                    "lat": ["type": "number"], "lon": ["type": "number"],
+                    "lat": ["type": "number", "minimum": -90, "maximum": 90],
+                    "lon": ["type": "number", "minimum": -180, "maximum": 180],
                     "accuracyM": ["type": "number", "minimum": 0],
                 ], ["photo", "capturedAt", "lat", "lon", "accuracyM"]),
             "PhotoProof": object(
@@ -100,7 +97,9 @@ enum OpenAPIDeliverySchemas {
             "OTPProof": object(
                 [
                     "type": enumeration(["OTP"]), "value": ["type": "string", "pattern": "^[0-9]{4}$"],
-                    "capturedAt": time, "location": OpenAPI.ref("GeoPoint"),
+                    "capturedAt": time,
+                    // GPS and its accuracy are mandatory on every proof.
+                    "location": ["allOf": [OpenAPI.ref("GeoPoint")], "required": ["accuracyM"]],
                 ], ["type", "value", "capturedAt", "location"]),
             "OTPVerified": object(["verified": ["type": "boolean"]], ["verified"]),
             "ReportIssue": object(
@@ -122,9 +121,12 @@ enum OpenAPIDeliverySchemas {
                                 "lat": ["type": "number", "minimum": -90, "maximum": 90],
                                 "lon": ["type": "number", "minimum": -180, "maximum": 180],
                                 "accuracyM": ["type": "number", "minimum": 0],
-                                "speedMps": ["type": "number", "minimum": 0],
+                                "speedMps": ["type": "number", "minimum": 0, "maximum": 100],
                                 "headingDeg": ["type": "number", "minimum": 0, "exclusiveMaximum": 360],
-                                "recordedAt": time,
+                                "recordedAt": [
+                                    "type": "string", "format": "date-time",
+                                    "description": "At most 2 minutes ahead of the server's clock",
+                                ],
                             ], ["lat", "lon", "recordedAt"]),
                     ]
                 ], ["fixes"]),
@@ -139,6 +141,8 @@ enum OpenAPIDeliverySchemas {
                     ],
                 ], ["accepted", "rejected", "duplicates", "rejections"]),
             "DispatcherDecision": object(["reason": OpenAPISchemas.text(500)], []),
+            // An override is audited: its reason is required, and blank is not a reason.
+            "ProofOverride": object(["reason": OpenAPISchemas.filled(500)], ["reason"]),
             "NotificationList": object(
                 [
                     "notifications": [

@@ -31,7 +31,10 @@ enum OpenAPIDocument {
                         "name": "Idempotency-Key", "in": "header", "required": false,
                         "description":
                             "Replays the first response for the same key and body; a different body is 422 IDEMPOTENCY_KEY_REUSED.",
-                        "schema": ["type": "string", "maxLength": 255],
+                        // Printable ASCII without surrounding spaces: HTTP trims those, and an empty key is refused.
+                        "schema": [
+                            "type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[!-~]([ -~]*[!-~])?$",
+                        ],
                     ]
                 ],
             ],
@@ -80,6 +83,8 @@ enum OpenAPI {
         // Every client address and caller has a rate limit (RATE/BURST per instance; README "Rate limits").
         var allErrors = errors + [.rateLimited]
         if !isPublic { allErrors += [.unauthenticated, .serviceUnavailable] }
+        // A malformed parameter (an id that is not a UUID, a bad Idempotency-Key) is refused before anything else.
+        if !parameters.isEmpty || idempotent { allErrors += [.validationFailed] }
         if body != nil { allErrors += [.validationFailed, .payloadTooLarge, .unsupportedMediaType] }
         if idempotent { allErrors += [.idempotencyKeyReused, .idempotencyRequestInProgress] }
         operation["responses"] = self.responses(success: responses, errors: allErrors)

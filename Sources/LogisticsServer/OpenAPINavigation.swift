@@ -5,11 +5,17 @@ import LogisticsCore
 /// malformed input (400) nor a provider outage (503).
 enum OpenAPINavigation {
     static var paths: [String: Any] {
-        let point: [String: Any] = ["type": "string", "pattern": "^-?[0-9.]+,-?[0-9.]+$", "example": "43.7396,7.4276"]
+        // Decimal degrees, latitude within ±90 and longitude within ±180, as the server checks them.
+        let latitude = "-?(90(\\.0+)?|[1-8]?[0-9](\\.[0-9]+)?)"
+        let longitude = "-?(180(\\.0+)?|(1[0-7][0-9]|[1-9]?[0-9])(\\.[0-9]+)?)"
+        let point: [String: Any] = [
+            "type": "string", "pattern": "^\(latitude),\(longitude)$", "example": "43.7396,7.4276",
+        ]
         let routeErrors: [ErrorCode] = [
             .forbidden, .validationFailed, .locationNotRoutable, .routeNotFound, .navigationUnavailable,
         ]
-        let tileNumber: [String: Any] = ["type": "integer", "minimum": 0]
+        // x and y run to 2^z - 1: a tile past that at a lower zoom is not there (404), not malformed.
+        let tileNumber: [String: Any] = ["type": "integer", "minimum": 0, "maximum": (1 << 20) - 1]
         return [
             "/map/tiles/{z}/{x}/{y}": [
                 "get": OpenAPI.operation(
@@ -20,9 +26,9 @@ enum OpenAPINavigation {
                         + "is nothing",
                     tag: "Navigation",
                     parameters: [
-                        OpenAPI.pathParameter("z", schema: tileNumber.merging(["maximum": 20]) { a, _ in a }),
+                        OpenAPI.pathParameter("z", schema: tileNumber.merging(["maximum": 20]) { _, zoom in zoom }),
                         OpenAPI.pathParameter("x", schema: tileNumber), OpenAPI.pathParameter("y", schema: tileNumber),
-                    ], response: nil, errors: [.validationFailed, .navigationUnavailable], public: true)
+                    ], response: nil, errors: [.validationFailed, .notFound, .navigationUnavailable], public: true)
             ],
             "/api/v1/routes": [
                 "get": OpenAPI.operation(

@@ -18,7 +18,12 @@ enum OpenAPIPaths {
                             "Only this status"),
                         OpenAPI.queryParameter(
                             "limit", ["type": "integer", "minimum": 1, "maximum": 200], "Page size, default 50"),
-                        OpenAPI.queryParameter("cursor", ["type": "string"], "nextCursor of the previous page"),
+                        OpenAPI.queryParameter(
+                            "cursor",
+                            [
+                                "type": "string",
+                                "pattern": "^-?[0-9]{1,18}_[0-9a-fA-F]{8}-([0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$",
+                            ], "nextCursor of the previous page"),
                     ], response: "OrderPage", errors: [.forbidden, .validationFailed]),
             ],
             "/api/v1/orders/{orderId}": [

@@ -9,6 +9,14 @@ enum OpenAPISchemas {
     static var uuid: [String: Any] { ["type": "string", "format": "uuid"] }
     static var time: [String: Any] { ["type": "string", "format": "date-time"] }
     static func text(_ maxLength: Int) -> [String: Any] { ["type": "string", "maxLength": maxLength] }
+    /// A text the server refuses when blank: at least one character that is not white space.
+    static func filled(_ maxLength: Int) -> [String: Any] {
+        ["type": "string", "minLength": 1, "maxLength": maxLength, "pattern": "\\S"]
+    }
+    /// 6 to 20 digits, with spaces, `+`, `-`, `.` and parentheses between them; 40 characters at most.
+    static var phone: [String: Any] {
+        ["type": "string", "maxLength": 40, "pattern": "^[ +().-]*([0-9][ +().-]*){6,20}$"]
+    }
     static func enumeration(_ values: [String]) -> [String: Any] { ["type": "string", "enum": values] }
 
     static var all: [String: Any] {
@@ -20,12 +28,12 @@ enum OpenAPISchemas {
                     "accuracyM": ["type": "number", "minimum": 0],
                 ], ["lat", "lon"]),
             "VendorStop": object(
-                ["name": text(200), "address": text(500), "location": OpenAPI.ref("GeoPoint")],
+                ["name": filled(200), "address": filled(500), "location": OpenAPI.ref("GeoPoint")],
                 ["name", "address", "location"]),
             "Customer": object(
                 [
-                    "id": uuid, "name": text(200), "phone": ["type": "string", "pattern": "^[0-9 +().-]{6,40}$"],
-                    "address": text(500), "location": OpenAPI.ref("GeoPoint"),
+                    "id": uuid, "name": filled(200), "phone": phone, "address": filled(500),
+                    "location": OpenAPI.ref("GeoPoint"),
                 ], ["id", "name", "phone", "address", "location"]),
             "CreateOrderRequest": object(
                 [

@@ -39,59 +39,16 @@ struct ProofOfDeliveryRoutes {
         var request = request
         let limit = Self.photoLimit + Self.formOverhead
         let buffer = try await RequestBody.collect(&request, limit: limit)
-        let form = try MultipartForm(bytes: Array(buffer: buffer), boundary: boundary)
-
-        var errors: [FieldError] = []
-        func number(_ name: String) -> Double? {
-            guard let text = form.text(name) else {
-                errors.append(FieldError(field: name, message: "is required"))
-                return nil
-            }
-            guard let value = Double(text), value.isFinite else {
-                errors.append(FieldError(field: name, message: "must be a number"))
-                return nil
-            }
-            return value
-        }
-        let photo = form.part("photo")
-        if photo == nil { errors.append(FieldError(field: "photo", message: "is required")) }
-        var capturedAt: Date? = nil
-        if let text = form.text("capturedAt") {
-            capturedAt = RFC3339.date(from: text)
-            if capturedAt == nil {
-                errors.append(FieldError(field: "capturedAt", message: "must be an RFC 3339 date-time"))
-            }
-        } else {
-            errors.append(FieldError(field: "capturedAt", message: "is required"))
-        }
-        let lat = number("lat")
-        let lon = number("lon")
-        let accuracy = number("accuracyM")
-        var location: GeoPoint? = nil
-        if let lat, let lon, let accuracy {
-            location = GeoPoint(lat: lat, lon: lon, accuracyM: accuracy)
-            errors += location!.validationErrors(field: "").map {
-                FieldError(field: String($0.field.dropFirst()), message: $0.message)
-            }
-        }
-        guard errors.isEmpty, let photo, let capturedAt, let location else { throw LogisticsError.validation(errors) }
-        guard photo.body.count <= Self.photoLimit else {
-            throw LogisticsError(
-                .payloadTooLarge, "The photo is larger than \(Self.photoLimit / 1024 / 1024) MiB",
-                extras: ["limitBytes": .int(Self.photoLimit)])
-        }
-        guard let format = PhotoFormat.sniff(photo.body) else {
-            throw LogisticsError(.unsupportedMediaType, "The photo must be a JPEG, PNG, HEIC or WebP image")
-        }
-        let bytes = Array(photo.body)
+        let form = try PhotoProofForm(bytes: Array(buffer: buffer), boundary: boundary, photoLimit: Self.photoLimit)
+        let bytes = Array(form.photo)
         let sha256 = try await services.blobs.put(bytes)
         let now = services.clock.now()
         let proof = try await services.deliveries.recordPhotoProof(
             ProofOfDelivery(
                 id: UUID(), taskId: taskId, orderId: task.orderId,
                 type: ProofOfDeliveryType.photo.rawValue,
-                sha256: sha256, contentType: format.contentType, byteSize: bytes.count, capturedAt: capturedAt,
-                location: location, createdBy: rider.id, createdAt: now),
+                sha256: sha256, contentType: form.format.contentType, byteSize: bytes.count,
+                capturedAt: form.capturedAt, location: form.location, createdBy: rider.id, createdAt: now),
             by: rider, now: now)
         return try .json(PhotoProofRepresentation(proof), status: .created)
     }

@@ -52,11 +52,13 @@ extension SQLLogisticsRepository: DeliveryRepository {
         case .riders(let ids):
             var unique: [UUID] = []
             for (index, id) in ids.enumerated() where !unique.contains(id) {
+                // A well-formed id of a rider who does not exist, or may not work now, is not a malformed request
+                // (400): it is an unknown id (404) or a rider's state (409), as the contract's code table has it.
                 guard let row = try await transaction.first("SELECT * FROM riders WHERE id = ?", [.uuid(id)]) else {
-                    throw LogisticsError.validation(field: "riderIds[\(index)]", "is not a known rider")
+                    throw LogisticsError(.notFound, "riderIds[\(index)] names no rider known to the service")
                 }
                 if try Rider(row: row).suspended {
-                    throw LogisticsError.validation(field: "riderIds[\(index)]", "is suspended")
+                    throw LogisticsError(.conflict, "riderIds[\(index)] names a suspended rider")
                 }
                 unique.append(id)
             }

@@ -161,7 +161,8 @@ struct OrderCursor {
     var createdAtMillis: Int64
     var id: String
 
-    var encoded: String { Data("\(createdAtMillis)|\(id)".utf8).base64EncodedString() }
+    /// `<createdAt ms>_<order id>`: URL-safe as it is, and a shape the OpenAPI document can state exactly.
+    var encoded: String { "\(createdAtMillis)_\(id.lowercased())" }
 
     init(createdAtMillis: Int64, id: String) {
         self.createdAtMillis = createdAtMillis
@@ -169,15 +170,14 @@ struct OrderCursor {
     }
 
     init?(encoded: String) {
-        guard let data = Data(base64Encoded: encoded), let text = String(data: data, encoding: .utf8) else {
-            return nil
-        }
-        let parts = text.split(separator: "|")
+        // Cursors handed out before the plain form were base64 of `<ms>|<id>`; a client paging then still can.
+        let legacy = Data(base64Encoded: encoded).flatMap { String(data: $0, encoding: .utf8) }
+        let parts = legacy?.split(separator: "|") ?? encoded.split(separator: "_", omittingEmptySubsequences: false)
         guard parts.count == 2, let millis = Int64(parts[0]), UUID(uuidString: String(parts[1])) != nil else {
             return nil
         }
         createdAtMillis = millis
-        id = String(parts[1])
+        id = String(parts[1]).lowercased()
     }
 }
 

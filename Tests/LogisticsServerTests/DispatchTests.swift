@@ -59,7 +59,7 @@ struct DispatchTests {
             let unknown = try await server.send(
                 .post, "/api/v1/orders/\(scenario.orderId)/offers", token: scenario.dispatcher,
                 json: ["riderIds": [UUID().uuidString]])
-            #expect(unknown.code == "VALIDATION_FAILED")
+            #expect(unknown.code == "NOT_FOUND")
         }
     }
 
@@ -130,6 +130,26 @@ struct DispatchTests {
                 .post, "/api/v1/orders/\(orderId)/offers", token: dispatcher, json: ["strategy": "nearest"])
             #expect(nobody.status == 409)
             #expect(nobody.code == "NO_RIDER_AVAILABLE")
+            #expect(try await server.count("offers") == 0)
+        }
+    }
+
+    @Test("offers to an unknown rider are 404 and to a suspended one 409, not 400", arguments: StoreKind.available)
+    func offerToUnknownOrSuspended(kind: StoreKind) async throws {
+        try await TestServer.run(kind) { server in
+            let scenario = try await DeliveryScenario.ready(server)
+            let rider = try await scenario.onlineRider()
+            // Schemathesis found this: a schema-valid body was refused as malformed.
+            let unknown = try await server.send(
+                .post, "/api/v1/orders/\(scenario.orderId)/offers", token: scenario.dispatcher,
+                json: ["riderIds": [rider.id.lowercased, UUID().lowercased]])
+            #expect(unknown.status == 404 && unknown.code == "NOT_FOUND", "\(unknown.text)")
+            let admin = try await server.token(.admin)
+            _ = try await server.send(.post, "/api/v1/riders/\(rider.id.lowercased)/suspend", token: admin)
+            let suspended = try await server.send(
+                .post, "/api/v1/orders/\(scenario.orderId)/offers", token: scenario.dispatcher,
+                json: ["riderIds": [rider.id.lowercased]])
+            #expect(suspended.status == 409 && suspended.code == "CONFLICT", "\(suspended.text)")
             #expect(try await server.count("offers") == 0)
         }
     }

@@ -20,7 +20,9 @@ struct MapTileTests {
         return (lat(Double(y)), lat(Double(y + 1)), Double(x) / n * 360 - 180, Double(x + 1) / n * 360 - 180)
     }
 
-    @Test("a zoom-15 tile of Monaco holds the named roads of its box; the sea has no roads; bad addresses are 400")
+    @Test(
+        "a zoom-15 tile of Monaco holds the named roads of its box; the sea has no roads; bad addresses are 400, missing ones 404"
+    )
     func monacoTile() async throws {
         try await TestServer.run(.sqlite, configure: MapFixture.monaco) { server in
             let (x, y) = Self.tile(43.7396, 7.4276, z: 15)
@@ -101,11 +103,16 @@ struct MapTileTests {
             #expect(!farRoads.isEmpty)
             #expect(farRoads.allSatisfy { !["minor", "service"].contains($0["class"] as? String ?? "") })
 
-            for path in ["/map/tiles/21/0/0", "/map/tiles/15/32768/0", "/map/tiles/15/0/-1", "/map/tiles/a/1/1"] {
+            for path in ["/map/tiles/21/0/0", "/map/tiles/15/1048576/0", "/map/tiles/15/0/-1", "/map/tiles/a/1/1"] {
                 let bad = try await server.send(.get, path)
                 #expect(bad.status == 400, "\(path)")
                 #expect(bad.code == "VALIDATION_FAILED")
                 #expect(bad.contentType == "application/problem+json")
+            }
+            // Well formed, as the OpenAPI document allows, but past the world's edge at that zoom.
+            for path in ["/map/tiles/15/32768/0", "/map/tiles/0/0/1"] {
+                let missing = try await server.send(.get, path)
+                #expect(missing.status == 404 && missing.code == "NOT_FOUND", "\(path)")
             }
         }
     }

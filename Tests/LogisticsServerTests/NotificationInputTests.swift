@@ -56,6 +56,13 @@ struct NotificationInputTests {
             #expect(ok["deviceId"] as? String == "pixel-8")
             #expect(ok["locale"] as? String == "hi-IN")
             #expect(ok["pushToken"] == nil)
+            // A client percent-encoding ':' in the path names the same install (schemathesis's did, and got 400).
+            let encoded = try await server.send(
+                .put, "/api/v1/me/devices/fcm%3Apixel", token: customer,
+                json: ["platform": "android", "pushToken": "t-2"])
+            #expect(encoded.status == 200 && encoded["deviceId"] as? String == "fcm:pixel", "\(encoded.text)")
+            let removed = try await server.send(.delete, "/api/v1/me/devices/fcm:pixel", token: customer)
+            #expect(removed.status == 204)
             // Registering again updates the same device.
             let again = try await server.send(
                 .put, path, token: customer, json: ["platform": "android", "pushToken": "token-2"])

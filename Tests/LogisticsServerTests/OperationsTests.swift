@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Testing
 
 @Suite("Health, metrics, request ids and the OpenAPI document", .timeLimit(.minutes(3)))
@@ -31,6 +32,25 @@ struct OperationsTests {
             let id = try #require(generated.headers[.init("X-Request-Id")!])
             #expect(UUID(uuidString: id) != nil)
             #expect(generated["requestId"] as? String == id)
+        }
+    }
+
+    @Test("a wrong method is 405 with an Allow header naming what the router serves on that path, and no more")
+    func methodNotAllowed() async throws {
+        try await TestServer.run(.sqlite) { server in
+            let admin = try await server.token(.admin)
+            // Schemathesis found `Allow: DELETE, GET` here: DELETE belongs to /webhooks/{webhookId}, which the
+            // router never picks for this path, so a client following the header got 405 again.
+            for (method, path, allowed) in [
+                (HTTPRequest.Method.options, "/api/v1/webhooks/dead-letters", "GET"),
+                (.put, "/api/v1/webhooks/\(UUID())", "DELETE"), (.delete, "/api/v1/orders", "GET, POST"),
+            ] {
+                let reply = try await server.send(method, path, token: admin)
+                #expect(reply.status == 405 && reply.code == "METHOD_NOT_ALLOWED", "\(method) \(path)")
+                #expect(reply.headers[.allow] == allowed, "\(method) \(path)")
+            }
+            let deleted = try await server.send(.delete, "/api/v1/webhooks/dead-letters", token: admin)
+            #expect(deleted.headers[.allow] == "GET")
         }
     }
 

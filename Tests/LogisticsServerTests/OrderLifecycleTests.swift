@@ -107,12 +107,20 @@ struct OrderLifecycleTests {
             let firstIds = (first["orders"] as? [[String: Any]])?.compactMap { $0["orderId"] as? String }
             #expect(firstIds == [ids[4], ids[3]])
             let cursor = try #require(first["nextCursor"] as? String)
-            let second = try await server.send(
-                .get,
-                "/api/v1/orders?limit=2&cursor=\(cursor.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)",
-                token: dispatcher)
+            // The shape the OpenAPI document states, URL-safe as it is.
+            let documented = /-?[0-9]{1,18}_[0-9a-f]{8}-([0-9a-f]{4}-){3}[0-9a-f]{12}/
+            #expect(cursor.wholeMatch(of: documented) != nil, "\(cursor)")
+            let second = try await server.send(.get, "/api/v1/orders?limit=2&cursor=\(cursor)", token: dispatcher)
             let secondIds = (second["orders"] as? [[String: Any]])?.compactMap { $0["orderId"] as? String }
             #expect(secondIds == [ids[2], ids[1]])
+            // A cursor handed out before, base64 of `<ms>|<id>`, still pages on.
+            let parts = cursor.split(separator: "_")
+            let legacy = Data("\(parts[0])|\(parts[1])".utf8).base64EncodedString()
+            let third = try await server.send(
+                .get,
+                "/api/v1/orders?limit=2&cursor=\(legacy.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)",
+                token: dispatcher)
+            #expect((third["orders"] as? [[String: Any]])?.compactMap { $0["orderId"] as? String } == [ids[2], ids[1]])
             let filtered = try await server.send(.get, "/api/v1/orders?status=DELIVERED", token: dispatcher)
             #expect((filtered["orders"] as? [Any])?.isEmpty == true)
             let badStatus = try await server.send(.get, "/api/v1/orders?status=LOST", token: dispatcher)

@@ -24,10 +24,15 @@ struct MapTileRoutes {
         }
         let (z, x, y) = (number("z"), number("x"), number("y"))
         guard let z, let x, let y else { throw LogisticsError.validation(problems) }
-        guard let address = TileAddress(z: z, x: x, y: y) else {
+        guard TileAddress.zoomRange.contains(z), x >= 0, y >= 0, x < 1 << 20, y < 1 << 20 else {
             throw LogisticsError.validation(
                 field: TileAddress.zoomRange.contains(z) ? "x" : "z",
                 "must address a tile: z in 0...20, x and y in 0..<2^z")
+        }
+        // Well formed but past the edge of the world at this zoom: there is no such tile.
+        guard let address = TileAddress(z: z, x: x, y: y) else {
+            throw LogisticsError(
+                .notFound, "No tile \(z)/\(x)/\(y): x and y run from 0 to \((1 << z) - 1) at zoom \(z)")
         }
         guard let tile = services.mapTiles.tile(address) else {
             throw LogisticsError(.navigationUnavailable, "No road map is loaded (set LOGISTICS_MAP)")

@@ -58,7 +58,8 @@ struct DeviceRoutes {
 
     /// The app's own id for the install: short and URL-safe.
     static func deviceId(_ context: LogisticsRequestContext) throws -> String {
-        guard let id = context.parameters.get("deviceId"), (1...128).contains(id.count),
+        // Clients may percent-encode ':' in a path segment; `a%3Ab` is the same install as `a:b`.
+        guard let id = context.parameters.get("deviceId")?.removingPercentEncoding, (1...128).contains(id.count),
             id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_.:".contains($0)) })
         else {
             throw LogisticsError.validation(field: "deviceId", "must be 1–128 letters, digits, '-', '_', '.' or ':'")

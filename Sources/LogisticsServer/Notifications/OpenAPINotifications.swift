@@ -3,7 +3,8 @@ import LogisticsCore
 /// Device registration for pushes, and webhook administration.
 enum OpenAPINotifications {
     static var paths: [String: Any] {
-        let deviceId = OpenAPI.pathParameter("deviceId", schema: ["type": "string", "maxLength": 128])
+        let deviceId = OpenAPI.pathParameter(
+            "deviceId", schema: ["type": "string", "pattern": "^[A-Za-z0-9._:-]{1,128}$"])
         return [
             "/api/v1/me/devices/{deviceId}": [
                 "put": OpenAPI.operation(
@@ -39,12 +40,20 @@ enum OpenAPINotifications {
             "/api/v1/webhooks/dead-letters/{deliveryId}/redeliver": [
                 "post": OpenAPI.operation(
                     "Queue a dead letter again, with a fresh retry budget", tag: "Notifications", roles: [.admin],
-                    parameters: [OpenAPI.pathParameter("deliveryId", schema: ["type": "integer", "minimum": 1])],
+                    parameters: [
+                        OpenAPI.pathParameter(
+                            "deliveryId", schema: ["type": "integer", "minimum": 1, "maximum": Int.max])
+                    ],
                     success: 202, response: nil, errors: [.forbidden, .notFound, .validationFailed],
                     idempotent: true)
             ],
         ]
     }
+
+    /// An https URL whose host is a DNS name or IPv4 address, with a path and query of RFC 3986 characters.
+    static let webhookURL =
+        "^https://[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*(:[0-9]{1,4})?"
+        + "(/[A-Za-z0-9._~!$&'()*+,;=:@/-]*)?(\\?[A-Za-z0-9._~!$&'()*+,;=:@/?-]*)?$"
 
     static var schemas: [String: Any] {
         let time: [String: Any] = ["type": "string", "format": "date-time"]
@@ -55,8 +64,12 @@ enum OpenAPINotifications {
             "DeviceRequest": OpenAPISchemas.object(
                 [
                     "platform": OpenAPISchemas.enumeration(DevicePlatform.allCases.map(\.rawValue)),
-                    "pushToken": ["type": "string", "maxLength": 4096],
-                    "locale": ["type": "string", "description": "Language of the texts: en (default), hi, mr"],
+                    // Providers' tokens are printable ASCII; spaces and '/' would break the push URL.
+                    "pushToken": ["type": "string", "minLength": 1, "maxLength": 4096, "pattern": "^[!-.0-~]+$"],
+                    "locale": [
+                        "type": "string", "maxLength": 35, "pattern": "^[A-Za-z0-9]{2,3}([-_][A-Za-z0-9]{1,8})*$",
+                        "description": "Language of the texts: en (default), hi, mr",
+                    ],
                 ], ["platform", "pushToken"]),
             "Device": OpenAPISchemas.object(
                 [
@@ -66,7 +79,12 @@ enum OpenAPINotifications {
                 ], ["deviceId", "platform", "updatedAt"]),
             "WebhookRequest": OpenAPISchemas.object(
                 [
-                    "url": ["type": "string", "format": "uri"], "events": events,
+                    "url": [
+                        "type": "string", "maxLength": 2048, "pattern": webhookURL,
+                        "description":
+                            "An https URL of a public host (http and private addresses too in development only)",
+                    ],
+                    "events": events,
                     "secret": ["type": "string", "minLength": 16, "maxLength": 256],
                 ], ["url", "events", "secret"]),
             "Webhook": OpenAPISchemas.object(

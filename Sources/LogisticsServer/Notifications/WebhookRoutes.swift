@@ -66,8 +66,9 @@ struct WebhookRoutes {
                     field: "events[\(index)]",
                     message: "must be * or one of " + OrderEventType.all.joined(separator: ", ")))
         }
-        if !(16...256).contains(body.secret.utf8.count) {
-            problems.append(FieldError(field: "secret", message: "must be 16–256 bytes"))
+        // Counted as JSON Schema counts (code points, the document's minLength and maxLength); at least 16 bytes.
+        if !(16...256).contains(body.secret.unicodeScalars.count) {
+            problems.append(FieldError(field: "secret", message: "must be 16–256 characters"))
         }
         guard problems.isEmpty else { throw LogisticsError.validation(problems) }
         let webhook = WebhookSubscription(

@@ -17,7 +17,14 @@ enum OpenAPITracking {
                     "The same snapshot for the holder of a tracking link (the web tracking page refreshes its ETA and "
                         + "distance with it); no sign-in, the link is the credential",
                     tag: "Customer",
-                    parameters: [OpenAPI.pathParameter("token", schema: ["type": "string"])],
+                    parameters: [
+                        OpenAPI.pathParameter(
+                            "token",
+                            schema: [
+                                "type": "string",
+                                "pattern": "^trk2?_[0-9a-f]{32}\\.[A-Za-z0-9_-]{43}$",
+                            ])
+                    ],
                     response: "TrackingSnapshot",
                     errors: [.forbidden, .notFound, .trackingNotAvailable, .trackingEnded], public: true)
             ],
