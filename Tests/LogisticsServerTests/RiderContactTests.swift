@@ -53,6 +53,20 @@ struct RiderContactTests {
         }
     }
 
+    @Test("the assigned rider cannot read the order document, which has the full phone: 403 for the role")
+    func noOrderDocumentForRiders() async throws {
+        try await TestServer.run(.sqlite) { server in
+            let scenario = try await DeliveryScenario.ready(server)
+            let (rider, _, _) = try await Self.accepted(scenario)
+            let order = try await server.send(.get, "/api/v1/orders/\(scenario.orderId)", token: rider)
+            #expect(order.status == 403)
+            #expect(order.code == "FORBIDDEN")
+            for text in Self.contact { #expect(!order.text.contains(text)) }
+            let customer = try await server.send(.get, "/api/v1/orders/\(scenario.orderId)", token: scenario.customer)
+            #expect((customer["customer"] as? [String: Any])?["phone"] as? String == "+377 93 15 00 01")
+        }
+    }
+
     @Test("a delivered task carries no customer contact, in its answer, its retry and a repeated accept")
     func noContactAfterDelivery() async throws {
         try await TestServer.run(.sqlite) { server in
