@@ -128,6 +128,40 @@ struct RiderContactTests {
         }
     }
 
+    @Test("a rider's keyed proof or report, retried after a crash between its commit and its answer, gets no order")
+    func replayAfterCrash() async throws {
+        try await TestServer.run(.sqlite) { server in
+            let scenario = try await DeliveryScenario.ready(server)
+            let (rider, taskId, _) = try await Self.accepted(scenario)
+            try await scenario.arrive(taskId, rider: rider)
+            let form = Photos.multipart(photo: Photos.jpeg, fields: Photos.fields(server))
+            let requests: [(path: String, json: [String: Any]?, form: Data?, status: Int)] = [
+                ("/api/v1/rider/tasks/\(taskId)/issues", ["type": "CUSTOMER_UNAVAILABLE"], nil, 201),
+                ("/api/v1/rider/tasks/\(taskId)/pod", nil, form.body, 200),
+            ]
+            for request in requests {
+                let key = ["Idempotency-Key": UUID().lowercased]
+                func send() async throws -> Reply {
+                    try await server.send(
+                        .post, request.path, token: rider, json: request.json, raw: request.form,
+                        contentType: request.form == nil ? nil : form.contentType, headers: key)
+                }
+                #expect((200...201).contains(try await send().status))
+                // What a process killed right after the commit leaves: the key marked with the order, no answer.
+                try await server.database.query(
+                    "UPDATE idempotency_keys SET status = 0, response_body = NULL, committed_order = ?",
+                    [.text(scenario.orderId)])
+                let retry = try await send()
+                #expect(retry.status == request.status, "\(request.path): \(retry.text)")
+                #expect(retry.headers[.init("Idempotent-Replayed")!] == "true")
+                #expect(retry["orderId"] as? String == scenario.orderId)
+                for text in Self.contact { #expect(!retry.text.contains(text), "\(request.path) shows \(text)") }
+            }
+            #expect(try await server.count("delivery_issues", "task_id = ?", [.text(taskId)]) == 1)
+            #expect(try await server.count("proofs_of_delivery", "task_id = ?", [.text(taskId)]) == 1)
+        }
+    }
+
     @Test("RiderKit reads an ended task without a customer")
     func riderKitReadsEndedTask() throws {
         let json = """
