@@ -44,6 +44,12 @@ public enum OrderAccess {
         actor.role.isStaff || (actor.role == .vendor && order.createdBy == actor.id)
     }
 
+    /// A rider has the customer's name, address, masked phone and the order's notes only while the task is under
+    /// way: once the delivery has ended, the rider has no reason to reach or find the customer again.
+    public static func riderSeesCustomer(_ task: DeliveryTask, _ order: Order) -> Bool {
+        !task.status.isFinal && !order.status.isFinal
+    }
+
     /// The order's customer and its vendor may cancel it until it is picked up; after that only staff may (the
     /// event log records who did), since a rider is on the road with the goods.
     public static func canCancel(_ order: Order, _ actor: Actor) -> Bool {

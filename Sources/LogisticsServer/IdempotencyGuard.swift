@@ -102,6 +102,9 @@ struct IdempotencyGuard: Sendable {
             guard let order = try await repository.order(id: orderId) else { throw LogisticsError.notFound("order") }
             let location = withLocation ? "/api/v1/orders/\(order.id.lowercased)" : nil
             response = try .json(OrderRepresentation(order), status: status, location: location)
+        case .acknowledged(let status):
+            guard let order = try await repository.order(id: orderId) else { throw LogisticsError.notFound("order") }
+            response = try .json(["orderId": order.id.lowercased, "status": order.status.rawValue], status: status)
         }
         try await repository.completeIdempotent(
             principal: principal, key: key,
@@ -120,6 +123,9 @@ enum IdempotentReplay: Sendable {
     /// Run the handler again: the action answers a repeat with the same result by itself (accepting an offer
     /// the rider already holds returns their task).
     case rerun
+    /// Only that the change was made: the order's id and status. For riders' proofs and reports, whose callers
+    /// must not get the order document (it carries the customer's full phone).
+    case acknowledged(HTTPResponse.Status)
 
     static let createdOrder = IdempotentReplay.order(status: .created, location: true)
 }

@@ -49,13 +49,19 @@ enum OpenAPIDeliverySchemas {
                             "name": ["type": "string"], "address": ["type": "string"],
                             "location": OpenAPI.ref("GeoPoint"),
                             "phoneMasked": ["type": "string"],
-                        ], ["name", "address", "location", "phoneMasked"]),
+                        ], ["name", "address", "location", "phoneMasked"]
+                    ).merging([
+                        "type": ["object", "null"],
+                        "description":
+                            "null once the task is DELIVERED, FAILED or CANCELLED: the rider keeps no contact",
+                    ]) { $1 },
                     "nextStop": object(
                         [
                             "kind": enumeration(["STORE", "CUSTOMER"]), "name": ["type": "string"],
                             "address": ["type": "string"], "location": OpenAPI.ref("GeoPoint"),
                         ], ["kind", "address", "location"]),
-                    "notes": ["type": "string"], "acceptedAt": time, "updatedAt": time,
+                    "notes": ["type": "string", "description": "The order's notes; absent once the task has ended"],
+                    "acceptedAt": time, "updatedAt": time,
                     "geofenceRadiusM": [
                         "type": "number",
                         "description":

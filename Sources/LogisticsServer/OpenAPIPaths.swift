@@ -28,8 +28,8 @@ enum OpenAPIPaths {
             ],
             "/api/v1/orders/{orderId}": [
                 "get": OpenAPI.operation(
-                    "Get an order", tag: "Orders", roles: [.dispatcher, .admin, .vendor, .customer, .rider],
-                    parameters: [orderId], response: "Order", errors: [.notFound, .validationFailed])
+                    "Get an order", tag: "Orders", roles: [.dispatcher, .admin, .vendor, .customer],
+                    parameters: [orderId], response: "Order", errors: [.forbidden, .notFound, .validationFailed])
             ],
             "/api/v1/orders/{orderId}/events": [
                 "get": OpenAPI.operation(

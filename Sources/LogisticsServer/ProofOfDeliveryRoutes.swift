@@ -13,7 +13,9 @@ struct ProofOfDeliveryRoutes {
     static let formOverhead = 64 * 1024
 
     func register(in routes: inout RouteTable) {
-        routes.post("/rider/tasks/{taskId}/pod", bodyLimit: Self.photoLimit + Self.formOverhead, submit)
+        routes.post(
+            "/rider/tasks/{taskId}/pod", bodyLimit: Self.photoLimit + Self.formOverhead, replay: .acknowledged(.ok),
+            submit)
         routes.get("/pods/{podId}/image", image)
     }
 

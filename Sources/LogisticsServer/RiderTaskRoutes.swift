@@ -14,7 +14,7 @@ struct RiderTaskRoutes {
         routes.post("/rider/offers/{offerId}/decline", decline)
         routes.get("/rider/tasks/active", activeTask)
         routes.patch("/rider/tasks/{taskId}/status", changeStatus)
-        routes.post("/rider/tasks/{taskId}/issues", reportIssue)
+        routes.post("/rider/tasks/{taskId}/issues", replay: .acknowledged(.created), reportIssue)
     }
 
     @Sendable func offers(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {

@@ -12,7 +12,8 @@ struct TaskRepresentation: Encodable {
     var podType: ProofOfDeliveryType
     var proofOfDelivery: ProofState
     var vendor: VendorStop
-    var customer: CustomerForRider
+    /// `null` once the task has ended (`OrderAccess.riderSeesCustomer`); the key stays, as the contract lists it.
+    var customer: NullWhenAbsent<CustomerForRider>
     var nextStop: Stop?
     /// The route to `nextStop` from the rider's last known position (active task only; null without a fix or map).
     var route: Route?
@@ -56,10 +57,12 @@ struct TaskRepresentation: Encodable {
             otpAttemptsRemaining: max(0, DeliveryRules.maximumOTPAttempts - task.otpFailedAttempts),
             otpLocked: task.otpLocked)
         vendor = order.vendor
-        customer = CustomerForRider(
+        let underWay = OrderAccess.riderSeesCustomer(task, order)
+        let contact = CustomerForRider(
             name: order.customer.name, address: order.customer.address, location: order.customer.location,
             phoneMasked: order.customer.maskedPhone)
-        switch task.status.nextStop {
+        customer = NullWhenAbsent(underWay ? contact : nil)
+        switch underWay ? task.status.nextStop : nil {
         case .store:
             nextStop = Stop(
                 kind: .store, name: order.vendor.name, address: order.vendor.address, location: order.vendor.location)
@@ -70,7 +73,7 @@ struct TaskRepresentation: Encodable {
         case nil:
             nextStop = nil
         }
-        notes = order.notes
+        notes = underWay ? order.notes : nil
         self.geofenceRadiusM = geofenceRadiusM
         acceptedAt = task.acceptedAt
         updatedAt = task.updatedAt
@@ -109,5 +112,17 @@ struct OfferRepresentation: Encodable {
         secondsLeft = now.map { offer.secondsLeft(at: $0) }
         pickup = order?.vendor
         dropoff = order.map { Dropoff(address: $0.customer.address, location: $0.customer.location) }
+    }
+}
+
+/// An optional that is written as `null` instead of being left out, for keys a client may count on.
+struct NullWhenAbsent<Wrapped: Encodable>: Encodable {
+    var value: Wrapped?
+
+    init(_ value: Wrapped?) { self.value = value }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        if let value { try container.encode(value) } else { try container.encodeNil() }
     }
 }

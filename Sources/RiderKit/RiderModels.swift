@@ -82,7 +82,8 @@ public struct RiderTask: Decodable, Sendable, Equatable {
     public var allowedNext: [TaskStatus]
     public var podType: ProofOfDeliveryType
     public var vendor: VendorStop
-    public var customer: Customer
+    /// nil once the task has ended: the server gives the rider no customer contact after the delivery.
+    public var customer: Customer?
     public var nextStop: Stop?
     public var route: Route?
     /// The server's geofence radius for the arrival question; servers before it was sent used the default.
@@ -100,7 +101,7 @@ public struct RiderTask: Decodable, Sendable, Equatable {
         allowedNext = try container.decode([TaskStatus].self, forKey: .allowedNext)
         podType = try container.decode(ProofOfDeliveryType.self, forKey: .podType)
         vendor = try container.decode(VendorStop.self, forKey: .vendor)
-        customer = try container.decode(Customer.self, forKey: .customer)
+        customer = try container.decodeIfPresent(Customer.self, forKey: .customer)
         nextStop = try container.decodeIfPresent(Stop.self, forKey: .nextStop)
         route = try container.decodeIfPresent(Route.self, forKey: .route)
         geofenceRadiusM =

@@ -57,7 +57,9 @@ public struct RiderSession: Sendable {
         confirm: @Sendable (_ question: String) async -> Bool
     ) async throws -> Bool {
         var confirmed = false
-        if ArrivalCheck.isFar(location, from: task.customer.location, radiusM: task.geofenceRadiusM) {
+        if let customer = task.customer,
+            ArrivalCheck.isFar(location, from: customer.location, radiusM: task.geofenceRadiusM)
+        {
             guard await confirm(ArrivalCheck.question) else { return false }
             confirmed = true
         }

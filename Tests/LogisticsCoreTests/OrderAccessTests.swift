@@ -52,6 +52,22 @@ struct OrderAccessTests {
         #expect(!OrderAccess.canCancel(assigned, Actor(id: UUID(), role: .rider)))
     }
 
+    @Test("a rider has the customer's contact while the task is under way, and not once it has ended")
+    func riderSeesCustomer() {
+        let order = Self.order(vendor: UUID(), customer: UUID(), status: .inTransit)
+        func task(_ status: TaskStatus) -> DeliveryTask {
+            DeliveryTask(
+                id: UUID(), orderId: order.id, riderId: UUID(), offerId: nil, status: status, acceptedAt: Date(),
+                updatedAt: Date())
+        }
+        for status in TaskStatus.allCases {
+            #expect(OrderAccess.riderSeesCustomer(task(status), order) == !status.isFinal, "\(status)")
+        }
+        var cancelled = order
+        cancelled.status = .cancelled
+        #expect(!OrderAccess.riderSeesCustomer(task(.pickedUp), cancelled), "the order ended before the task heard")
+    }
+
     @Test("a vendor's own order starts PREPARING; a dispatcher's waits for the vendor")
     func intake() {
         let intake = OrderIntake(otp: DeliveryOTP(serverSecret: [1, 2, 3]))

@@ -143,7 +143,7 @@ struct OrderLifecycleTests {
             let customer = try await server.token(.customer)
             #expect(try await server.send(.get, "/api/v1/orders/\(orderId)", token: customer).code == "NOT_FOUND")
             let rider = try await server.token(.rider)
-            #expect(try await server.send(.get, "/api/v1/orders/\(orderId)", token: rider).code == "NOT_FOUND")
+            #expect(try await server.send(.get, "/api/v1/orders/\(orderId)", token: rider).code == "FORBIDDEN")
             #expect(try await server.send(.get, "/api/v1/orders/\(UUID())", token: vendor).code == "NOT_FOUND")
             // The order is unchanged by the refused calls.
             #expect(try await server.count("order_events", "order_id = ?", [.text(orderId)]) == 1)
