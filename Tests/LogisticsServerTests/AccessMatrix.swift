@@ -129,6 +129,9 @@ enum AccessMatrix {
             "POST /api/v1/orders/{orderId}/tracking-links": MatrixRow(
                 { Probe(path: "/api/v1/orders/\($0.b.orderId)/tracking-links") },
                 rider: 403, customer: 404, vendor: 404, dispatcher: .staff, admin: .staff, anonymous: 401),
+            "DELETE /api/v1/orders/{orderId}/tracking-links/{linkId}": MatrixRow(
+                { Probe(path: "/api/v1/orders/\($0.b.orderId)/tracking-links/\($0.b.trackingLinkId)") },
+                rider: 403, customer: 404, vendor: 404, dispatcher: .staff, admin: .staff, anonymous: 401),
 
             // The customer's own views: customers only; another customer's order does not exist.
             "GET /api/v1/customer/orders/{orderId}": MatrixRow(

@@ -26,6 +26,7 @@ struct AccessWorld {
         let riderDeviceId: String
         let customerDeviceId: String
         let trackingLink: String
+        let trackingLinkId: String
         let secrets: [String]
     }
 
@@ -151,12 +152,13 @@ struct AccessWorld {
         let link = try await server.send(.post, "/api/v1/orders/\(orderId)/tracking-links", token: customer)
         expect(link, 201, "tracking link")
         let trackingLink = try #require(link["token"] as? String)
+        let trackingLinkId = try #require(link["linkId"] as? String)
 
         let podId = try #require(proof["podId"] as? String)
         let openOfferId = try #require(offerOfOrder[openOrderId])
         let ids = [
             vendorId.lowercased, customerId.lowercased, riderId.lowercased, orderId, openOrderId, taskId,
-            acceptedOfferId, openOfferId, podId,
+            acceptedOfferId, openOfferId, podId, trackingLinkId,
         ]
         let digits = people.phone.filter(\.isNumber)
         let secrets =
@@ -171,7 +173,8 @@ struct AccessWorld {
             vendorId: vendorId, customerId: customerId, riderId: riderId, vendor: vendor, customer: customer,
             rider: rider, orderId: orderId, taskId: taskId, acceptedOfferId: acceptedOfferId, podId: podId,
             openOrderId: openOrderId, openOfferId: openOfferId, riderDeviceId: riderDeviceId,
-            customerDeviceId: customerDeviceId, trackingLink: trackingLink, secrets: secrets)
+            customerDeviceId: customerDeviceId, trackingLink: trackingLink, trackingLinkId: trackingLinkId,
+            secrets: secrets)
     }
 
     /// The probes with A's own ids in them.
