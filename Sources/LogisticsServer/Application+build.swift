@@ -35,6 +35,7 @@ public func buildApplication(
         ?? {
             throw ConfigurationError("LOGISTICS_OTP_SECRET is required when tokens are verified with a public key")
         }()
+    let tls = try TLSIdentity.configured(configuration)
 
     let location: StoreFactory.Location =
         if let url = configuration.databaseURL {
@@ -102,7 +103,7 @@ public func buildApplication(
                 GuardedChildChannel(
                     inner: HTTP1WebSocketUpgradeChannel(
                         responder: responder, webSocketResponder: socketResponder, configuration: channelConfiguration),
-                    limits: configuration.connectionLimits, registry: connections)
+                    limits: configuration.connectionLimits, registry: connections, tls: tls)
             },
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port), serverName: "rider-logistics"),
