@@ -131,6 +131,7 @@ public func buildApplication(
 func makeRouter(_ services: LogisticsServices) -> (Router<LogisticsRequestContext>, [RegisteredRoute]) {
     let metrics = services.metrics
     let router = Router(context: LogisticsRequestContext.self)
+    strictTransportSecurity(services).map { router.add(middleware: $0) }
     router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
     router.add(middleware: RequestIdMiddleware())
     router.add(middleware: AccessLogMiddleware())
@@ -179,9 +180,18 @@ func addressLimit(_ services: LogisticsServices) -> AddressRateLimitMiddleware? 
     }
 }
 
+/// Outermost on both routers, so nothing answers without it; only when the binary itself speaks TLS (behind a
+/// proxy that terminates TLS, HSTS is the proxy's to send).
+func strictTransportSecurity(_ services: LogisticsServices) -> StrictTransportSecurityMiddleware<
+    LogisticsRequestContext
+>? {
+    services.configuration.tlsCertificateFile == nil ? nil : StrictTransportSecurityMiddleware()
+}
+
 /// WebSocket upgrades get their own small router: they authenticate with the subprotocol, not `Authorization`.
 func makeSocketRouter(_ services: LogisticsServices) -> Router<LogisticsRequestContext> {
     let router = Router(context: LogisticsRequestContext.self)
+    strictTransportSecurity(services).map { router.add(middleware: $0) }
     router.add(middleware: RequestIdMiddleware())
     router.add(middleware: ProblemMiddleware(catalog: RouteCatalog()))
     addressLimit(services).map { router.add(middleware: $0) }
