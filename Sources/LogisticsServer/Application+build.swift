@@ -118,7 +118,8 @@ public func buildApplication(
                 NotificationDispatcher(
                     repository: repository, senders: senders, policies: NotificationSetup.policies(configuration),
                     clock: clock, registry: metrics.registry, logger: logger),
-            ] + (postgresRelay.map { [$0] } ?? []) + senderServices,
+            ] + (postgresRelay.map { [$0] } ?? []) + senderServices
+                + (tls.map { [CertificateReloader(identity: $0, logger: logger)] } ?? []),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
             logger: logger)
         return LogisticsApplication(application: application, services: services, routes: routes)
