@@ -31,6 +31,8 @@ struct TLSTests {
             ],
             environment: ["LOGISTICS_JWT_SECRET": ProcessTests.secret], captureStandardError: true)
         try await server.start()
+        // A failed expectation that throws must not leave the server running after the test.
+        defer { if server.process.isRunning { server.kill(SIGKILL) } }
         let port = server.port
 
         for (path, status) in [("/health/live", 200), ("/api/v1/orders", 401), ("/no/such/page", 404)] {
