@@ -35,6 +35,7 @@ public func buildApplication(
         ?? {
             throw ConfigurationError("LOGISTICS_OTP_SECRET is required when tokens are verified with a public key")
         }()
+    let tls = try TLSIdentity.configured(configuration)
 
     let location: StoreFactory.Location =
         if let url = configuration.databaseURL {
@@ -103,7 +104,7 @@ public func buildApplication(
                 GuardedChildChannel(
                     inner: HTTP1WebSocketUpgradeChannel(
                         responder: responder, webSocketResponder: socketResponder, configuration: channelConfiguration),
-                    limits: configuration.connectionLimits, registry: connections)
+                    limits: configuration.connectionLimits, registry: connections, tls: tls)
             },
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port), serverName: "rider-logistics"),
@@ -119,7 +120,8 @@ public func buildApplication(
                 NotificationDispatcher(
                     repository: repository, senders: senders, policies: NotificationSetup.policies(configuration),
                     clock: clock, registry: metrics.registry, logger: logger),
-            ] + (postgresRelay.map { [$0] } ?? []) + senderServices,
+            ] + (postgresRelay.map { [$0] } ?? []) + senderServices
+                + (tls.map { [CertificateReloader(identity: $0, logger: logger)] } ?? []),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
             logger: logger)
         return LogisticsApplication(application: application, services: services, routes: routes)
@@ -132,6 +134,7 @@ public func buildApplication(
 func makeRouter(_ services: LogisticsServices) -> (Router<LogisticsRequestContext>, [RegisteredRoute]) {
     let metrics = services.metrics
     let router = Router(context: LogisticsRequestContext.self)
+    strictTransportSecurity(services).map { router.add(middleware: $0) }
     router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
     router.add(middleware: RequestIdMiddleware())
     router.add(middleware: AccessLogMiddleware())
@@ -182,9 +185,18 @@ func addressLimit(_ services: LogisticsServices) -> AddressRateLimitMiddleware? 
     }
 }
 
+/// Outermost on both routers, so nothing answers without it; only when the binary itself speaks TLS (behind a
+/// proxy that terminates TLS, HSTS is the proxy's to send).
+func strictTransportSecurity(_ services: LogisticsServices) -> StrictTransportSecurityMiddleware<
+    LogisticsRequestContext
+>? {
+    services.configuration.tlsCertificateFile == nil ? nil : StrictTransportSecurityMiddleware()
+}
+
 /// WebSocket upgrades get their own small router: they authenticate with the subprotocol, not `Authorization`.
 func makeSocketRouter(_ services: LogisticsServices) -> Router<LogisticsRequestContext> {
     let router = Router(context: LogisticsRequestContext.self)
+    strictTransportSecurity(services).map { router.add(middleware: $0) }
     router.add(middleware: RequestIdMiddleware())
     router.add(middleware: ProblemMiddleware(catalog: RouteCatalog()))
     addressLimit(services).map { router.add(middleware: $0) }

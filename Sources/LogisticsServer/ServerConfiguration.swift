@@ -71,6 +71,9 @@ public struct ServerConfiguration: Sendable {
     public var connectionLimits = ConnectionLimits()
     /// Proxies (nginx, a load balancer) whose `X-Forwarded-For` names the client for rate limits.
     public var trustedProxies: [String] = []
+    /// PEM certificate chain and private key: the server speaks HTTPS and WSS itself (read again on SIGHUP).
+    public var tlsCertificateFile: String?
+    public var tlsKeyFile: String?
     /// Set by `logistics demo` only: the rider app offers "Simulate my drive", for desktop browsers without GPS.
     public var riderAppDemo: Bool = false
     /// A tracking stream turns `stale` after this long without a fix (the contract's 15 s; tests shorten it).
@@ -234,6 +237,8 @@ public struct ServerConfiguration: Sendable {
         if let fault = environment["LOGISTICS_FAULT_CRASH_AFTER_COMMIT"] {
             configuration.crashAfterCommit = ["1", "on", "true"].contains(fault.lowercased())
         }
+        if let file = environment["LOGISTICS_TLS_CERT"], !file.isEmpty { configuration.tlsCertificateFile = file }
+        if let file = environment["LOGISTICS_TLS_KEY"], !file.isEmpty { configuration.tlsKeyFile = file }
         if let format = environment["LOGISTICS_LOG_FORMAT"], !format.isEmpty {
             guard let parsed = LogFormat(rawValue: format) else {
                 throw ConfigurationError("LOGISTICS_LOG_FORMAT must be text or json, not \(format)")
@@ -262,6 +267,7 @@ public struct ServerConfiguration: Sendable {
         [
             ("environment", environment.rawValue),
             ("listen", "\(host):\(port)"),
+            ("tls", tlsCertificateFile.map { "certificate \($0), key \(tlsKeyFile ?? "(none)")" } ?? "off"),
             ("data dir", dataDirectory),
             (
                 "database",

@@ -8,11 +8,17 @@ struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Run the HTTP server.")
 
     @OptionGroup var options: ServerOptions
+    @Option(name: .customLong("tls-cert"), help: "PEM certificate chain: serve HTTPS and WSS (LOGISTICS_TLS_CERT).")
+    var tlsCertificate: String?
+    @Option(name: .customLong("tls-key"), help: "PEM private key of --tls-cert (LOGISTICS_TLS_KEY).")
+    var tlsKey: String?
     @Flag(name: .customLong("no-migrate"), help: "Do not apply pending migrations at start.") var noMigrate = false
 
     func run() async throws {
         var configuration = try options.resolve()
         configuration.migrate = !noMigrate
+        if let tlsCertificate { configuration.tlsCertificateFile = tlsCertificate }
+        if let tlsKey { configuration.tlsKeyFile = tlsKey }
         try await ServerRunner.run(configuration)
     }
 }
@@ -28,7 +34,8 @@ enum ServerRunner {
         let built: LogisticsApplication
         do {
             built = try await buildApplication(configuration, logger: logger) { port in
-                Console.line("Rider Logistics listening on http://\(configuration.host):\(port)")
+                let scheme = configuration.tlsCertificateFile == nil ? "http" : "https"
+                Console.line("Rider Logistics listening on \(scheme)://\(configuration.host):\(port)")
                 await onServerRunning(port)
             }
         } catch {

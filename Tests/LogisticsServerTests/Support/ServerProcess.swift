@@ -54,7 +54,7 @@ final class ServerProcess: @unchecked Sendable {
             let chunk = handle.availableData
             if chunk.isEmpty { break }
             seen += String(decoding: chunk, as: UTF8.self)
-            if let range = seen.range(of: #"http://[0-9.]+:([0-9]+)"#, options: .regularExpression) {
+            if let range = seen.range(of: #"https?://[0-9.]+:([0-9]+)"#, options: .regularExpression) {
                 let url = String(seen[range])
                 port = Int(url.split(separator: ":").last!)!
                 return

@@ -1,6 +1,7 @@
 import Foundation
 import HummingbirdWSClient
 import Logging
+import NIOSSL
 import Synchronization
 import Testing
 
@@ -39,10 +40,10 @@ final class TrackingFollower: Sendable {
     /// Connects and keeps what arrives. HummingbirdWSClient now and then (about one connection in a few hundred
     /// on a loaded 2-core machine) never delivers anything when the server's first frames arrive together with
     /// its 101 response; such a connection is abandoned after 8 s of silence and opened again, up to 3 times.
-    /// A server that really says nothing still fails the test.
+    /// A server that really says nothing still fails the test. With `tls`, over WSS to `localhost`.
     init(
         port: Int, path: String, token: String?, tokenInFirstMessage: Bool = false, stopAfter: Int = .max,
-        initialMessages: [String] = []
+        initialMessages: [String] = [], tls: TLSConfiguration? = nil
     ) {
         let storage = self.storage
         let (outgoing, sink) = AsyncStream.makeStream(of: String.self)
@@ -58,7 +59,7 @@ final class TrackingFollower: Sendable {
                     defer { ended.raise() }
                     try await Self.connect(
                         port: port, path: path, token: tokenInFirstMessage ? nil : token, opening: opening,
-                        outgoing: outgoing, stopAfter: stopAfter, storage: storage, heard: heard)
+                        outgoing: outgoing, stopAfter: stopAfter, storage: storage, heard: heard, tls: tls)
                 }
                 let deadline = ContinuousClock.now + Self.silenceLimit
                 while !heard.isRaised && !ended.isRaised && ContinuousClock.now < deadline {
@@ -76,14 +77,16 @@ final class TrackingFollower: Sendable {
     /// One connection: the opening messages, then whatever the test sends once the server has spoken.
     private static func connect(
         port: Int, path: String, token: String?, opening: [String], outgoing: AsyncStream<String>, stopAfter: Int,
-        storage: Storage, heard: Flag
+        storage: Storage, heard: Flag, tls: TLSConfiguration?
     ) async throws {
         var configuration = WebSocketClientConfiguration()
+        if tls != nil { configuration.sniHostname = "localhost" }
         if let token { configuration.additionalHeaders[.secWebSocketProtocol] = "bearer, \(token)" }
         var logger = Logger(label: "test-socket")
         logger.logLevel = .critical
         let close = try await WebSocketClient.connect(
-            url: "ws://127.0.0.1:\(port)\(path)", configuration: configuration, logger: logger
+            url: "\(tls == nil ? "ws" : "wss")://127.0.0.1:\(port)\(path)", configuration: configuration,
+            tlsConfiguration: tls, logger: logger
         ) { inbound, outbound, _ in
             for text in opening { try await outbound.write(.text(text)) }
             try await withThrowingTaskGroup(of: Void.self) { group in
