@@ -52,6 +52,10 @@ enum ProblemDocument {
                 return LogisticsError(.conflict, "This conflicts with something that already exists")
             case .retryable:
                 return LogisticsError(.serviceUnavailable, "The service is busy; please retry", retryAfterSeconds: 1)
+            case .storageFull:
+                return LogisticsError(
+                    .serviceUnavailable, "The server has run out of storage space; nothing was saved",
+                    retryAfterSeconds: 30)
             case .corrupt, .rejected:
                 return LogisticsError(.internalError, "The request could not be completed")
             }

@@ -24,7 +24,12 @@ public struct FileBlobStore: BlobStore {
             at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
         // Write aside, then rename: a reader never sees half a photo, and a crash leaves no torn file.
         let temporary = destination.deletingLastPathComponent().appendingPathComponent(".\(UUID().uuidString).tmp")
-        try Data(bytes).write(to: temporary, options: .atomic)
+        do {
+            try Data(bytes).write(to: temporary, options: .atomic)
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw Self.outOfSpace(error) ? StoreError.storageFull("no space left for a photo") : error
+        }
         do {
             try FileManager.default.moveItem(at: temporary, to: destination)
         } catch {
@@ -32,6 +37,15 @@ public struct FileBlobStore: BlobStore {
             if !FileManager.default.fileExists(atPath: destination.path) { throw error }
         }
         return digest
+    }
+
+    /// ENOSPC or a quota, however Foundation wraps it.
+    static func outOfSpace(_ error: any Error) -> Bool {
+        if let error = error as? CocoaError, error.code == .fileWriteOutOfSpace { return true }
+        let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
+        return [error as NSError, underlying].compactMap { $0 }.contains {
+            $0.domain == NSPOSIXErrorDomain && ($0.code == Int(ENOSPC) || $0.code == Int(EDQUOT))
+        }
     }
 
     public func get(sha256: String) async throws -> [UInt8]? {

@@ -181,6 +181,7 @@ public final class PostgresDatabase: SQLDatabase {
             let message = error.serverInfo?[.message] ?? "server error"
             if state == "23505" { return StoreError.uniqueViolation(message) }
             if state == "40001" || state == "40P01" { return StoreError.retryable(message) }
+            if state == "53100" { return StoreError.storageFull(message) }
             // Class 08 (connection), 57P (shutdown / cannot connect now), 53 (insufficient resources).
             if state.hasPrefix("08") || state.hasPrefix("57P") || state.hasPrefix("53") {
                 return StoreError.unavailable(message)

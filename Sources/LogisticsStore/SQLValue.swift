@@ -97,6 +97,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case corrupt(String)
     /// The database refused a statement (trigger, constraint, syntax).
     case rejected(String)
+    /// The disk (or the database's quota) is full: nothing was written; retry once space is back.
+    case storageFull(String)
     /// A deadlock or serialization failure: the transaction was rolled back and may be run again.
     case retryable(String)
 
@@ -107,6 +109,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .corrupt(let detail): "corrupt row: \(detail)"
         case .rejected(let detail): "statement rejected: \(detail)"
         case .retryable(let detail): "transaction conflict: \(detail)"
+        case .storageFull(let detail): "storage full: \(detail)"
         }
     }
 }

@@ -79,6 +79,8 @@ public final class SQLiteDatabase: SQLDatabase {
             if error.message.contains("UNIQUE constraint failed") {
                 throw StoreError.uniqueViolation(error.message)
             }
+            // A full disk fails the statement and SQLite rolls it back; what was stored before stays intact.
+            if case .full = error.reason { throw StoreError.storageFull(error.message) }
             throw StoreError.rejected(error.message)
         }
     }
