@@ -34,7 +34,7 @@ struct DispatchRoutes {
         let order = try await services.visibleOrder(context, allowed: OrderAccess.canView)
         let task = try await services.deliveries.overrideProof(
             orderId: order.id, reason: reason, by: actor, now: services.clock.now())
-        return try .json(TaskRepresentation(task, order, geofenceRadiusM: services.configuration.geofenceRadiusM))
+        return try .json(TaskRepresentation(task, order, configuration: services.configuration))
     }
 
     @Sendable func approveFailure(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
@@ -46,7 +46,7 @@ struct DispatchRoutes {
         let order = try await services.visibleOrder(context, allowed: OrderAccess.canView)
         let task = try await services.deliveries.approveFailure(
             orderId: order.id, reason: body.reason, by: actor, now: services.clock.now())
-        return try .json(TaskRepresentation(task, order, geofenceRadiusM: services.configuration.geofenceRadiusM))
+        return try .json(TaskRepresentation(task, order, configuration: services.configuration))
     }
 
     @Sendable func notifications(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {

@@ -49,6 +49,11 @@ enum OpenAPIDeliverySchemas {
                             "name": ["type": "string"], "address": ["type": "string"],
                             "location": OpenAPI.ref("GeoPoint"),
                             "phoneMasked": ["type": "string"],
+                            "phone": [
+                                "type": "string",
+                                "description":
+                                    "The operator's call-masking number to reach the customer through, when configured",
+                            ],
                         ], ["name", "address", "location", "phoneMasked"]
                     ).merging([
                         "type": ["object", "null"],

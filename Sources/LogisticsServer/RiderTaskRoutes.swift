@@ -47,7 +47,7 @@ struct RiderTaskRoutes {
         let offerId = try context.uuidParameter("offerId")
         let (task, order) = try await services.deliveries.acceptOffer(
             offerId: offerId, by: rider, now: services.clock.now())
-        return try .json(TaskRepresentation(task, order, geofenceRadiusM: services.configuration.geofenceRadiusM))
+        return try .json(TaskRepresentation(task, order, configuration: services.configuration))
     }
 
     @Sendable func decline(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
@@ -63,7 +63,7 @@ struct RiderTaskRoutes {
         guard let (task, order) = try await services.deliveries.activeTask(riderId: rider.id) else {
             throw LogisticsError(.noActiveTask, "You have no delivery in progress")
         }
-        var representation = TaskRepresentation(task, order, geofenceRadiusM: services.configuration.geofenceRadiusM)
+        var representation = TaskRepresentation(task, order, configuration: services.configuration)
         // The route to the next stop from the last fix; the task is shown even when no route can be made.
         if let stop = representation.nextStop?.location,
             let (position, _) = try await services.locations.lastPosition(riderId: rider.id)
@@ -86,7 +86,7 @@ struct RiderTaskRoutes {
         let (task, order) = try await services.deliveries.changeStatus(
             taskId: taskId, eventId: body.eventId, change: change, by: rider, now: services.clock.now(),
             settings: services.deliverySettings)
-        return try .json(TaskRepresentation(task, order, geofenceRadiusM: services.configuration.geofenceRadiusM))
+        return try .json(TaskRepresentation(task, order, configuration: services.configuration))
     }
 
     @Sendable func reportIssue(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {

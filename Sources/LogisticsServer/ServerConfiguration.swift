@@ -82,6 +82,9 @@ public struct ServerConfiguration: Sendable {
     public var logFormat: LogFormat?
     public var logLevel: Logger.Level = .info
     public var migrate: Bool = true
+    /// A call-masking number riders dial to reach the customer (`LOGISTICS_RIDER_CONTACT_NUMBER`); without it they
+    /// see only the masked phone.
+    public var riderContactNumber: String?
     /// How long after its order ended a tracking link still shows the end; after that it answers 410.
     public var trackingLinkHoursAfterEnd: Int = 24
     /// `LOGISTICS_FAULT_CRASH_AFTER_COMMIT`: the crash test's fault switch; never on in service.
@@ -229,6 +232,14 @@ public struct ServerConfiguration: Sendable {
             configuration.trustedProxies = proxies.split(separator: ",").map {
                 $0.trimmingCharacters(in: .whitespaces)
             }
+        }
+        if let number = environment["LOGISTICS_RIDER_CONTACT_NUMBER"], !number.isEmpty {
+            guard number.first == "+", number.dropFirst().allSatisfy({ $0.isNumber || $0 == " " }),
+                number.filter(\.isNumber).count >= 6
+            else {
+                throw ConfigurationError("LOGISTICS_RIDER_CONTACT_NUMBER must be a number like +377 99 00 00 00")
+            }
+            configuration.riderContactNumber = number
         }
         if let hours = environment["LOGISTICS_TRACKING_LINK_HOURS_AFTER_END"] {
             configuration.trackingLinkHoursAfterEnd = try parseInt(

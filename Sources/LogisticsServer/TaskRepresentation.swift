@@ -36,6 +36,9 @@ struct TaskRepresentation: Encodable {
         var address: String
         var location: GeoPoint
         var phoneMasked: String
+        /// The operator's call-masking number (`LOGISTICS_RIDER_CONTACT_NUMBER`), which connects the rider to the
+        /// customer without either learning the other's number; absent when none is configured.
+        var phone: String?
     }
 
     struct Stop: Encodable {
@@ -45,7 +48,7 @@ struct TaskRepresentation: Encodable {
         var location: GeoPoint
     }
 
-    init(_ task: DeliveryTask, _ order: Order, geofenceRadiusM: Double) {
+    init(_ task: DeliveryTask, _ order: Order, configuration: ServerConfiguration) {
         taskId = task.id.lowercased
         orderId = order.id.lowercased
         externalRef = order.externalRef
@@ -60,7 +63,7 @@ struct TaskRepresentation: Encodable {
         let underWay = OrderAccess.riderSeesCustomer(task, order)
         let contact = CustomerForRider(
             name: order.customer.name, address: order.customer.address, location: order.customer.location,
-            phoneMasked: order.customer.maskedPhone)
+            phoneMasked: order.customer.maskedPhone, phone: configuration.riderContactNumber)
         customer = NullWhenAbsent(underWay ? contact : nil)
         switch underWay ? task.status.nextStop : nil {
         case .store:
@@ -74,7 +77,7 @@ struct TaskRepresentation: Encodable {
             nextStop = nil
         }
         notes = underWay ? order.notes : nil
-        self.geofenceRadiusM = geofenceRadiusM
+        geofenceRadiusM = configuration.geofenceRadiusM
         acceptedAt = task.acceptedAt
         updatedAt = task.updatedAt
     }

@@ -53,6 +53,21 @@ struct RiderContactTests {
         }
     }
 
+    @Test("with a call-masking number configured the rider calls through it; the customer's number stays hidden")
+    func proxyNumber() async throws {
+        try await TestServer.run(.sqlite, configure: { $0.riderContactNumber = "+377 99 00 00 00" }) { server in
+            let scenario = try await DeliveryScenario.ready(server)
+            let (rider, taskId, _) = try await Self.accepted(scenario)
+            let active = try await server.send(.get, "/api/v1/rider/tasks/active", token: rider)
+            let customer = try #require(active["customer"] as? [String: Any])
+            #expect(customer["phone"] as? String == "+377 99 00 00 00")
+            #expect(customer["phoneMasked"] as? String == "*******0001")
+            for text in Self.fullPhone { #expect(!active.text.contains(text)) }
+            let moving = try await scenario.status(taskId, "ARRIVED_AT_STORE", rider: rider)
+            #expect((moving["customer"] as? [String: Any])?["phone"] as? String == "+377 99 00 00 00")
+        }
+    }
+
     @Test("the assigned rider cannot read the order document, which has the full phone: 403 for the role")
     func noOrderDocumentForRiders() async throws {
         try await TestServer.run(.sqlite) { server in
