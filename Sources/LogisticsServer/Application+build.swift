@@ -64,6 +64,8 @@ public func buildApplication(
             PostgresTrackingRelay(hub: hub, database: $0, schema: configuration.databaseSchema, logger: logger)
         }
         let relay: any TrackingRelay = postgresRelay ?? LocalTrackingRelay(hub: hub)
+        // The watch that closes a suspended rider's sockets also makes this instance's API ask about them again.
+        let knownCallers = KnownCallers()
         let services = LogisticsServices(
             configuration: configuration, database: database, repository: repository, deliveries: repository,
             locations: repository, notifications: repository,
@@ -82,8 +84,10 @@ public func buildApplication(
                 repository: repository, relay: relay, navigator: navigator, clock: clock,
                 fixesPerRider: configuration.rateLimits.fixesPerRider),
             trackingLinks: TrackingLinks(serverSecret: Array(otpSecret.utf8)),
-            accessWatch: AccessWatch(repository: repository, logger: logger),
+            accessWatch: AccessWatch(
+                repository: repository, logger: logger, onSuspended: { knownCallers.forgetRider($0) }),
             secretSealer: sealer,
+            knownCallers: knownCallers,
             mapTiles: MapTileCache(provider: directions),
             metrics: metrics,
             addressLimiter: configuration.rateLimits.perAddress.map { RateLimiter($0, what: "requests") })

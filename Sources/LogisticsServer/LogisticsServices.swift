@@ -25,7 +25,7 @@ public struct LogisticsServices: Sendable {
     let trackingLinks: TrackingLinks
     let accessWatch: AccessWatch
     let secretSealer: SecretSealer
-    let knownCallers = KnownCallers()
+    let knownCallers: KnownCallers
     let mapTiles: MapTileCache
     let metrics: RequestMetrics
     /// Shared by the API and socket routers (one allowance per client address).

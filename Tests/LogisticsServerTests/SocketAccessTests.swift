@@ -39,6 +39,9 @@ struct SocketAccessTests {
             }
             let took = ContinuousClock.now - started
             #expect(took < .seconds(2), "closed \(took) after the suspension (the watch looks twice a second)")
+            // The API stops trusting this instance's cached standing at once, not after its 30 s.
+            let elsewhereToken = try await server.token(.rider, elsewhere)
+            #expect(try await server.send(.get, "/api/v1/rider/me", token: elsewhereToken).status == 403)
             // A suspended rider cannot open it again.
             let again = TrackingFollower(
                 port: server.port, path: RiderStreamSocket.path, token: try await server.token(.rider, byAPI))

@@ -22,11 +22,17 @@ final class AccessWatch: Service, Sendable {
     private let repository: any LogisticsRepository
     private let interval: Duration
     private let logger: Logger
+    /// Told of every suspended rider it finds, so the API stops trusting its cached "not suspended" at once.
+    private let onSuspended: @Sendable (UUID) -> Void
 
-    init(repository: any LogisticsRepository, interval: Duration = .milliseconds(500), logger: Logger) {
+    init(
+        repository: any LogisticsRepository, interval: Duration = .milliseconds(500), logger: Logger,
+        onSuspended: @escaping @Sendable (UUID) -> Void = { _ in }
+    ) {
         self.repository = repository
         self.interval = interval
         self.logger = logger
+        self.onSuspended = onSuspended
     }
 
     /// Watches a socket's holder until `unwatch` with the returned ticket.
@@ -75,6 +81,7 @@ final class AccessWatch: Service, Sendable {
             logger.debug("access watch could not check", metadata: ["error": "\(error)"])
             return
         }
+        suspended.forEach(onSuspended)
         for (ticket, entry) in current {
             let reason: String? =
                 switch entry.holder {
