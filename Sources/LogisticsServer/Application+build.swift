@@ -144,7 +144,7 @@ func makeRouter(_ services: LogisticsServices) -> (Router<LogisticsRequestContex
     router.add(middleware: AccessLogMiddleware())
     let catalog = RouteCatalog()
     router.add(middleware: ProblemMiddleware(catalog: catalog))
-    addressLimit(services).map { router.add(middleware: $0) }
+    if let limit = addressLimit(services) { router.add(middleware: limit) }
     let idempotency = IdempotencyGuard(
         repository: services.repository, clock: services.clock,
         crashAfterCommit: services.configuration.crashAfterCommit)
@@ -203,7 +203,7 @@ func makeSocketRouter(_ services: LogisticsServices) -> Router<LogisticsRequestC
     strictTransportSecurity(services).map { router.add(middleware: $0) }
     router.add(middleware: RequestIdMiddleware())
     router.add(middleware: ProblemMiddleware(catalog: RouteCatalog()))
-    addressLimit(services).map { router.add(middleware: $0) }
+    if let limit = addressLimit(services) { router.add(middleware: limit) }
     TrackingSocket(services: services).register(on: router)
     RiderStreamSocket(services: services).register(on: router)
     DispatchStreamSocket(services: services).register(on: router)
