@@ -138,7 +138,7 @@ public func buildApplication(
 func makeRouter(_ services: LogisticsServices) -> (Router<LogisticsRequestContext>, [RegisteredRoute]) {
     let metrics = services.metrics
     let router = Router(context: LogisticsRequestContext.self)
-    strictTransportSecurity(services).map { router.add(middleware: $0) }
+    if let hsts = strictTransportSecurity(services) { router.add(middleware: hsts) }
     router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
     router.add(middleware: RequestIdMiddleware())
     router.add(middleware: AccessLogMiddleware())
@@ -200,7 +200,7 @@ func strictTransportSecurity(_ services: LogisticsServices) -> StrictTransportSe
 /// WebSocket upgrades get their own small router: they authenticate with the subprotocol, not `Authorization`.
 func makeSocketRouter(_ services: LogisticsServices) -> Router<LogisticsRequestContext> {
     let router = Router(context: LogisticsRequestContext.self)
-    strictTransportSecurity(services).map { router.add(middleware: $0) }
+    if let hsts = strictTransportSecurity(services) { router.add(middleware: hsts) }
     router.add(middleware: RequestIdMiddleware())
     router.add(middleware: ProblemMiddleware(catalog: RouteCatalog()))
     if let limit = addressLimit(services) { router.add(middleware: limit) }
