@@ -12,18 +12,12 @@ struct DatabaseOutageTests {
         "503 SERVICE_UNAVAILABLE with Retry-After while PostgreSQL is unreachable, then recovery",
         .enabled(if: StoreKind.postgresURL != nil, "needs LOGISTICS_TEST_DATABASE_URL"))
     func outageAndRecovery() async throws {
-        let baseURL = try #require(StoreKind.postgresURL)
-        let name = "outage_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)
-        let admin = try PostgresDatabase(settings: .init(url: baseURL, poolSize: 1), logger: Logger(label: "admin"))
-        try await admin.query("CREATE DATABASE \(name)")
-        var components = URLComponents(string: baseURL)!
-        components.path = "/\(name)"
-        let url = components.string!
+        let database = try await ScratchDatabase.create(prefix: "outage", baseURL: try #require(StoreKind.postgresURL))
         do {
             try await TestServer.run(
                 .sqlite,
                 configure: {
-                    $0.databaseURL = url
+                    $0.databaseURL = database.url
                     $0.databasePoolSize = 2
                     // Long enough for migrations on a busy machine; an outage still answers 503 after it.
                     $0.databaseTimeoutSeconds = 5
@@ -32,9 +26,7 @@ struct DatabaseOutageTests {
                 let dispatcher = try await server.token(.dispatcher)
                 #expect(try await server.send(.get, "/api/v1/orders", token: dispatcher).status == 200)
 
-                try await admin.query("ALTER DATABASE \(name) WITH ALLOW_CONNECTIONS false")
-                try await admin.query(
-                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(name)'")
+                try await database.goAway()
                 let down = try await server.send(.post, "/api/v1/orders", token: dispatcher, json: Fixtures.order())
                 #expect(down.status == 503)
                 #expect(down.code == "SERVICE_UNAVAILABLE")
@@ -43,7 +35,7 @@ struct DatabaseOutageTests {
                 let ready = try await server.send(.get, "/health/ready")
                 #expect(ready.status == 503)
 
-                try await admin.query("ALTER DATABASE \(name) WITH ALLOW_CONNECTIONS true")
+                try await database.comeBack()
                 var recovered = false
                 for _ in 0..<40 where !recovered {
                     let reply = try await server.send(
@@ -55,12 +47,9 @@ struct DatabaseOutageTests {
                 #expect(try await server.send(.get, "/health/ready").status == 200)
             }
         } catch {
-            try? await admin.query("ALTER DATABASE \(name) WITH ALLOW_CONNECTIONS true")
-            try? await admin.query("DROP DATABASE \(name) WITH (FORCE)")
-            await admin.close()
+            await database.drop()
             throw error
         }
-        try await admin.query("DROP DATABASE \(name) WITH (FORCE)")
-        await admin.close()
+        await database.drop()
     }
 }

@@ -25,26 +25,14 @@ struct DatabaseRestartTests {
         "under load: only 201 or 503 with Retry-After, no hang; back within 5 s; webhooks and tracking catch up",
         .enabled(if: StoreKind.postgresURL != nil, "needs LOGISTICS_TEST_DATABASE_URL"))
     func restartUnderLoad() async throws {
-        let baseURL = try #require(StoreKind.postgresURL)
-        let name = "restart_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)
-        let admin = try PostgresDatabase(settings: .init(url: baseURL, poolSize: 1), logger: Logger(label: "admin"))
-        try await admin.query("CREATE DATABASE \(name)")
-        var components = URLComponents(string: baseURL)!
-        components.path = "/\(name)"
-        let url = components.string!
-        defer {
-            Task {
-                try? await admin.query("ALTER DATABASE \(name) WITH ALLOW_CONNECTIONS true")
-                try? await admin.query("DROP DATABASE \(name) WITH (FORCE)")
-                await admin.close()
-            }
-        }
+        let database = try await ScratchDatabase.create(prefix: "restart", baseURL: try #require(StoreKind.postgresURL))
+        defer { Task { await database.drop() } }
         let fake = try FakeProviders()
         try await fake.run { port in
             try await TestServer.run(
                 .sqlite,
                 configure: {
-                    $0.databaseURL = url
+                    $0.databaseURL = database.url
                     $0.databasePoolSize = 4
                     $0.databaseTimeoutSeconds = 5
                     $0.webhookRetryBaseSeconds = 0.2
@@ -70,12 +58,10 @@ struct DatabaseRestartTests {
                     }
                 }
                 try await Task.sleep(for: .seconds(1))
-                try await admin.query("ALTER DATABASE \(name) WITH ALLOW_CONNECTIONS false")
-                try await admin.query(
-                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(name)'")
+                try await database.goAway()
                 // Longer than the 5 s the server waits for a connection, so requests must give up with 503.
                 try await Task.sleep(for: .seconds(8))
-                try await admin.query("ALTER DATABASE \(name) WITH ALLOW_CONNECTIONS true")
+                try await database.comeBack()
                 let back = ContinuousClock.now
                 try await Task.sleep(for: .seconds(6))
                 tally.running.withLock { $0 = false }
