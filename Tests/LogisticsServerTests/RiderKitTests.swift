@@ -220,7 +220,9 @@ struct RiderKitTests {
                 return
             }
         }
-        #expect(ContinuousClock.now - started < .seconds(5))
+        // The timeout is 1 s; the bound only tells "ends" from "hangs" (a hang waits out the 30 s default), with room
+        // for a 2-core machine that is also compiling (7 s was seen there).
+        #expect(ContinuousClock.now - started < .seconds(12))
     }
 
     @Test("the arrival question uses the server's configured geofence radius, sent with the task")
