@@ -3,6 +3,8 @@ import Foundation
 /// The rules a rider's status change must satisfy, decided without touching storage.
 public enum DeliveryRules {
     public static let maximumOTPAttempts = 5
+    /// Enough to retake a blurred photo or show the door and the parcel; more only fills the blob store.
+    public static let maximumPhotosPerTask = 5
     /// A device clock may run ahead a little; further ahead is a bad timestamp, not a real tap.
     public static let futureToleranceSeconds: TimeInterval = 120
     /// Phone clocks drift; a tap stamped a few seconds before the server recorded the acceptance is
@@ -123,6 +125,15 @@ public enum DeliveryRules {
             throw LogisticsError.validation(
                 field: "type",
                 "this order is completed with \(order.podType == .otp ? "the customer's code" : "a photo")")
+        }
+    }
+
+    /// 409 CONFLICT once a task holds its photos: `taken` counts the photos already stored for it.
+    public static func checkPhotoRoom(taken: Int) throws {
+        guard taken < maximumPhotosPerTask else {
+            throw LogisticsError(
+                .conflict, "This delivery already has \(maximumPhotosPerTask) photos; no more are accepted",
+                extras: ["maximumPhotos": .int(maximumPhotosPerTask)])
         }
     }
 

@@ -116,7 +116,10 @@ public func buildApplication(
                 DatabaseLifecycle(database: database),
                 TrackingSweeper(hub: services.tracking, clock: clock),
                 services.accessWatch,
-                Housekeeping(repository: repository, clock: clock, logger: logger),
+                Housekeeping(
+                    repository: repository, blobs: services.blobs, clock: clock, logger: logger,
+                    policy: RetentionPolicy(
+                        locationFixesDays: configuration.retainFixesDays, photosDays: configuration.retainPhotosDays)),
                 OutboxDispatcher(
                     repository: services.repository, deliveries: services.deliveries, notifications: repository,
                     channels: Set(senders.keys), subscribers: [TrackingEventFeed(relay: relay)],

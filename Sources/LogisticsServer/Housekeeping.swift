@@ -4,11 +4,13 @@ import LogisticsCore
 import LogisticsStore
 import ServiceLifecycle
 
-/// Prunes the bookkeeping tables (idempotency keys, finished notifications, fanned-out outbox rows) once an hour,
-/// so a server that runs for months does not grow them without end. With several instances each one prunes; the
+/// Prunes the bookkeeping tables (idempotency keys, finished notifications, fanned-out outbox rows), location fixes
+/// and photos past their retention, and photo files no proof refers to, once an hour, so a server that runs for
+/// months does not grow without end. With several instances each one prunes; the
 /// deletes are idempotent, so that only costs a little duplicated work.
 struct Housekeeping: Service {
     let repository: any LogisticsRepository
+    let blobs: any BlobStore
     let clock: any WallClock
     let logger: Logger
     var policy = RetentionPolicy()
@@ -27,15 +29,19 @@ struct Housekeeping: Service {
         }
     }
 
-    private func pruneOnce() async {
+    func pruneOnce() async {
         do {
-            let pruned = try await repository.prune(policy, now: clock.now(), batch: 1000)
-            if pruned.total > 0 {
+            let now = clock.now()
+            let pruned = try await repository.prune(policy, now: now, batch: 1000)
+            // After the rows, so the files of photos pruned just now go in the same pass.
+            let files = try await BlobSweep(repository: repository, blobs: blobs).run(now: now)
+            if pruned.total + files > 0 {
                 logger.info(
                     "housekeeping pruned old rows",
                     metadata: [
                         "idempotency_keys": "\(pruned.idempotencyKeys)", "notifications": "\(pruned.notifications)",
-                        "outbox": "\(pruned.outbox)",
+                        "outbox": "\(pruned.outbox)", "location_fixes": "\(pruned.locationFixes)",
+                        "photos": "\(pruned.photos)", "photo_files": "\(files)",
                     ])
             }
         } catch {

@@ -74,7 +74,8 @@ enum OpenAPIDeliveryPaths {
                     "summary":
                         "Proof of delivery at the destination: a photo (multipart/form-data: photo, capturedAt, lat, lon, accuracyM) → 201, or the customer's code (JSON) → 200",
                     "tags": ["Rider"],
-                    "description": "Roles: rider. Photos up to 10 MiB, sniffed as JPEG, PNG, HEIC or WebP.",
+                    "description":
+                        "Roles: rider. Photos up to 10 MiB, sniffed as JPEG, PNG, HEIC or WebP; at most 5 per task, the sixth is 409 CONFLICT with maximumPhotos.",
                     "parameters": [taskId, ["$ref": "#/components/parameters/IdempotencyKey"]],
                     "requestBody": [
                         "required": true,
@@ -93,7 +94,7 @@ enum OpenAPIDeliveryPaths {
                         errors: [
                             .unauthenticated, .forbidden, .notFound, .invalidStatusTransition, .orderCancelled,
                             .invalidOTP, .otpLocked, .validationFailed, .payloadTooLarge, .unsupportedMediaType,
-                            .idempotencyKeyReused, .idempotencyRequestInProgress, .serviceUnavailable,
+                            .conflict, .idempotencyKeyReused, .idempotencyRequestInProgress, .serviceUnavailable,
                         ]),
                 ]
             ],

@@ -38,6 +38,7 @@ struct ProofOfDeliveryRoutes {
     {
         // Refuse before reading a byte of the photo when the task cannot take one.
         let task = try await precheck(taskId: taskId, rider: rider)
+        try DeliveryRules.checkPhotoRoom(taken: try await services.deliveries.photoProofCount(taskId: taskId))
         var request = request
         let limit = Self.photoLimit + Self.formOverhead
         let buffer = try await RequestBody.collect(&request, limit: limit)

@@ -31,6 +31,10 @@ public struct ServerConfiguration: Sendable {
     public var offerTTLSeconds: Int = 60
     public var failedWaitSeconds: Int = 600
     public var geofenceRadiusM: Double = 500
+    /// Days riders' location fixes are kept (by the time they arrived), then deleted by housekeeping.
+    public var retainFixesDays: Int = 30
+    /// Days photo proofs are kept, then their files and rows are deleted by housekeeping.
+    public var retainPhotosDays: Int = 90
     /// Where photos are kept; `<data-dir>/blobs` by default.
     public var blobDirectoryOverride: String?
     /// The road map for the built-in router: an `.osm.pbf` extract (imported and cached in the data dir on first
@@ -170,6 +174,12 @@ public struct ServerConfiguration: Sendable {
         if let wait = environment["LOGISTICS_FAILED_WAIT_SECONDS"] {
             configuration.failedWaitSeconds = try parseInt(
                 wait, name: "LOGISTICS_FAILED_WAIT_SECONDS", range: 0...86_400)
+        }
+        if let days = environment["LOGISTICS_RETAIN_FIXES_DAYS"] {
+            configuration.retainFixesDays = try parseInt(days, name: "LOGISTICS_RETAIN_FIXES_DAYS", range: 1...3650)
+        }
+        if let days = environment["LOGISTICS_RETAIN_PHOTOS_DAYS"] {
+            configuration.retainPhotosDays = try parseInt(days, name: "LOGISTICS_RETAIN_PHOTOS_DAYS", range: 1...3650)
         }
         if let file = environment["LOGISTICS_FCM_SERVICE_ACCOUNT_FILE"], !file.isEmpty {
             configuration.fcmServiceAccountFile = file

@@ -87,6 +87,7 @@ public protocol DeliveryRepository: Sendable {
         verify: @escaping @Sendable (Order) -> Bool
     ) async throws -> OTPAttemptOutcome
     func proof(id: UUID) async throws -> ProofOfDelivery?
+    func photoProofCount(taskId: UUID) async throws -> Int
 
     func reportIssue(
         taskId: UUID, type: DeliveryIssueType, note: String?, location: GeoPoint?, occurredAt: Date, by rider: Actor,

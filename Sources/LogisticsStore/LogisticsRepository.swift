@@ -96,6 +96,8 @@ public protocol LogisticsRepository: Sendable {
 
     // Housekeeping
     func prune(_ policy: RetentionPolicy, now: Date, batch: Int) async throws -> PrunedRows
+    /// Which of these blob digests a proof still refers to.
+    func referencedBlobs(among digests: [String]) async throws -> Set<String>
 
     func ping() async throws
 }

@@ -6,6 +6,8 @@ extension SQLLogisticsRepository {
         try await database.transaction { transaction in
             let (task, order) = try await lockedTaskAndOrder(proof.taskId, rider: rider, in: transaction)
             try DeliveryRules.checkProof(.photo, task: task, order: order)
+            // Counted under the task's lock, so two uploads racing for the last place cannot both take it.
+            try DeliveryRules.checkPhotoRoom(taken: try await photoCount(taskId: proof.taskId, in: transaction))
             try await insertProof(proof, in: transaction)
             try await acceptProof(proof, task: task, rider: rider, now: now, in: transaction)
             return proof
@@ -55,6 +57,17 @@ extension SQLLogisticsRepository {
     public func proof(id: UUID) async throws -> ProofOfDelivery? {
         try await database.first("SELECT * FROM proofs_of_delivery WHERE id = ?", [.uuid(id)])
             .map(ProofOfDelivery.init(row:))
+    }
+
+    public func photoProofCount(taskId: UUID) async throws -> Int {
+        try await photoCount(taskId: taskId, in: database)
+    }
+
+    private func photoCount(taskId: UUID, in executor: any SQLExecutor) async throws -> Int {
+        let row = try await executor.first(
+            "SELECT COUNT(*) AS n FROM proofs_of_delivery WHERE task_id = ? AND type = ?",
+            [.uuid(taskId), .text(ProofOfDeliveryType.photo.rawValue)])
+        return try row?.int("n") ?? 0
     }
 
     private func insertProof(_ proof: ProofOfDelivery, in transaction: any SQLExecutor) async throws {

@@ -1,8 +1,9 @@
 import Foundation
 import LogisticsCore
 
-/// How long bookkeeping rows are kept once they have done their job. The order, its events, tasks and proofs are
-/// the business record and are never pruned; these tables only grow with traffic.
+/// How long bookkeeping rows and personal data are kept. The order, its events, tasks and code proofs are the
+/// business record and are never pruned; the bookkeeping tables only grow with traffic, and riders' movements and
+/// photos of customers' doors are personal data kept no longer than a dispute needs them (GDPR Art. 5(1)(e)).
 public struct RetentionPolicy: Sendable {
     /// A client retries a request within minutes; a day covers a phone that was offline overnight.
     public var idempotencyKeys: TimeInterval = 24 * 3600
@@ -12,8 +13,19 @@ public struct RetentionPolicy: Sendable {
     public var deadLetters: TimeInterval = 30 * 24 * 3600
     /// Outbox events already fanned out, once no queued notification refers to them any more.
     public var sentOutbox: TimeInterval = 7 * 24 * 3600
+    /// Riders' location history, by the time the server received each fix: a complaint about a route or a late
+    /// delivery comes within weeks; the live position and the order's events do not depend on it.
+    public var locationFixes: TimeInterval = 30 * 24 * 3600
+    /// Photo proofs, by the time they were stored: long enough for a customer's complaint and a card dispute.
+    /// The row goes with the photo; the order's `ProofOfDeliveryAccepted` event still records that one existed.
+    public var photos: TimeInterval = 90 * 24 * 3600
 
     public init() {}
+
+    public init(locationFixesDays: Int, photosDays: Int) {
+        locationFixes = TimeInterval(locationFixesDays) * 24 * 3600
+        photos = TimeInterval(photosDays) * 24 * 3600
+    }
 }
 
 /// How many rows one pass removed, per table.
@@ -21,14 +33,21 @@ public struct PrunedRows: Sendable, Equatable {
     public var idempotencyKeys = 0
     public var notifications = 0
     public var outbox = 0
+    public var locationFixes = 0
+    /// Photo proof rows; their files go in the same pass, as blobs no row refers to (`BlobSweep`).
+    public var photos = 0
 
-    public init(idempotencyKeys: Int = 0, notifications: Int = 0, outbox: Int = 0) {
+    public init(
+        idempotencyKeys: Int = 0, notifications: Int = 0, outbox: Int = 0, locationFixes: Int = 0, photos: Int = 0
+    ) {
         self.idempotencyKeys = idempotencyKeys
         self.notifications = notifications
         self.outbox = outbox
+        self.locationFixes = locationFixes
+        self.photos = photos
     }
 
-    public var total: Int { idempotencyKeys + notifications + outbox }
+    public var total: Int { idempotencyKeys + notifications + outbox + locationFixes + photos }
 }
 
 extension SQLLogisticsRepository {
@@ -61,7 +80,30 @@ extension SQLLogisticsRepository {
                   AND NOT EXISTS (SELECT 1 FROM notification_deliveries d WHERE d.outbox_id = o.id)
                 LIMIT ?)
             """, [.date(outboxBefore)], batch: batch)
+        pruned.locationFixes = try await deleteInBatches(
+            "DELETE FROM rider_locations WHERE id IN (SELECT id FROM rider_locations WHERE received_at < ? LIMIT ?)",
+            [.date(now.addingTimeInterval(-policy.locationFixes))], batch: batch)
+        pruned.photos = try await deleteInBatches(
+            """
+            DELETE FROM proofs_of_delivery WHERE id IN (
+                SELECT id FROM proofs_of_delivery WHERE type = ? AND created_at < ? LIMIT ?)
+            """, [.text(ProofOfDeliveryType.photo.rawValue), .date(now.addingTimeInterval(-policy.photos))],
+            batch: batch)
         return pruned
+    }
+
+    /// Which of these photo files a proof still refers to; the others are orphans (`BlobSweep`).
+    public func referencedBlobs(among digests: [String]) async throws -> Set<String> {
+        var referenced: Set<String> = []
+        // A few hundred binds per query stays inside both databases' limits.
+        for start in stride(from: 0, to: digests.count, by: 500) {
+            let chunk = digests[start..<min(start + 500, digests.count)]
+            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+            let rows = try await database.query(
+                "SELECT DISTINCT sha256 FROM proofs_of_delivery WHERE sha256 IN (\(marks))", chunk.map { .text($0) })
+            for row in rows { referenced.insert(try row.string("sha256")) }
+        }
+        return referenced
     }
 
     private func deleteInBatches(_ sql: String, _ binds: [SQLValue], batch: Int) async throws -> Int {

@@ -215,5 +215,12 @@ enum Schema {
                 "CREATE INDEX tracking_links_order ON tracking_links (order_id)",
             ]
         ),
+        Migration(
+            version: 8, name: "indexes for the retention of location fixes and photos",
+            common: [
+                "CREATE INDEX rider_locations_received ON rider_locations (received_at)",
+                "CREATE INDEX proofs_of_delivery_created ON proofs_of_delivery (created_at)",
+            ]
+        ),
     ]
 }

@@ -43,16 +43,18 @@ struct MapTileRoutes {
     }
 }
 
-/// Tiles cut on first use and kept (up to a bound) as encoded JSON, plain and gzipped.
+/// Tiles cut on first use and kept as encoded JSON, plain and gzipped; past the bound the least recently asked
+/// tile makes room, so a crawler walking the world does not empty the cache of the tiles riders use.
 final class MapTileCache: Sendable {
     typealias Encoded = CompressedBody
 
     private let graph: RoadGraph?
     private let tiles: Mutex<RoadTiles?> = Mutex(nil)
-    private let cache: Mutex<[TileAddress: Encoded]> = Mutex([:])
+    private let cache: Mutex<LeastRecentlyUsed<TileAddress, Encoded>>
     static let maximumCached = 4096
 
-    init(provider: any DirectionsProvider) {
+    init(provider: any DirectionsProvider, capacity: Int = maximumCached) {
+        cache = Mutex(LeastRecentlyUsed(capacity: capacity))
         if let builtin = provider as? BuiltinDirections {
             graph = builtin.maps[builtin.defaultProfile]?.graph
         } else {
@@ -63,7 +65,7 @@ final class MapTileCache: Sendable {
     /// The tile, or nil when the server has no map.
     func tile(_ address: TileAddress) -> Encoded? {
         guard let graph else { return nil }
-        if let cached = cache.withLock({ $0[address] }) { return cached }
+        if let cached = cache.withLock({ $0.value(for: address) }) { return cached }
         let cutter = tiles.withLock { tiles in
             if let tiles { return tiles }
             let made = RoadTiles(graph: graph)
@@ -72,10 +74,9 @@ final class MapTileCache: Sendable {
         }
         let body = (try? APIJSON.encoder.encode(cutter.tile(address))) ?? Data()
         let encoded = Encoded(body)
-        cache.withLock { cache in
-            if cache.count >= Self.maximumCached { cache.removeAll(keepingCapacity: true) }
-            cache[address] = encoded
-        }
+        cache.withLock { $0.insert(encoded, for: address) }
         return encoded
     }
+
+    func isCached(_ address: TileAddress) -> Bool { cache.withLock { $0.contains(address) } }
 }

@@ -1,19 +1,41 @@
 import Synchronization
 
+/// What a coalescer holds between batches: `KeepAll` keeps everything, the relay's backlog bounds itself.
+protocol CoalescerBuffer: Sendable {
+    associatedtype Item: Sendable
+    init()
+    mutating func add(_ items: [Item])
+    /// Everything held, leaving the buffer empty.
+    mutating func takeAll() -> [Item]
+}
+
+struct KeepAll<Item: Sendable>: CoalescerBuffer {
+    private var items: [Item] = []
+
+    mutating func add(_ items: [Item]) { self.items += items }
+
+    mutating func takeAll() -> [Item] {
+        defer { items = [] }
+        return items
+    }
+}
+
+typealias Coalescer<Item: Sendable> = BufferedCoalescer<KeepAll<Item>>
+
 /// One drainer at a time: items submitted while a batch is being handled wait and are handled together in the
 /// next one. Under light load every item goes at once; under heavy load the batches grow instead of the queue.
 /// The group commit of rider fixes and the coalesced NOTIFY payloads both work this way.
-final class Coalescer<Item: Sendable>: Sendable {
-    private let state = Mutex<(items: [Item], isDraining: Bool)>(([], false))
-    private let handle: @Sendable ([Item]) async -> Void
+final class BufferedCoalescer<Buffer: CoalescerBuffer>: Sendable {
+    private let state = Mutex<(items: Buffer, isDraining: Bool)>((Buffer(), false))
+    private let handle: @Sendable ([Buffer.Item]) async -> Void
 
-    init(_ handle: @escaping @Sendable ([Item]) async -> Void) {
+    init(_ handle: @escaping @Sendable ([Buffer.Item]) async -> Void) {
         self.handle = handle
     }
 
-    func submit(_ items: [Item]) {
+    func submit(_ items: [Buffer.Item]) {
         let startsDrainer = state.withLock { state in
-            state.items += items
+            state.items.add(items)
             guard !state.isDraining else { return false }
             state.isDraining = true
             return true
@@ -23,9 +45,8 @@ final class Coalescer<Item: Sendable>: Sendable {
 
     private func drain() async {
         while true {
-            let batch = state.withLock { state -> [Item] in
-                let batch = state.items
-                state.items = []
+            let batch = state.withLock { state -> [Buffer.Item] in
+                let batch = state.items.takeAll()
                 if batch.isEmpty { state.isDraining = false }
                 return batch
             }

@@ -10,8 +10,10 @@ import Synchronization
 ///
 /// Limits, documented in the README: a payload must stay under 8,000 bytes (we pack up to ~7 KB, about 45 fixes);
 /// every `NOTIFY` takes a cluster-wide lock at commit, so notifications serialise — fine for thousands per second,
-/// not for hundreds of thousands; a listener that reconnects has missed what was sent meanwhile (positions heal
-/// with the next fix, status changes with the next poll of the snapshot). Beyond that, use a dedicated broker.
+/// not for hundreds of thousands; while PostgreSQL stalls, the queue of outgoing updates is bounded (the newest
+/// position per rider wins; order events and notices are kept); a listener that reconnects has missed what was
+/// sent meanwhile (positions heal with the next fix, status changes with the next poll of the snapshot). Beyond
+/// that, use a dedicated broker.
 final class PostgresTrackingRelay: TrackingRelay, Service {
     static let payloadLimit = 7_000
 
@@ -20,7 +22,7 @@ final class PostgresTrackingRelay: TrackingRelay, Service {
     private let channel: String
     private let instance = UUID()
     private let logger: Logger
-    private let outgoing: Coalescer<TrackingUpdate>
+    private let outgoing: BufferedCoalescer<RelayBacklog>
     private let listening = Mutex<[CheckedContinuation<Void, Never>]?>([])
 
     init(hub: TrackingHub, database: PostgresDatabase, schema: String?, logger: Logger) {
@@ -31,9 +33,10 @@ final class PostgresTrackingRelay: TrackingRelay, Service {
         let channel = String("logistics_tracking_\(suffix)".prefix(63))
         self.channel = channel
         self.logger = logger
-        // Everything queued while the previous notification was on its way goes out together.
+        // Everything queued while the previous notification was on its way goes out together; while the database
+        // stalls, the backlog keeps only each rider's newest position (`RelayBacklog`).
         let instance = self.instance
-        outgoing = Coalescer { updates in
+        outgoing = BufferedCoalescer { updates in
             for payload in RelayPayload.pack(updates, from: instance, limit: Self.payloadLimit) {
                 do {
                     try await database.notify(channel: channel, payload: payload)
