@@ -40,7 +40,24 @@ final class ServerProcess: @unchecked Sendable {
     private func run() throws {
         try process.run()
         if let handle = errorPipe?.fileHandleForReading {
-            errorText = Task.detached { String(decoding: handle.readDataToEndOfFile(), as: UTF8.self) }
+            errorText = Task { await Self.readToEnd(handle) }
+        }
+    }
+
+    /// Reads a pipe to its end on a thread of its own. A blocking read on the concurrency pool (two threads on a
+    /// 2-core machine) starved every other test: two servers' logs being read stopped the run (seen in CI).
+    static func readToEnd(_ handle: FileHandle) async -> String {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(returning: String(decoding: handle.readDataToEndOfFile(), as: UTF8.self))
+            }
+        }
+    }
+
+    /// The next chunk a pipe gives (empty at its end), read on a thread of its own for the same reason.
+    static func nextChunk(_ handle: FileHandle) async -> Data {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: handle.availableData) }
         }
     }
 
@@ -51,7 +68,7 @@ final class ServerProcess: @unchecked Sendable {
         let deadline = ContinuousClock.now + timeout
         var seen = ""
         while ContinuousClock.now < deadline {
-            let chunk = handle.availableData
+            let chunk = await Self.nextChunk(handle)
             if chunk.isEmpty { break }
             seen += String(decoding: chunk, as: UTF8.self)
             if let range = seen.range(of: #"https?://[0-9.]+:([0-9]+)"#, options: .regularExpression) {
@@ -68,7 +85,7 @@ final class ServerProcess: @unchecked Sendable {
     func runToEnd(timeout: Duration) async throws -> (status: Int32, text: String) {
         try run()
         let handle = output.fileHandleForReading
-        let collected = Task.detached { String(decoding: handle.readDataToEndOfFile(), as: UTF8.self) }
+        let collected = Task { await Self.readToEnd(handle) }
         let deadline = ContinuousClock.now + timeout
         while process.isRunning && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(100))
