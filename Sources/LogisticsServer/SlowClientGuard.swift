@@ -141,6 +141,12 @@ final class SlowClientGuard: ChannelDuplexHandler, RemovableChannelHandler {
         let searchFrom = max(0, head.count - 3)
         head += bytes
         guard let end = Self.endOfHead(in: head, from: searchFrom) else { return }
+        guard Self.isRequestLine(head) else {
+            // The HTTP decoder answers nothing to a head that is not HTTP, and the connection would sit here
+            // untimed as if the server were working on it.
+            refuseMalformed(context)
+            return
+        }
         let bodyLength = Self.bodyLength(head[..<end])
         let alreadyHere = head.count - end
         head = []
@@ -160,6 +166,31 @@ final class SlowClientGuard: ChannelDuplexHandler, RemovableChannelHandler {
             timer?.cancel()
             timer = nil
         }
+    }
+
+    /// `METHOD target HTTP/1.x`: what every request's first line must be.
+    private static func isRequestLine(_ head: [UInt8]) -> Bool {
+        guard let newline = head.firstIndex(of: 13) else { return false }
+        let parts = head[..<newline].split(separator: 32, omittingEmptySubsequences: false)
+        guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty else { return false }
+        return parts[0].allSatisfy { (65...90).contains($0) } && parts[2].starts(with: Self.response)
+    }
+
+    private static let malformed: [UInt8] = {
+        let body =
+            #"{"code":"VALIDATION_FAILED","detail":"The request is not HTTP/1.1","status":400,"title":"Bad request"}"#
+        return Array(
+            ("HTTP/1.1 400 Bad Request\r\nContent-Type: application/problem+json\r\nConnection: close\r\n"
+                + "Content-Length: \(body.utf8.count)\r\n\r\n" + body).utf8)
+    }()
+
+    private func refuseMalformed(_ context: ChannelHandlerContext) {
+        timer?.cancel()
+        timer = nil
+        head = []
+        var buffer = context.channel.allocator.buffer(capacity: Self.malformed.count)
+        buffer.writeBytes(Self.malformed)
+        context.writeAndFlush(wrapOutboundOut(.byteBuffer(buffer))).whenComplete { _ in context.close(promise: nil) }
     }
 
     /// Where the body starts (just past the blank line), searching from `start`.

@@ -31,6 +31,22 @@ struct SlowClientTests {
         }
     }
 
+    @Test("a head that is not HTTP gets 400 problem+json and the connection closes, not an untimed wait")
+    func notHTTP() async throws {
+        try await TestServer.run(.sqlite, configure: Self.short) { server in
+            for garbage in ["garbage\r\n\r\n", "GET /health/live\r\n\r\n", "get / HTTP/1.1\r\n\r\n"] {
+                let socket = try RawSocket(port: server.port)
+                try socket.write(garbage)
+                let (bytes, closed) = await socket.read(within: .seconds(3))
+                let text = String(decoding: bytes, as: UTF8.self)
+                #expect(text.hasPrefix("HTTP/1.1 400"), "\(garbage.debugDescription): \(text)")
+                #expect(text.contains("application/problem+json") && text.contains("VALIDATION_FAILED"))
+                #expect(closed, "\(garbage.debugDescription): the connection stays open")
+            }
+            #expect(try await server.send(.get, "/health/live").status == 200)
+        }
+    }
+
     @Test("a body that stops arriving is cut after the gap; a connection that says nothing after the idle time")
     func silentBodyAndIdle() async throws {
         try await TestServer.run(.sqlite, configure: Self.short) { server in
