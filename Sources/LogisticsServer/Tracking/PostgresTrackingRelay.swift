@@ -38,11 +38,27 @@ final class PostgresTrackingRelay: TrackingRelay, Service {
         let instance = self.instance
         outgoing = BufferedCoalescer { updates in
             for payload in RelayPayload.pack(updates, from: instance, limit: Self.payloadLimit) {
-                do {
-                    try await database.notify(channel: channel, payload: payload)
-                } catch {
-                    logger.warning("tracking fan-out failed", metadata: ["error": "\(error)"])
-                }
+                await Self.notify(payload, channel: channel, database: database, logger: logger)
+            }
+        }
+    }
+
+    /// Sends one payload, retrying while the database cannot be reached: it carries order events, which the other
+    /// instances' customers must get. Meanwhile later updates wait in the bounded backlog. A payload the database
+    /// refuses for itself is logged and dropped, so one bad message cannot hold the relay.
+    static func notify(_ payload: String, channel: String, database: PostgresDatabase, logger: Logger) async {
+        var delay = Duration.milliseconds(250)
+        while !Task.isCancelled {
+            do {
+                try await database.notify(channel: channel, payload: payload)
+                return
+            } catch StoreError.unavailable(let detail) {
+                logger.warning("tracking fan-out waits for the database", metadata: ["error": "\(detail)"])
+                try? await Task.sleep(for: delay)
+                delay = min(delay * 2, .seconds(5))
+            } catch {
+                logger.error("tracking fan-out dropped a refused message", metadata: ["error": "\(error)"])
+                return
             }
         }
     }
