@@ -41,8 +41,9 @@ public struct Migrator: Sendable {
         for migration in Schema.migrations {
             let didApply = try await database.transaction { transaction in
                 if transaction.dialect == .postgres {
-                    // Several instances may start at once; one applies, the others wait and skip.
-                    try await transaction.query("SELECT pg_advisory_xact_lock(72100001)")
+                    // Several instances may start at once; one applies, the others wait and skip. The lock is the
+                    // schema's: instances on other schemas of the database (tests, staging) need not wait.
+                    try await transaction.query("SELECT pg_advisory_xact_lock(72100001, hashtext(current_schema()))")
                 }
                 let done = try await transaction.first(
                     "SELECT version FROM schema_migrations WHERE version = ?", [.int(migration.version)])
