@@ -10,6 +10,9 @@ public struct ConnectionLimits: Sendable, Equatable {
     public var bodyGapSeconds: Double = 30
     /// Longest silence on a connection between requests (keep-alive), and before the first one.
     public var idleSeconds: Double = 60
+    /// Longest wait for the server's first answer byte once a request is in; only a request the server cannot even
+    /// parse (it sends nothing back) comes near it.
+    public var processingSeconds: Double = 120
     /// Connections open at once from one address; nil: no cap. Trusted proxies are not capped.
     public var perAddress: Int? = 1_000
 
@@ -141,12 +144,6 @@ final class SlowClientGuard: ChannelDuplexHandler, RemovableChannelHandler {
         let searchFrom = max(0, head.count - 3)
         head += bytes
         guard let end = Self.endOfHead(in: head, from: searchFrom) else { return }
-        guard Self.isRequestLine(head) else {
-            // The HTTP decoder answers nothing to a head that is not HTTP, and the connection would sit here
-            // untimed as if the server were working on it.
-            refuseMalformed(context)
-            return
-        }
         let bodyLength = Self.bodyLength(head[..<end])
         let alreadyHere = head.count - end
         head = []
@@ -163,34 +160,10 @@ final class SlowClientGuard: ChannelDuplexHandler, RemovableChannelHandler {
             arm(context, seconds: limits.idleSeconds)
         } else {
             phase = .processing
-            timer?.cancel()
-            timer = nil
+            // The server answers within seconds (database calls give up at 5 s); a head it cannot parse gets no
+            // answer at all from the HTTP decoder, and would otherwise hold the connection for ever.
+            arm(context, seconds: limits.processingSeconds)
         }
-    }
-
-    /// `METHOD target HTTP/1.x`: what every request's first line must be.
-    private static func isRequestLine(_ head: [UInt8]) -> Bool {
-        guard let newline = head.firstIndex(of: 13) else { return false }
-        let parts = head[..<newline].split(separator: 32, omittingEmptySubsequences: false)
-        guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty else { return false }
-        return parts[0].allSatisfy { (65...90).contains($0) } && parts[2].starts(with: Self.response)
-    }
-
-    private static let malformed: [UInt8] = {
-        let body =
-            #"{"code":"VALIDATION_FAILED","detail":"The request is not HTTP/1.1","status":400,"title":"Bad request"}"#
-        return Array(
-            ("HTTP/1.1 400 Bad Request\r\nContent-Type: application/problem+json\r\nConnection: close\r\n"
-                + "Content-Length: \(body.utf8.count)\r\n\r\n" + body).utf8)
-    }()
-
-    private func refuseMalformed(_ context: ChannelHandlerContext) {
-        timer?.cancel()
-        timer = nil
-        head = []
-        var buffer = context.channel.allocator.buffer(capacity: Self.malformed.count)
-        buffer.writeBytes(Self.malformed)
-        context.writeAndFlush(wrapOutboundOut(.byteBuffer(buffer))).whenComplete { _ in context.close(promise: nil) }
     }
 
     /// Where the body starts (just past the blank line), searching from `start`.
