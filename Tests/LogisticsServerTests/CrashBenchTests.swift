@@ -11,9 +11,10 @@ struct CrashBenchTests {
     func noAcknowledgedWriteLost(store: StoreKind) async throws {
         var arguments = ["bench", "crash", "--rounds", "3", "--riders", "6", "--max-seconds", "2"]
         if store == .postgres, let url = StoreKind.postgresURL { arguments += ["--database-url", url] }
-        let bench = try ServerProcess(arguments: arguments, environment: [:])
+        let bench = try ServerProcess(arguments: arguments, environment: [:], captureStandardError: true)
         let (status, text) = try await bench.runToEnd(timeout: .seconds(150))
-        #expect(status == 0, "\(text)")
+        let errors = await bench.standardErrorText()
+        #expect(status == 0, "\(text)\n\(errors)")
         let summary = try #require(text.split(separator: "\n").last.map(String.init))
         #expect(summary.hasPrefix("0 lost of "), "\(text)")
         #expect(summary.contains("0 sequence gaps, 0 half-done orders"))

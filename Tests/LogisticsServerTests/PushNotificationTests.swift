@@ -21,7 +21,7 @@ struct PushNotificationTests {
         let dispatcher = try await server.token(.dispatcher)
         let created = try await server.send(
             .post, "/api/v1/orders", token: dispatcher, json: Fixtures.order(customerId: customerId))
-        let orderId = try #require(created["orderId"] as? String)
+        let orderId = try #require(created["orderId"] as? String, "\(created.status) \(created.text)")
         let cancelled = try await server.send(
             .post, "/api/v1/orders/\(orderId)/cancel", token: dispatcher, json: ["reason": "test"])
         #expect(cancelled.status == 200, "\(cancelled.text)")

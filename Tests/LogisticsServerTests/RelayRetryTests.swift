@@ -51,7 +51,10 @@ struct RelayRetryTests {
         while heard.withLock({ $0 }).isEmpty, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(100))
         }
-        #expect(heard.withLock { $0 } == [#"{"event":"delivered"}"#])
+        // At least once: an attempt abandoned at its deadline may still get through when the database returns, and
+        // receivers drop what they have already applied (by seq).
+        let received = heard.withLock { $0 }
+        #expect(!received.isEmpty && received.allSatisfy { $0 == #"{"event":"delivered"}"# }, "\(received)")
         listener.cancel()
         await sender.close()
         await receiver.close()
