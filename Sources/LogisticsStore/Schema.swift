@@ -215,5 +215,9 @@ enum Schema {
                 "CREATE INDEX tracking_links_order ON tracking_links (order_id)",
             ]
         ),
+        Migration(
+            version: 8, name: "idempotency claims name the instance that runs them",
+            common: ["ALTER TABLE idempotency_keys ADD COLUMN claimed_by BIGINT"]
+        ),
     ]
 }
