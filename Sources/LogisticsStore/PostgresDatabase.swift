@@ -118,11 +118,13 @@ public final class PostgresDatabase: SQLDatabase {
                     for try await notification in notifications { await receive(notification.payload) }
                 }
             } catch {
-                // The connection may go back to the pool: it must not keep naming this process.
-                _ = try? await connection.query("SELECT pg_advisory_unlock_all()", logger: logger)
+                // The connection may live on in the pool and be closed when idle: the next listening connection
+                // must be able to take the lock. (When cancelled, the process is stopping and its pool closes.)
+                if !Task.isCancelled {
+                    _ = try? await connection.query("SELECT pg_advisory_unlock_all()", logger: logger)
+                }
                 throw error
             }
-            _ = try? await connection.query("SELECT pg_advisory_unlock_all()", logger: logger)
         }
     }
 
