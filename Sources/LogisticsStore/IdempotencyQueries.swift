@@ -11,12 +11,14 @@ extension SQLLogisticsRepository {
     public func beginIdempotent(principal: String, key: String, requestHash: String, now: Date) async throws
         -> IdempotencyDecision
     {
+        let postgres = database as? PostgresDatabase
+        let claimant: SQLValue = postgres.map { .int($0.presence) } ?? .null
         do {
             try await database.query(
                 """
-                INSERT INTO idempotency_keys (principal, idempotency_key, request_hash, status, created_at)
-                VALUES (?, ?, ?, 0, ?)
-                """, [.text(principal), .text(key), .text(requestHash), .date(now)])
+                INSERT INTO idempotency_keys (principal, idempotency_key, request_hash, status, created_at, claimed_by)
+                VALUES (?, ?, ?, 0, ?, ?)
+                """, [.text(principal), .text(key), .text(requestHash), .date(now), claimant])
             return .proceed
         } catch StoreError.uniqueViolation {
             guard
@@ -31,14 +33,18 @@ extension SQLLogisticsRepository {
             }
             if status == 0 {
                 let claimed = try row.date("created_at")
-                guard now.timeIntervalSince(claimed) > Self.idempotencyClaimSeconds else { return .inProgress }
+                var abandoned = now.timeIntervalSince(claimed) > Self.idempotencyClaimSeconds
+                if !abandoned {
+                    abandoned = try await claimantIsGone(row.optionalInt("claimed_by"), postgres: postgres)
+                }
+                guard abandoned else { return .inProgress }
                 // Taken over by one request only: the claim's old time is the compare-and-set.
                 let taken = try await database.first(
                     """
-                    UPDATE idempotency_keys SET created_at = ?
+                    UPDATE idempotency_keys SET created_at = ?, claimed_by = ?
                     WHERE principal = ? AND idempotency_key = ? AND status = 0 AND created_at = ?
                     RETURNING principal
-                    """, [.date(now), .text(principal), .text(key), .date(claimed)])
+                    """, [.date(now), claimant, .text(principal), .text(key), .date(claimed)])
                 return taken == nil ? .inProgress : .proceed
             }
             return .replay(
@@ -47,6 +53,14 @@ extension SQLLogisticsRepository {
                     contentType: row.optionalString("content_type") ?? "application/json",
                     location: row.optionalString("location")))
         }
+    }
+
+    /// On PostgreSQL, whether the instance that claimed a key no longer holds its presence lock: it was killed or
+    /// lost its database connection, so its request will never finish and the claim need not wait 2 minutes.
+    /// (An instance whose listening connection is being re-established also looks gone for that second.)
+    private func claimantIsGone(_ claimant: Int?, postgres: PostgresDatabase?) async throws -> Bool {
+        guard let postgres, let claimant, Int64(claimant) != postgres.presence else { return false }
+        return try await !postgres.isPresent(Int64(claimant))
     }
 
     public func completeIdempotent(principal: String, key: String, response: StoredResponse) async throws {

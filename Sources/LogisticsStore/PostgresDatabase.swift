@@ -74,19 +74,56 @@ public final class PostgresDatabase: SQLDatabase {
     }
 
     /// `NOTIFY` on a channel; listeners on every connection of the database receive the payload at commit.
+    /// Names this process among the instances sharing the database. It is held as an advisory lock on the `LISTEN`
+    /// connection (`listen`), so another instance can tell from `pg_locks` that a process which claimed an
+    /// `Idempotency-Key` is gone (killed, or cut off from the database) and take its claim over at once.
+    public let presence = Int64(Int32.random(in: 1...Int32.max))
+    /// The first key of the presence locks ("LOGI"), the second being `presence`.
+    static let presenceLockClass: Int32 = 0x4C4F_4749
+
+    /// Whether the process named by `presence` holds its lock, that is, is running and listening.
+    public func isPresent(_ presence: Int64) async throws -> Bool {
+        try await first(
+            """
+            SELECT 1 FROM pg_locks
+            WHERE locktype = 'advisory' AND granted AND classid::bigint = ? AND objid::bigint = ? AND objsubid = 2
+                AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+            """, [.int(Int64(Self.presenceLockClass)), .int(presence)]) != nil
+    }
+
     public func notify(channel: String, payload: String) async throws {
         _ = try await query("SELECT pg_notify(?, ?)", [.text(channel), .text(payload)])
     }
 
     /// Holds one pooled connection in `LISTEN` and hands every payload to `receive` until cancelled or the
-    /// connection drops (then it throws, and the caller decides when to listen again).
+    /// connection drops (then it throws, and the caller decides when to listen again). The connection also holds
+    /// this process's `presence` lock meanwhile; PostgreSQL releases it when the connection ends.
     public func listen(
         channel: String, onListening: @Sendable () -> Void = {}, receive: @Sendable (String) async -> Void
     ) async throws {
+        let logger = self.logger
+        let presenceLock = PostgresQuery(
+            unsafeSQL: "SELECT pg_try_advisory_lock($1, $2)",
+            binds: {
+                var binds = PostgresBindings(capacity: 2)
+                binds.append(Self.presenceLockClass)
+                binds.append(Int32(presence))
+                return binds
+            }())
         try await client.withConnection { connection in
-            try await connection.listen(on: channel) { notifications in
-                onListening()
-                for try await notification in notifications { await receive(notification.payload) }
+            for try await _ in try await connection.query(presenceLock, logger: logger) {}
+            do {
+                try await connection.listen(on: channel) { notifications in
+                    onListening()
+                    for try await notification in notifications { await receive(notification.payload) }
+                }
+            } catch {
+                // The connection may live on in the pool and be closed when idle: the next listening connection
+                // must be able to take the lock. (When cancelled, the process is stopping and its pool closes.)
+                if !Task.isCancelled {
+                    _ = try? await connection.query("SELECT pg_advisory_unlock_all()", logger: logger)
+                }
+                throw error
             }
         }
     }

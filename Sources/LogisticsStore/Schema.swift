@@ -222,5 +222,9 @@ enum Schema {
                 "CREATE INDEX proofs_of_delivery_created ON proofs_of_delivery (created_at)",
             ]
         ),
+        Migration(
+            version: 9, name: "idempotency claims name the instance that runs them",
+            common: ["ALTER TABLE idempotency_keys ADD COLUMN claimed_by BIGINT"]
+        ),
     ]
 }

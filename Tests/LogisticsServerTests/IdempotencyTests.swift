@@ -1,5 +1,7 @@
 import Foundation
+import Logging
 import LogisticsCore
+import LogisticsStore
 import Testing
 
 @Suite("Idempotency-Key on POST", .timeLimit(.minutes(3)))
@@ -86,6 +88,69 @@ struct IdempotencyTests {
             #expect(replayed.status == 201)
             #expect(replayed.body == retried.body)
             #expect(try await server.count("orders") == 1)
+        }
+    }
+
+    @Test(
+        "on PostgreSQL, a claim of an instance that is gone (killed: its presence lock went with its connections) is taken over at once; a live instance's claim is not"
+    )
+    func claimOfAGoneInstance() async throws {
+        guard let url = StoreKind.postgresURL else {
+            StoreKind.noteSkippedPostgres()
+            return
+        }
+        try await TestServer.run(.postgres) { server in
+            let dispatcherId = UUID()
+            let dispatcher = try await server.token(.dispatcher, dispatcherId)
+            let body = try JSONSerialization.data(withJSONObject: Fixtures.order(), options: [.sortedKeys])
+            var hasher = SHA256Hasher()
+            let hash = hasher.hex(Array("POST /api/v1/orders\n".utf8) + Array(body))
+            // Another instance, running: it listens, so it holds its presence lock.
+            let other = try PostgresDatabase(
+                settings: .init(url: url, poolSize: 1), logger: Logger(label: "another-instance"))
+            let (listening, ready) = AsyncStream.makeStream(of: Void.self)
+            let listener = Task {
+                try await other.listen(channel: "presence_test", onListening: { ready.yield() }) { _ in }
+            }
+            for await _ in listening { break }
+            try await server.database.query(
+                """
+                INSERT INTO idempotency_keys (principal, idempotency_key, request_hash, status, created_at, claimed_by)
+                VALUES (?, ?, ?, 0, ?, ?)
+                """,
+                [
+                    .text("dispatcher:\(dispatcherId.lowercased)"), .text("claimed-elsewhere"), .text(hash),
+                    .date(server.clock.now()), .int(other.presence),
+                ])
+            let busy = try await server.send(
+                .post, "/api/v1/orders", token: dispatcher, raw: body, contentType: "application/json",
+                headers: ["Idempotency-Key": "claimed-elsewhere"])
+            #expect(busy.status == 409)
+            #expect(busy.code == "IDEMPOTENCY_REQUEST_IN_PROGRESS")
+
+            // The other instance dies: its connections close and PostgreSQL releases the lock.
+            listener.cancel()
+            await other.close()
+            _ = try? await listener.value
+            guard let postgres = server.database as? PostgresDatabase else {
+                Issue.record("the server does not run on PostgreSQL")
+                return
+            }
+            let deadline = ContinuousClock.now + .seconds(10)
+            while try await postgres.isPresent(other.presence), ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            let retried = try await server.send(
+                .post, "/api/v1/orders", token: dispatcher, raw: body, contentType: "application/json",
+                headers: ["Idempotency-Key": "claimed-elsewhere"])
+            #expect(retried.status == 201)
+            let replayed = try await server.send(
+                .post, "/api/v1/orders", token: dispatcher, raw: body, contentType: "application/json",
+                headers: ["Idempotency-Key": "claimed-elsewhere"])
+            #expect(replayed.body == retried.body)
+            #expect(try await server.count("orders") == 1)
+            // The server's own claims name it, and it is present while it listens.
+            #expect(try await postgres.isPresent(postgres.presence))
         }
     }
 

@@ -38,7 +38,9 @@ struct SocketAccessTests {
                 #expect((problem?["detail"] as? String)?.contains("suspended") == true)
             }
             let took = ContinuousClock.now - started
-            #expect(took < .seconds(2), "closed \(took) after the suspension (the watch looks twice a second)")
+            // The watch looks twice a second; the time also holds the suspension request and both clients noticing
+            // their close, which took 2.3 s once on a loaded CI machine.
+            #expect(took < .seconds(4), "closed \(took) after the suspension")
             // The API stops trusting this instance's cached standing at once, not after its 30 s.
             let elsewhereToken = try await server.token(.rider, elsewhere)
             #expect(try await server.send(.get, "/api/v1/rider/me", token: elsewhereToken).status == 403)
@@ -72,7 +74,7 @@ struct SocketAccessTests {
             let started = ContinuousClock.now
             #expect(try await server.send(.delete, "\(links)/\(linkId)", token: scenario.customer).status == 204)
             try await follower.finished()
-            #expect(ContinuousClock.now - started < .seconds(2))
+            #expect(ContinuousClock.now - started < .seconds(4))
             #expect(follower.storage.applicationCloseCode.withLock { $0 } == 4403)
             let seen = try #require(follower.messages.compactMap { $0["seq"] as? Int }.last)
 
