@@ -10,9 +10,9 @@ final class SocketBacklog: Sendable {
         var bytes: Int
     }
 
-    /// The backlog only grows once the kernel's send buffer (up to 4 MiB on Linux) is full, i.e. when the client is
-    /// seconds behind even on a busy dispatcher stream; past this it will not catch up. The bound of what one
-    /// socket can make the process hold.
+    /// The backlog only grows once the kernel's send buffer and NIO's pending writes (~80 KiB together, see
+    /// `SocketSession.sendBuffer`) are full; a dispatcher this far behind on a busy stream will not catch up. The
+    /// bound of what one socket can make the process hold.
     static let standard = Limits(messages: 1_000, bytes: 256 * 1024)
     /// Tracking messages are encoded when written; this is their size as far as the limit is concerned.
     static let trackingMessageBytes = 200

@@ -27,7 +27,7 @@ final class SilentSockets: Sendable {
     }
 
     /// How many of them the server cut off for falling behind, by its own count (a client cannot tell quickly:
-    /// after a cut the kernel still holds up to 4 MiB per socket to deliver).
+    /// after a cut the kernel still holds what it had buffered for them).
     static func cutOffByServer(port: Int) async throws -> Int {
         let response = try await HTTPClient.shared.execute(
             HTTPClientRequest(url: "http://127.0.0.1:\(port)/metrics"), timeout: .seconds(10))

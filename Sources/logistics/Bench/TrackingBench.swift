@@ -81,23 +81,33 @@ struct TrackingBench: AsyncParsableCommand {
             Console.line("Opening \(silent) dispatcher sockets that never read ...")
             let dispatcher = try await load.tokens.token(subject: UUID(), role: .dispatcher, ttl: 86_400)
             stuck = try await SilentSockets.open(count: silent, port: servers[0].port, token: dispatcher)
+            // Their upgrades and sign-ins are done before the riders start, as the customers' are.
+            try await Task.sleep(for: .seconds(2))
         }
         Console.line("Riders sending for \(duration) s ...")
         let running = servers
+        let silentCount = stuck == nil ? 0 : silent
         let sampler = Task {
             var peak = 0
             var samples: [Int] = []
+            // The second of the run by which the server had cut every silent socket off.
+            var allCutBy: Int?
             while !Task.isCancelled {
                 let bytes = running.reduce(0) { $0 + $1.residentBytes() }
                 peak = max(peak, bytes)
                 samples.append(bytes)
+                if silentCount > 0, allCutBy == nil,
+                    (try? await SilentSockets.cutOffByServer(port: running[0].port)) == silentCount
+                {
+                    allCutBy = samples.count
+                }
                 try? await Task.sleep(for: .seconds(1))
             }
-            return (peak, samples)
+            return (peak, samples, allCutBy)
         }
         let traffic = try await load.drive(seconds: duration, connections: connections)
         sampler.cancel()
-        let (peak, samples) = await sampler.value
+        let (peak, samples, allCutBy) = await sampler.value
         Console.line("Letting the last messages arrive ...")
         try await load.settle()
         let outcome = load.outcome()
@@ -130,6 +140,9 @@ struct TrackingBench: AsyncParsableCommand {
                     + "p50 %.1f ms, p99 %.1f ms, max %.1f ms", outcome.later.p50 * 1000, outcome.later.p99 * 1000,
                 outcome.later.max * 1000))
         Console.line(
+            "  p99 per 10 s of the run: "
+                + outcome.byWindow.map { String(format: "%.1f", $0.p99 * 1000) }.joined(separator: ", ") + " ms")
+        Console.line(
             "lost: \(outcome.lost) (sockets whose last position is not their rider's last fix), "
                 + "misordered or duplicated: \(outcome.misordered), seq gaps: \(outcome.gaps)")
         let quarters = stride(from: 0, to: samples.count, by: max(1, samples.count / 4)).map { samples[$0] / 1_048_576 }
@@ -139,7 +152,8 @@ struct TrackingBench: AsyncParsableCommand {
         if let cutOff {
             Console.line(
                 "dispatcher sockets that never read: \(silent) opened, \(cutOff) cut off by the server for falling "
-                    + "behind (its websocket_cut_off_total)")
+                    + "behind (its websocket_cut_off_total)"
+                    + (allCutBy.map { ", all of them within \($0) s of the riders starting" } ?? ""))
         }
     }
 }

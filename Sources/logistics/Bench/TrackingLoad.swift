@@ -298,6 +298,8 @@ final class TrackingLoad: Sendable {
         var latency: LatencySummary
         /// The same after the first 5 s, when every rider has sent once and the server knows them all.
         var later: LatencySummary
+        /// Per 10 s of the run, by when the message arrived: where a stall happened, not only that it did.
+        var byWindow: [LatencySummary]
         var lost: Int
         var misordered: Int
         var gaps: Int
@@ -310,6 +312,8 @@ final class TrackingLoad: Sendable {
         var outcome = Outcome(
             open: 0, deliveries: deliveries.count, latency: LatencySummary(deliveries.map(\.latency)),
             later: LatencySummary(deliveries.filter { $0.at.timeIntervalSince(start) >= 5 }.map(\.latency)),
+            byWindow: Dictionary(grouping: deliveries) { Int(max(0, $0.at.timeIntervalSince(start)) / 10) }
+                .sorted { $0.key < $1.key }.map { LatencySummary($0.value.map(\.latency)) },
             lost: 0, misordered: 0, gaps: 0)
         for socket in sockets {
             let seen = socket.seen.withLock { $0 }
