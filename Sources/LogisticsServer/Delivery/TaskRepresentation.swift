@@ -83,41 +83,6 @@ struct TaskRepresentation: Encodable {
     }
 }
 
-struct OfferRepresentation: Encodable {
-    var offerId: String
-    var riderId: String
-    var orderId: String
-    var status: OfferStatus
-    var expiresAt: Date
-    var secondsLeft: Int?
-    var pickup: VendorStop?
-    var dropoff: Dropoff?
-    /// Road distances (open offers in the rider's list only).
-    var distances: Distances?
-
-    struct Distances: Encodable {
-        /// From the rider's last known position to the store.
-        var toStoreM: Double?
-        var storeToCustomerM: Double?
-    }
-
-    struct Dropoff: Encodable {
-        var address: String
-        var location: GeoPoint
-    }
-
-    init(_ offer: Offer, order: Order? = nil, now: Date? = nil) {
-        offerId = offer.id.lowercased
-        riderId = offer.riderId.lowercased
-        orderId = offer.orderId.lowercased
-        status = offer.status
-        expiresAt = offer.expiresAt
-        secondsLeft = now.map { offer.secondsLeft(at: $0) }
-        pickup = order?.vendor
-        dropoff = order.map { Dropoff(address: $0.customer.address, location: $0.customer.location) }
-    }
-}
-
 /// An optional that is written as `null` instead of being left out, for keys a client may count on.
 struct NullWhenAbsent<Wrapped: Encodable>: Encodable {
     var value: Wrapped?

@@ -47,7 +47,3 @@ struct CreateOrderRequest: Decodable {
 struct CancelOrderRequest: Decodable {
     var reason: String?
 }
-
-struct AvailabilityRequest: Decodable {
-    var status: RiderAvailability
-}

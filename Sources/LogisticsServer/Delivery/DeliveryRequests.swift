@@ -1,0 +1,30 @@
+import Foundation
+import LogisticsCore
+import LogisticsStore
+
+struct StatusChangeRequest: Decodable {
+    var status: TaskStatus
+    var location: GeoPoint
+    var occurredAt: Date
+    var eventId: UUID
+    var farFromDestinationConfirmed: Bool?
+    var reason: DeliveryIssueType?
+}
+
+struct OTPProofRequest: Decodable {
+    var type: String
+    var value: String
+    var capturedAt: Date
+    var location: GeoPoint
+}
+
+struct ReportIssueRequest: Decodable {
+    var type: DeliveryIssueType
+    var note: String?
+    var location: GeoPoint?
+    var occurredAt: Date?
+}
+
+struct DispatcherDecisionRequest: Decodable {
+    var reason: String?
+}

@@ -1,0 +1,6 @@
+import Foundation
+import LogisticsCore
+
+struct AvailabilityRequest: Decodable {
+    var status: RiderAvailability
+}
