@@ -24,7 +24,7 @@ enum NetworkAddress {
                     address, socklen_t(MemoryLayout<sockaddr_in>.size), &host, socklen_t(host.count), nil, 0,
                     NI_NUMERICHOST) == 0
             else { continue }
-            return String(cString: host)
+            return String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         }
         return nil
     }

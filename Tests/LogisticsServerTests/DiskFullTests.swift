@@ -32,7 +32,7 @@ struct DiskFullTests {
             let handle =
                 FileHandle(forWritingAtPath: filler)
                 ?? {
-                    FileManager.default.createFile(atPath: filler, contents: nil)
+                    _ = FileManager.default.createFile(atPath: filler, contents: nil)
                     return FileHandle(forWritingAtPath: filler)!
                 }()
             let block = Data(count: 64 * 1024)

@@ -13,24 +13,24 @@ final class RequestMetrics: Sendable {
 
     func record(route: String, method: String, status: Int, duration: Duration) {
         let labels = [("route", route), ("method", method), ("status", String(status))]
-        registry.makeCounter(name: "http_requests_total", labels: labels).increment()
-        registry.makeDurationHistogram(name: "http_request_duration_seconds", labels: labels, buckets: Self.buckets)
+        registry.counter(.httpRequests, labels: labels).increment()
+        registry.durationHistogram(.httpRequestDuration, labels: labels, buckets: Self.buckets)
             .record(duration)
     }
 
     /// Open WebSockets by stream (`customer`, `rider`, `dispatch`), moved up and down as they open and close.
     func socketOpened(_ stream: String) {
-        registry.makeGauge(name: "websocket_connections", labels: [("stream", stream)]).increment()
+        registry.gauge(.webSocketConnections, labels: [("stream", stream)]).increment()
     }
     /// A socket closed by the server for its client's behaviour: `behind` (its backlog passed the limits) or
     /// `flood` (it sent messages faster than allowed).
     func socketCutOff(_ stream: String, reason: String) {
-        registry.makeCounter(name: "websocket_cut_off_total", labels: [("stream", stream), ("reason", reason)])
+        registry.counter(.webSocketCutOff, labels: [("stream", stream), ("reason", reason)])
             .increment()
     }
 
     func socketClosed(_ stream: String) {
-        registry.makeGauge(name: "websocket_connections", labels: [("stream", stream)]).decrement()
+        registry.gauge(.webSocketConnections, labels: [("stream", stream)]).decrement()
     }
 
     func exposition() -> String {

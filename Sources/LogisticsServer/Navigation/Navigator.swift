@@ -26,8 +26,8 @@ public struct Navigator: Sendable {
         let started = ContinuousClock.now
         do {
             let route = try await provider.route(request, profile: profile, now: now)
-            registry.makeDurationHistogram(
-                name: "routing_duration_seconds", labels: [("provider", provider.name)], buckets: Self.buckets
+            registry.durationHistogram(
+                .routingDuration, labels: [("provider", provider.name)], buckets: Self.buckets
             ).record(ContinuousClock.now - started)
             return route
         } catch let error as RoutingError {
@@ -50,7 +50,7 @@ public struct Navigator: Sendable {
             return .validation(field: "profile", "the \(profile.rawValue) profile is not loaded on this server")
         case .providerUnavailable(let cause):
             logger.error("navigation provider failed", metadata: ["provider": "\(provider.name)", "cause": "\(cause)"])
-            registry.makeCounter(name: "routing_provider_failures_total", labels: [("provider", provider.name)])
+            registry.counter(.routingProviderFailures, labels: [("provider", provider.name)])
                 .increment()
             return LogisticsError(.navigationUnavailable, "The route could not be computed right now")
         }

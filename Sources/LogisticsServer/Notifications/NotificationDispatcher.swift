@@ -106,8 +106,8 @@ struct NotificationDispatcher: Service {
                     "outcome": "\(label)", "detail": "\(result)",
                 ])
         }
-        registry.makeCounter(
-            name: "notifications_sent_total", labels: [("provider", notification.channel.rawValue), ("outcome", label)]
+        registry.counter(
+            .notificationsSent, labels: [("provider", notification.channel.rawValue), ("outcome", label)]
         ).increment()
         do {
             try await repository.finishNotification(notification, result: result, now: now)
@@ -121,8 +121,8 @@ struct NotificationDispatcher: Service {
 
     private func recordBacklog() async throws {
         let backlog = try await repository.notificationBacklog()
-        registry.makeGauge(name: "notification_queue_depth").set(Double(backlog.pending))
-        registry.makeGauge(name: "notification_oldest_pending_seconds").set(
+        registry.gauge(.notificationQueueDepth).set(Double(backlog.pending))
+        registry.gauge(.notificationOldestPending).set(
             backlog.oldestPendingSince.map { max(clock.now().timeIntervalSince($0), 0) } ?? 0)
     }
 }

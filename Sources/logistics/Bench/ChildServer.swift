@@ -17,7 +17,9 @@ final class ChildServer: @unchecked Sendable {
         process.environment = env
         process.standardOutput = output
         let log = (dataDirectory as NSString).appendingPathComponent("server.log")
-        if !FileManager.default.fileExists(atPath: log) { FileManager.default.createFile(atPath: log, contents: nil) }
+        if !FileManager.default.fileExists(atPath: log) {
+            _ = FileManager.default.createFile(atPath: log, contents: nil)
+        }
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         handle.seekToEndOfFile()
         process.standardError = handle

@@ -80,8 +80,10 @@ struct SocketSession {
         metrics.socketOpened(stream)
         defer { metrics.socketClosed(stream) }
         if let channel {
-            try? await channel.setOption(ChannelOptions.socketOption(.so_sndbuf), value: SocketOptionValue(sendBuffer))
-            try? await channel.setOption(ChannelOptions.writeBufferWaterMark, value: pendingWrites)
+            // Queued on the connection's event loop ahead of anything this session writes.
+            channel.setOption(ChannelOptions.socketOption(.so_sndbuf), value: SocketOptionValue(sendBuffer))
+                .and(channel.setOption(ChannelOptions.writeBufferWaterMark, value: pendingWrites))
+                .whenComplete { _ in }
         }
         let (events, sink) = AsyncStream.makeStream(of: SocketEvent.self)
         try await withThrowingTaskGroup(of: Void.self) { group in

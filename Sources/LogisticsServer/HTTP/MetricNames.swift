@@ -1,0 +1,41 @@
+import Prometheus
+
+/// Every metric the server exports, with the help text Prometheus shows for it. One place, because the registry
+/// refuses the same name made twice with different help.
+struct MetricName: Sendable {
+    let name: String
+    let help: String
+
+    static let httpRequests = MetricName(name: "http_requests_total", help: "HTTP requests by route, method and status")
+    static let httpRequestDuration = MetricName(
+        name: "http_request_duration_seconds", help: "Time to answer an HTTP request, by route, method and status")
+    static let webSocketConnections = MetricName(name: "websocket_connections", help: "Open WebSockets by stream")
+    static let webSocketCutOff = MetricName(
+        name: "websocket_cut_off_total", help: "WebSockets closed for their client's behaviour (behind, flood)")
+    static let notificationsSent = MetricName(
+        name: "notifications_sent_total", help: "Push and webhook deliveries by provider and outcome")
+    static let notificationQueueDepth = MetricName(
+        name: "notification_queue_depth", help: "Notifications waiting to be sent")
+    static let notificationOldestPending = MetricName(
+        name: "notification_oldest_pending_seconds", help: "Age of the oldest notification waiting to be sent")
+    static let routingDuration = MetricName(
+        name: "routing_duration_seconds", help: "Time to compute a route, by provider")
+    static let routingProviderFailures = MetricName(
+        name: "routing_provider_failures_total", help: "Routes a provider failed to compute")
+
+    var descriptor: MetricNameDescriptor { MetricNameDescriptor(metricName: name, unitName: "", helpText: help) }
+}
+
+extension PrometheusCollectorRegistry {
+    func counter(_ metric: MetricName, labels: [(String, String)] = []) -> Counter {
+        makeCounter(descriptor: metric.descriptor, labels: labels)
+    }
+
+    func gauge(_ metric: MetricName, labels: [(String, String)] = []) -> Gauge {
+        makeGauge(descriptor: metric.descriptor, labels: labels)
+    }
+
+    func durationHistogram(_ metric: MetricName, labels: [(String, String)], buckets: [Duration]) -> DurationHistogram {
+        makeDurationHistogram(descriptor: metric.descriptor, labels: labels, buckets: buckets)
+    }
+}
