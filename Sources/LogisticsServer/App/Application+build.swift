@@ -207,9 +207,9 @@ func makeSocketRouter(_ services: LogisticsServices) -> Router<LogisticsRequestC
     router.add(middleware: RequestIdMiddleware())
     router.add(middleware: ProblemMiddleware(catalog: RouteCatalog()))
     if let limit = addressLimit(services) { router.add(middleware: limit) }
-    TrackingSocket(services: services).register(on: router)
-    RiderStreamSocket(services: services).register(on: router)
-    DispatchStreamSocket(services: services).register(on: router)
+    router.register(TrackingSocket(services: services))
+    router.register(RiderStreamSocket(services: services))
+    router.register(DispatchStreamSocket(services: services))
     return router
 }
 

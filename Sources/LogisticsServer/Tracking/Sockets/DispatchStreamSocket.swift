@@ -6,23 +6,18 @@ import LogisticsCore
 /// `WS /api/v1/dispatch/stream` (dispatchers and admins): every rider's fixes as `riderLocation` messages and
 /// every order event as `event` messages carrying the outbox's event document. A dispatcher that falls more than
 /// a few seconds behind is disconnected (close 1001) and reconnects; the order event log has everything missed.
-struct DispatchStreamSocket {
+struct DispatchStreamSocket: SocketStream {
     let services: LogisticsServices
 
     static let path = "/api/v1/dispatch/stream"
 
-    func register(on router: Router<LogisticsRequestContext>) {
-        router.ws(
-            RouterPath(Self.path),
-            shouldUpgrade: { request, _ in SocketSession.shouldUpgrade(request) },
-            onUpgrade: { inbound, outbound, context in
-                try await SocketSession.run(
-                    inbound, outbound, path: Self.path, stream: "dispatch", metrics: services.metrics,
-                    channel: context.requestContext.channel
-                ) { session, group in
-                    try await watch(&session, &group, context.request)
-                }
-            })
+    static let name = "dispatch"
+
+    func serve(
+        _ session: inout SocketSession, _ group: inout ThrowingTaskGroup<Void, any Error>,
+        _ context: WebSocketRouterContext<LogisticsRequestContext>
+    ) async throws {
+        try await watch(&session, &group, context.request)
     }
 
     private func watch(

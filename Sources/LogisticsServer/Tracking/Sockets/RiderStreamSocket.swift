@@ -7,23 +7,18 @@ import LogisticsCore
 /// `ack` (the same receipt as `POST /rider/locations`, sent once the fixes are stored) or an `error` with the
 /// problem document, both carrying the `ref`; the server pushes `notification` messages (offers, cancellations,
 /// dispatcher decisions) addressed to the rider. A bad message is answered, not fatal.
-struct RiderStreamSocket {
+struct RiderStreamSocket: SocketStream {
     let services: LogisticsServices
 
     static let path = "/api/v1/rider/stream"
 
-    func register(on router: Router<LogisticsRequestContext>) {
-        router.ws(
-            RouterPath(Self.path),
-            shouldUpgrade: { request, _ in SocketSession.shouldUpgrade(request) },
-            onUpgrade: { inbound, outbound, context in
-                try await SocketSession.run(
-                    inbound, outbound, path: Self.path, stream: "rider", metrics: services.metrics,
-                    channel: context.requestContext.channel
-                ) { session, group in
-                    try await serve(&session, &group, context.request)
-                }
-            })
+    static let name = "rider"
+
+    func serve(
+        _ session: inout SocketSession, _ group: inout ThrowingTaskGroup<Void, any Error>,
+        _ context: WebSocketRouterContext<LogisticsRequestContext>
+    ) async throws {
+        try await exchange(&session, &group, context.request)
     }
 
     private struct Incoming: Decodable {
@@ -47,7 +42,7 @@ struct RiderStreamSocket {
         }
     }
 
-    private func serve(
+    private func exchange(
         _ session: inout SocketSession, _ group: inout ThrowingTaskGroup<Void, any Error>, _ request: Request
     ) async throws {
         let rider: Actor

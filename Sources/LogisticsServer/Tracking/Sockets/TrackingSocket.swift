@@ -8,23 +8,18 @@ import LogisticsCore
 /// `ended` messages, and a close with 1000 when the delivery ends (**R** AC-005). The order's customer opens it
 /// with a JWT, anyone else only with a tracking link of that order. Refusals: 4401, 4403 (not a customer),
 /// 4404 (not this customer's order), 4409 before pickup, 4410 after the end.
-struct TrackingSocket {
+struct TrackingSocket: SocketStream {
     let services: LogisticsServices
 
     static let path = "/api/v1/customer/orders/{orderId}/tracking"
 
-    func register(on router: Router<LogisticsRequestContext>) {
-        router.ws(
-            RouterPath(Self.path),
-            shouldUpgrade: { request, _ in SocketSession.shouldUpgrade(request) },
-            onUpgrade: { inbound, outbound, context in
-                try await SocketSession.run(
-                    inbound, outbound, path: Self.path, stream: "customer", metrics: services.metrics,
-                    channel: context.requestContext.channel
-                ) { session, group in
-                    try await follow(&session, &group, context)
-                }
-            })
+    static let name = "customer"
+
+    func serve(
+        _ session: inout SocketSession, _ group: inout ThrowingTaskGroup<Void, any Error>,
+        _ context: WebSocketRouterContext<LogisticsRequestContext>
+    ) async throws {
+        try await follow(&session, &group, context)
     }
 
     /// The order, if the token may follow it now, and until when the token is accepted (nil: a tracking link, good
