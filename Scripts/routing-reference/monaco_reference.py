@@ -4,7 +4,7 @@
 Reads the PBF with pyosmium (libosmium's decoder, not ours), builds a directed car road graph with networkx from
 the OSM tags (written from the OSM wiki, not from our Swift profile), and computes plain Dijkstra distances
 between random node pairs of the largest strongly connected component. Turn restrictions are not modelled, so
-the Swift side compares against its graph imported without them (see the README).
+the Swift side compares against its graph imported without them (see docs/routing.md, "Cross-check").
 
     pip install osmium networkx
     python3 Scripts/routing-reference/monaco_reference.py Maps/monaco.osm.pbf \
