@@ -1,0 +1,10 @@
+import Foundation
+import LogisticsCore
+
+/// Housekeeping and health: retention, the blob sweep's question, and whether the database answers.
+public protocol UpkeepRepository: Sendable {
+    func prune(_ policy: RetentionPolicy, now: Date, batch: Int) async throws -> PrunedRows
+    /// Which of these blob digests a proof still refers to.
+    func referencedBlobs(among digests: [String]) async throws -> Set<String>
+    func ping() async throws
+}
