@@ -153,7 +153,7 @@ func makeRouter(_ services: LogisticsServices) -> (Router<LogisticsRequestContex
         crashAfterCommit: services.configuration.crashAfterCommit)
     var operations = RouteTable(group: router.group(), prefix: "", idempotency: idempotency, catalog: catalog)
     OperationsRoutes(services: services, metrics: metrics).register(in: &operations)
-    MapTileRoutes(services: services).register(in: &operations)
+    MapTileRoutes(tiles: services.mapTiles).register(in: &operations)
     TrackingPage(services: services).register(on: router, in: &operations)
     DispatchPage(tileServer: services.configuration.tileServer).register(on: router)
     RiderPage(configuration: services.configuration).register(on: router)
@@ -169,18 +169,42 @@ func makeRouter(_ services: LogisticsServices) -> (Router<LogisticsRequestContex
             middleware: CallerRateLimitMiddleware(limiter: RateLimiter(rule, what: "requests"), clock: services.clock))
     }
     var routes = RouteTable(group: api, prefix: "/api/v1", idempotency: idempotency, catalog: catalog)
-    OrderRoutes(services: services).register(in: &routes)
-    RiderRoutes(services: services).register(in: &routes)
-    RiderAdministrationRoutes(services: services).register(in: &routes)
-    CustomerRoutes(services: services).register(in: &routes)
-    DispatchRoutes(services: services).register(in: &routes)
-    RiderTaskRoutes(services: services).register(in: &routes)
-    ProofOfDeliveryRoutes(services: services).register(in: &routes)
-    LocationRoutes(services: services).register(in: &routes)
-    NavigationRoutes(services: services).register(in: &routes)
+    OrderRoutes(orders: services.repository, intake: services.intake, clock: services.clock).register(in: &routes)
+    RiderRoutes(riders: services.repository, clock: services.clock).register(in: &routes)
+    RiderAdministrationRoutes(riders: services.repository, knownCallers: services.knownCallers, clock: services.clock)
+        .register(in: &routes)
+    CustomerRoutes(
+        lookup: services.orderLookup, riders: services.repository, otp: services.otp,
+        tracking: TrackingSnapshots(services: services)
+    ).register(in: &routes)
+    OfferRoutes(
+        deliveries: services.deliveries, lookup: services.orderLookup, locations: services.locations,
+        navigator: services.navigator, configuration: services.configuration, clock: services.clock
+    ).register(in: &routes)
+    DispatcherDecisionRoutes(
+        deliveries: services.deliveries, lookup: services.orderLookup, configuration: services.configuration,
+        clock: services.clock
+    ).register(in: &routes)
+    OrderNotificationRoutes(outbox: services.repository, lookup: services.orderLookup).register(in: &routes)
+    RiderTaskRoutes(
+        deliveries: services.deliveries, locations: services.locations, navigator: services.navigator,
+        configuration: services.configuration, settings: services.deliverySettings, clock: services.clock
+    ).register(in: &routes)
+    ProofOfDeliveryRoutes(
+        deliveries: services.deliveries, orders: services.repository, blobs: services.blobs, otp: services.otp,
+        clock: services.clock
+    ).register(in: &routes)
+    LocationRoutes(ingest: services.ingest, clock: services.clock).register(in: &routes)
+    NavigationRoutes(
+        navigator: services.navigator, deliveries: services.deliveries, orders: services.repository,
+        locations: services.locations, clock: services.clock
+    ).register(in: &routes)
     TrackingRoutes(services: services).register(in: &routes)
-    DeviceRoutes(services: services).register(in: &routes)
-    WebhookRoutes(services: services).register(in: &routes)
+    DeviceRoutes(notifications: services.notifications, clock: services.clock).register(in: &routes)
+    WebhookRoutes(
+        notifications: services.notifications, sealer: services.secretSealer,
+        environment: services.configuration.environment, clock: services.clock
+    ).register(in: &routes)
     return (router, catalog.all)
 }
 

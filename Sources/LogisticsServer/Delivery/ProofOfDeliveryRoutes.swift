@@ -6,7 +6,11 @@ import NIOCore
 
 /// Proof of delivery: a photo (multipart) or the customer's code (JSON), and serving stored photos.
 struct ProofOfDeliveryRoutes {
-    let services: LogisticsServices
+    let deliveries: any DeliveryRepository
+    let orders: any OrderRepository
+    let blobs: any BlobStore
+    let otp: DeliveryOTP
+    let clock: any WallClock
 
     static let photoLimit = 10 * 1024 * 1024
     /// Room for the form's other fields and part headers around the photo.
@@ -38,15 +42,15 @@ struct ProofOfDeliveryRoutes {
     {
         // Refuse before reading a byte of the photo when the task cannot take one.
         let task = try await precheck(taskId: taskId, rider: rider)
-        try DeliveryRules.checkPhotoRoom(taken: try await services.deliveries.photoProofCount(taskId: taskId))
+        try DeliveryRules.checkPhotoRoom(taken: try await deliveries.photoProofCount(taskId: taskId))
         var request = request
         let limit = Self.photoLimit + Self.formOverhead
         let buffer = try await RequestBody.collect(&request, limit: limit)
         let form = try PhotoProofForm(bytes: Array(buffer: buffer), boundary: boundary, photoLimit: Self.photoLimit)
         let bytes = Array(form.photo)
-        let sha256 = try await services.blobs.put(bytes)
-        let now = services.clock.now()
-        let proof = try await services.deliveries.recordPhotoProof(
+        let sha256 = try await blobs.put(bytes)
+        let now = clock.now()
+        let proof = try await deliveries.recordPhotoProof(
             ProofOfDelivery(
                 id: UUID(), taskId: taskId, orderId: task.orderId,
                 type: ProofOfDeliveryType.photo.rawValue,
@@ -69,10 +73,10 @@ struct ProofOfDeliveryRoutes {
             errors.append(FieldError(field: "value", message: "must be the 4-digit code"))
         }
         guard errors.isEmpty else { throw LogisticsError.validation(errors) }
-        let otp = services.otp
+        let otp = otp
         let attempt = body.value
-        let outcome = try await services.deliveries.attemptOTP(
-            taskId: taskId, capturedAt: body.capturedAt, location: body.location, by: rider, now: services.clock.now(),
+        let outcome = try await deliveries.attemptOTP(
+            taskId: taskId, capturedAt: body.capturedAt, location: body.location, by: rider, now: clock.now(),
             verify: { order in
                 guard let hash = order.otpHash else { return false }
                 return otp.verify(orderId: order.id, attempt: attempt, storedHash: hash)
@@ -93,14 +97,14 @@ struct ProofOfDeliveryRoutes {
     @Sendable func image(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
         let actor = try context.caller()
         let podId = try context.uuidParameter("podId")
-        guard let proof = try await services.deliveries.proof(id: podId), let sha256 = proof.sha256,
-            let order = try await services.repository.order(id: proof.orderId)
+        guard let proof = try await deliveries.proof(id: podId), let sha256 = proof.sha256,
+            let order = try await orders.order(id: proof.orderId)
         else { throw LogisticsError.notFound("photo") }
-        let task = try await services.deliveries.task(id: proof.taskId)
+        let task = try await deliveries.task(id: proof.taskId)
         let allowed =
             actor.role.isStaff || (actor.role == .customer && order.customer.id == actor.id)
             || (actor.role == .rider && task?.riderId == actor.id)
-        guard allowed, let bytes = try await services.blobs.get(sha256: sha256) else {
+        guard allowed, let bytes = try await blobs.get(sha256: sha256) else {
             throw LogisticsError.notFound("photo")
         }
         var response = APIResponse(
@@ -112,7 +116,7 @@ struct ProofOfDeliveryRoutes {
 
     @discardableResult
     private func precheck(taskId: UUID, rider: Actor) async throws -> DeliveryTask {
-        guard let task = try await services.deliveries.task(id: taskId) else { throw LogisticsError.notFound("task") }
+        guard let task = try await deliveries.task(id: taskId) else { throw LogisticsError.notFound("task") }
         guard task.riderId == rider.id else { throw LogisticsError(.forbidden, "This task belongs to another rider") }
         try DeliveryRules.checkProofStage(task)
         return task

@@ -1,13 +1,14 @@
 import Foundation
 import Hummingbird
 import LogisticsCore
+import LogisticsStore
 import RoadRouting
 import Synchronization
 
 /// `GET /map/tiles/{z}/{x}/{y}`: the loaded road map cut into tiles for the web pages' own map (no tile provider,
 /// no account). Public, like the tracking page that draws them; cached in memory, with an `ETag`.
 struct MapTileRoutes {
-    let services: LogisticsServices
+    let tiles: MapTileCache
 
     func register(in routes: inout RouteTable) {
         routes.get("/map/tiles/{z}/{x}/{y}", tile)
@@ -34,7 +35,7 @@ struct MapTileRoutes {
             throw LogisticsError(
                 .notFound, "No tile \(z)/\(x)/\(y): x and y run from 0 to \((1 << z) - 1) at zoom \(z)")
         }
-        guard let tile = services.mapTiles.tile(address) else {
+        guard let tile = tiles.tile(address) else {
             throw LogisticsError(.navigationUnavailable, "No road map is loaded (set LOGISTICS_MAP)")
         }
         // Tiles change only when the map does; a day keeps a phone from fetching them again on every visit.

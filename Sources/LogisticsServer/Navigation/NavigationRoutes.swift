@@ -1,11 +1,16 @@
 import Foundation
 import Hummingbird
 import LogisticsCore
+import LogisticsStore
 import RoadRouting
 
 /// Routes for riders (to the next stop of their task) and for dispatchers (between any two points).
 struct NavigationRoutes {
-    let services: LogisticsServices
+    let navigator: Navigator
+    let deliveries: any DeliveryRepository
+    let orders: any OrderRepository
+    let locations: any LocationRepository
+    let clock: any WallClock
 
     func register(in routes: inout RouteTable) {
         routes.get("/routes", route)
@@ -26,8 +31,8 @@ struct NavigationRoutes {
         }
         let metric = Self.metric(query["optimize"].map(String.init), errors: &errors)
         guard errors.isEmpty, let from, let to else { throw LogisticsError.validation(errors) }
-        let route = try await services.navigator.route(
-            RouteRequest(from: from, to: to, metric: metric), profile: profile, now: services.clock.now())
+        let route = try await navigator.route(
+            RouteRequest(from: from, to: to, metric: metric), profile: profile, now: clock.now())
         return try .json(route)
     }
 
@@ -48,9 +53,9 @@ struct NavigationRoutes {
             }
         }
         guard errors.isEmpty else { throw LogisticsError.validation(errors) }
-        guard let task = try await services.deliveries.task(id: taskId) else { throw LogisticsError.notFound("task") }
+        guard let task = try await deliveries.task(id: taskId) else { throw LogisticsError.notFound("task") }
         guard task.riderId == rider.id else { throw LogisticsError(.forbidden, "This task belongs to another rider") }
-        guard let order = try await services.repository.order(id: task.orderId) else {
+        guard let order = try await orders.order(id: task.orderId) else {
             throw LogisticsError.notFound("task")
         }
         guard let destination = Self.nextStop(task, order) else {
@@ -58,12 +63,12 @@ struct NavigationRoutes {
                 .conflict, "The task is \(task.status.rawValue); there is nowhere left to go",
                 extras: ["currentStatus": .string(task.status.rawValue)])
         }
-        if from == nil { from = try await services.locations.lastPosition(riderId: rider.id)?.0 }
+        if from == nil { from = try await locations.lastPosition(riderId: rider.id)?.0 }
         guard let from else {
             throw LogisticsError.validation(field: "from", "is required until the rider has sent a location fix")
         }
-        let route = try await services.navigator.route(
-            RouteRequest(from: from, to: destination, headingDeg: heading), profile: nil, now: services.clock.now())
+        let route = try await navigator.route(
+            RouteRequest(from: from, to: destination, headingDeg: heading), profile: nil, now: clock.now())
         return try .json(route)
     }
 

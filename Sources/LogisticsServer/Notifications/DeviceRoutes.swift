@@ -5,7 +5,8 @@ import LogisticsStore
 
 /// `/api/v1/me/devices/{deviceId}`: where a rider's or customer's pushes go.
 struct DeviceRoutes {
-    let services: LogisticsServices
+    let notifications: any NotificationRepository
+    let clock: any WallClock
 
     func register(in routes: inout RouteTable) {
         routes.put("/me/devices/{deviceId}", register)
@@ -38,11 +39,11 @@ struct DeviceRoutes {
             problems.append(FieldError(field: "locale", message: "must be a language tag such as en, hi-IN or mr"))
         }
         guard problems.isEmpty else { throw LogisticsError.validation(problems) }
-        let device = try await services.notifications.registerDevice(
+        let device = try await notifications.registerDevice(
             RegisteredDevice(
                 id: UUID(), ownerId: actor.id, ownerRole: actor.role, deviceId: deviceId, platform: body.platform,
-                pushToken: token, locale: body.locale, updatedAt: services.clock.now()),
-            now: services.clock.now())
+                pushToken: token, locale: body.locale, updatedAt: clock.now()),
+            now: clock.now())
         return try .json(
             DeviceRepresentation(
                 deviceId: device.deviceId, platform: device.platform, locale: device.locale,
@@ -51,7 +52,7 @@ struct DeviceRoutes {
 
     @Sendable func remove(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
         let actor = try context.caller(.rider, .customer)
-        guard try await services.notifications.removeDevice(ownerId: actor.id, deviceId: try Self.deviceId(context))
+        guard try await notifications.removeDevice(ownerId: actor.id, deviceId: try Self.deviceId(context))
         else { throw LogisticsError.notFound("device") }
         return APIResponse(status: .noContent, body: Data(), contentType: "application/json")
     }

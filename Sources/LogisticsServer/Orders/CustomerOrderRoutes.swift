@@ -5,22 +5,25 @@ import LogisticsStore
 
 /// `/api/v1/customer/orders/{orderId}`: the customer's view of their own order.
 struct CustomerRoutes {
-    let services: LogisticsServices
+    let lookup: OrderLookup
+    let riders: any RiderRepository
+    let otp: DeliveryOTP
+    let tracking: TrackingSnapshots
 
     func register(in routes: inout RouteTable) {
         routes.get("/customer/orders/{orderId}", order)
     }
 
     @Sendable func order(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
-        let order = try await services.customersOwnOrder(context)
+        let order = try await lookup.customersOwnOrder(context)
         var riderFirstName: String? = nil
-        if let riderId = order.assignedRiderId, let rider = try await services.repository.rider(id: riderId) {
+        if let riderId = order.assignedRiderId, let rider = try await riders.rider(id: riderId) {
             riderFirstName = rider.name?.split(separator: " ").first.map(String.init)
         }
-        let code = order.otpSeed.map { services.otp.code(orderId: order.id, seed: $0, storedHash: order.otpHash) }
+        let code = order.otpSeed.map { otp.code(orderId: order.id, seed: $0, storedHash: order.otpHash) }
         let trackable = TrackingChannel.isTrackable(order.status)
         // While the parcel is on its way: where the rider was last seen, whether that is stale, and the ETA.
-        let live = trackable ? try? await TrackingRoutes.snapshot(of: order, services: services) : nil
+        let live = trackable ? try? await tracking.snapshot(of: order) : nil
         return try .json(
             CustomerOrderRepresentation(
                 orderId: order.id.lowercased, status: order.status, vendor: order.vendor,

@@ -1,5 +1,6 @@
 import Foundation
 import LogisticsCore
+import LogisticsStore
 
 /// The body of `POST /api/v1/orders`.
 struct CreateOrderRequest: Decodable {

@@ -5,7 +5,11 @@ import LogisticsStore
 
 /// `/api/v1/orders`: create, read, list, mark ready, cancel, and the event log.
 struct OrderRoutes {
-    let services: LogisticsServices
+    let orders: any OrderRepository
+    let intake: OrderIntake
+    let clock: any WallClock
+
+    private var lookup: OrderLookup { OrderLookup(orders: orders) }
 
     func register(in routes: inout RouteTable) {
         routes.post("/orders", replay: .createdOrder, create)
@@ -30,9 +34,9 @@ struct OrderRoutes {
             externalRef: body.externalRef, vendor: body.vendor, customer: body.customer, podType: podType.type,
             notes: body.notes)
         var generator = SystemRandomNumberGenerator()
-        let now = services.clock.now()
-        let order = services.intake.makeOrder(newOrder, id: UUID(), by: actor, now: now, generator: &generator)
-        let stored = try await services.repository.createOrder(order, by: actor, now: now)
+        let now = clock.now()
+        let order = intake.makeOrder(newOrder, id: UUID(), by: actor, now: now, generator: &generator)
+        let stored = try await orders.createOrder(order, by: actor, now: now)
         return try .json(
             OrderRepresentation(stored), status: .created,
             location: "/api/v1/orders/\(stored.id.lowercased)")
@@ -42,7 +46,7 @@ struct OrderRoutes {
         _ = try context.caller(.dispatcher, .admin)
         let status = try request.queryValue("status", as: OrderStatus.self)
         let limit = try request.queryLimit(default: 50, range: 1...200)
-        let page = try await services.repository.listOrders(
+        let page = try await orders.listOrders(
             status: status, limit: limit, cursor: request.uri.queryParameters["cursor"].map(String.init))
         return try .json(
             OrderPageRepresentation(orders: page.orders.map(OrderRepresentation.init), nextCursor: page.nextCursor))
@@ -51,21 +55,21 @@ struct OrderRoutes {
     @Sendable func show(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
         // The order document carries the customer's full phone; riders see the order as their task, masked.
         _ = try context.caller(.vendor, .customer, .dispatcher, .admin)
-        let order = try await services.visibleOrder(context, allowed: OrderAccess.canView)
+        let order = try await lookup.visibleOrder(context, allowed: OrderAccess.canView)
         return try .json(OrderRepresentation(order))
     }
 
     @Sendable func events(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
         _ = try context.caller(.dispatcher, .admin)
-        let order = try await services.visibleOrder(context, allowed: OrderAccess.canView)
-        let events = try await services.repository.events(orderId: order.id)
+        let order = try await lookup.visibleOrder(context, allowed: OrderAccess.canView)
+        let events = try await orders.events(orderId: order.id)
         return try .json(["events": events.map(OrderEventRepresentation.init)])
     }
 
     @Sendable func ready(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
         let actor = try context.caller(.vendor, .dispatcher, .admin)
-        let order = try await services.visibleOrder(context, allowed: OrderAccess.canManage)
-        let updated = try await services.repository.markReady(orderId: order.id, by: actor, now: services.clock.now())
+        let order = try await lookup.visibleOrder(context, allowed: OrderAccess.canManage)
+        let updated = try await orders.markReady(orderId: order.id, by: actor, now: clock.now())
         return try .json(OrderRepresentation(updated))
     }
 
@@ -75,12 +79,12 @@ struct OrderRoutes {
         if let reason = body.reason, reason.count > 500 {
             throw LogisticsError.validation(field: "reason", "must be at most 500 characters")
         }
-        let order = try await services.visibleOrder(context, allowed: OrderAccess.canView)
+        let order = try await lookup.visibleOrder(context, allowed: OrderAccess.canView)
         guard OrderAccess.canCancel(order, actor) else {
             throw LogisticsError(.forbidden, "This order can no longer be cancelled by you")
         }
-        let updated = try await services.repository.cancelOrder(
-            orderId: order.id, reason: body.reason, by: actor, now: services.clock.now())
+        let updated = try await orders.cancelOrder(
+            orderId: order.id, reason: body.reason, by: actor, now: clock.now())
         return try .json(OrderRepresentation(updated))
     }
 }

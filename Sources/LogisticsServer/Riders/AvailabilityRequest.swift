@@ -1,5 +1,6 @@
 import Foundation
 import LogisticsCore
+import LogisticsStore
 
 struct AvailabilityRequest: Decodable {
     var status: RiderAvailability

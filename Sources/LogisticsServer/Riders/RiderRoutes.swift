@@ -5,7 +5,8 @@ import LogisticsStore
 
 /// `/api/v1/rider`: the rider's own profile and availability.
 struct RiderRoutes {
-    let services: LogisticsServices
+    let riders: any RiderRepository
+    let clock: any WallClock
 
     func register(in routes: inout RouteTable) {
         routes.get("/rider/me", me)
@@ -14,7 +15,7 @@ struct RiderRoutes {
 
     @Sendable func me(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
         let actor = try context.caller(.rider)
-        guard let rider = try await services.repository.rider(id: actor.id) else {
+        guard let rider = try await riders.rider(id: actor.id) else {
             throw LogisticsError.notFound("rider")
         }
         return try .json(RiderRepresentation(rider))
@@ -23,8 +24,8 @@ struct RiderRoutes {
     @Sendable func availability(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
         let actor = try context.caller(.rider)
         let body = try await RequestBody.decode(AvailabilityRequest.self, from: request)
-        let rider = try await services.repository.setAvailability(
-            riderId: actor.id, to: body.status, now: services.clock.now())
+        let rider = try await riders.setAvailability(
+            riderId: actor.id, to: body.status, now: clock.now())
         return try .json(RiderRepresentation(rider))
     }
 }

@@ -5,7 +5,8 @@ import LogisticsStore
 
 /// `POST /api/v1/rider/locations`: batches of fixes from the rider's phone.
 struct LocationRoutes {
-    let services: LogisticsServices
+    let ingest: LocationIngest
+    let clock: any WallClock
 
     func register(in routes: inout RouteTable) {
         routes.post("/rider/locations", bodyLimit: Self.bodyLimit, ingest)
@@ -21,7 +22,7 @@ struct LocationRoutes {
     @Sendable func ingest(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
         let rider = try context.caller(.rider)
         let batch = try await RequestBody.decode(Batch.self, from: request, limit: Self.bodyLimit)
-        let receipt = try await services.ingest.ingest(batch.fixes, riderId: rider.id, now: services.clock.now())
+        let receipt = try await ingest.ingest(batch.fixes, riderId: rider.id, now: clock.now())
         return try .json(receipt, status: .accepted)
     }
 }

@@ -27,7 +27,7 @@ struct TrackingRoutes {
     /// dispatcher, vendor or customer.
     @Sendable func createLink(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
         _ = try context.caller(.dispatcher, .admin, .vendor, .customer)
-        let order = try await services.visibleOrder(context, allowed: OrderAccess.canView)
+        let order = try await services.orderLookup.visibleOrder(context, allowed: OrderAccess.canView)
         try Self.refuseIfEnded(order)
         let linkId = UUID()
         try await services.repository.createTrackingLink(
@@ -45,7 +45,7 @@ struct TrackingRoutes {
     /// second. Whoever may create links for the order may revoke them.
     @Sendable func revokeLink(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
         _ = try context.caller(.dispatcher, .admin, .vendor, .customer)
-        let order = try await services.visibleOrder(context, allowed: OrderAccess.canView)
+        let order = try await services.orderLookup.visibleOrder(context, allowed: OrderAccess.canView)
         let linkId = try context.uuidParameter("linkId")
         guard try await services.repository.revokeTrackingLink(id: linkId, orderId: order.id, now: services.clock.now())
         else { throw LogisticsError.notFound("tracking link") }
@@ -73,7 +73,7 @@ struct TrackingRoutes {
     }
 
     @Sendable func snapshot(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
-        let order = try await services.customersOwnOrder(context)
+        let order = try await services.orderLookup.customersOwnOrder(context)
         return try .json(try await Self.snapshot(of: order, services: services))
     }
 
@@ -117,5 +117,15 @@ struct TrackingRoutes {
             destination: .init(address: order.customer.address, location: order.customer.location), rider: rider,
             stale: rider.map { now.timeIntervalSince($0.recordedAt) >= channel.staleAfterSeconds } ?? true,
             etaSeconds: eta.map { Int($0.durationS.rounded()) }, remainingDistanceM: eta?.distanceM)
+    }
+}
+
+/// The live part of an order's view (where the rider is, whether that is stale, the ETA), for routes outside
+/// tracking that show it.
+struct TrackingSnapshots: Sendable {
+    let services: LogisticsServices
+
+    func snapshot(of order: Order) async throws -> TrackingRoutes.Snapshot {
+        try await TrackingRoutes.snapshot(of: order, services: services)
     }
 }

@@ -6,7 +6,10 @@ import NIOPosix
 
 /// `/api/v1/webhooks`: admins register other systems' endpoints, and look after what could not be delivered.
 struct WebhookRoutes {
-    let services: LogisticsServices
+    let notifications: any NotificationRepository
+    let sealer: SecretSealer
+    let environment: ServerConfiguration.Environment
+    let clock: any WallClock
 
     func register(in routes: inout RouteTable) {
         routes.post("/webhooks", create)
@@ -55,7 +58,7 @@ struct WebhookRoutes {
         let body = try await RequestBody.decode(CreateRequest.self, from: request)
         var problems: [FieldError] = []
         if let problem = WebhookAddress.problem(
-            with: body.url, allowPrivate: services.configuration.environment == .development)
+            with: body.url, allowPrivate: environment == .development)
         {
             problems.append(FieldError(field: "url", message: problem))
         }
@@ -73,22 +76,22 @@ struct WebhookRoutes {
         guard problems.isEmpty else { throw LogisticsError.validation(problems) }
         let webhook = WebhookSubscription(
             id: UUID(), url: body.url, events: Array(Set(body.events)).sorted(),
-            secret: services.secretSealer.seal(body.secret),
-            createdAt: services.clock.now())
-        try await services.notifications.createWebhook(webhook, createdBy: actor.id)
+            secret: sealer.seal(body.secret),
+            createdAt: clock.now())
+        try await notifications.createWebhook(webhook, createdBy: actor.id)
         return try .json(
             WebhookRepresentation(webhook), status: .created, location: "/api/v1/webhooks/\(webhook.id.lowercased)")
     }
 
     @Sendable func list(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
         _ = try context.caller(.admin)
-        return try .json(["webhooks": try await services.notifications.webhooks().map(WebhookRepresentation.init)])
+        return try .json(["webhooks": try await notifications.webhooks().map(WebhookRepresentation.init)])
     }
 
     @Sendable func remove(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
         _ = try context.caller(.admin)
         let id = try context.uuidParameter("webhookId")
-        guard try await services.notifications.deleteWebhook(id: id, now: services.clock.now()) else {
+        guard try await notifications.deleteWebhook(id: id, now: clock.now()) else {
             throw LogisticsError.notFound("webhook")
         }
         return APIResponse(status: .noContent, body: Data(), contentType: "application/json")
@@ -96,7 +99,7 @@ struct WebhookRoutes {
 
     @Sendable func deadLetters(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
         _ = try context.caller(.admin)
-        let letters = try await services.notifications.deadLetters(limit: 200).map {
+        let letters = try await notifications.deadLetters(limit: 200).map {
             DeadLetterRepresentation(
                 deliveryId: $0.id, channel: $0.channel, destinationId: $0.destinationId,
                 url: $0.channel == .webhook ? $0.target : nil, eventId: $0.eventId.lowercased,
@@ -111,7 +114,7 @@ struct WebhookRoutes {
         guard let text = context.parameters.get("deliveryId"), let id = Int(text), id > 0 else {
             throw LogisticsError.validation(field: "deliveryId", "must be a dead letter's deliveryId")
         }
-        guard try await services.notifications.redeliver(id: id, now: services.clock.now()) else {
+        guard try await notifications.redeliver(id: id, now: clock.now()) else {
             throw LogisticsError.notFound("dead letter")
         }
         return try .json(["deliveryId": id], status: .accepted)

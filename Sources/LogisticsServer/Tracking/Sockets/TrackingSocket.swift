@@ -39,7 +39,7 @@ struct TrackingSocket: SocketStream {
         guard actor.role == .customer else {
             throw LogisticsError(.forbidden, "Live tracking is for the order's customer")
         }
-        return (try await services.customersOwnOrder(id: id, customer: actor), validUntil, nil)
+        return (try await services.orderLookup.customersOwnOrder(id: id, customer: actor), validUntil, nil)
     }
 
     private struct ResumeRequest: Decodable {

@@ -1,0 +1,79 @@
+import Foundation
+import Hummingbird
+import LogisticsCore
+import LogisticsStore
+import RoadRouting
+
+/// Offers: a dispatcher (or vendor) offers an order to riders; a rider sees their open offers and accepts or
+/// declines one. Exactly one rider wins an order (RDR-BR-001), however many race.
+struct OfferRoutes {
+    let deliveries: any DeliveryRepository
+    let lookup: OrderLookup
+    let locations: any LocationRepository
+    let navigator: Navigator
+    let configuration: ServerConfiguration
+    let clock: any WallClock
+
+    func register(in routes: inout RouteTable) {
+        routes.post("/orders/{orderId}/offers", makeOffers)
+        routes.get("/rider/offers", offers)
+        routes.post("/rider/offers/{offerId}/accept", replay: .rerun, accept)
+        routes.post("/rider/offers/{offerId}/decline", decline)
+    }
+
+    @Sendable func makeOffers(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
+        let actor = try context.caller(.vendor, .dispatcher, .admin)
+        let body = try await RequestBody.decode(MakeOffersRequest.self, from: request)
+        let targets = try body.targets(roadTime: navigator.provider.roadTravelTime)
+        let order = try await lookup.visibleOrder(context, allowed: OrderAccess.canManage)
+        let offers = try await deliveries.makeOffers(
+            orderId: order.id, to: targets, ttl: TimeInterval(configuration.offerTTLSeconds), by: actor,
+            now: clock.now())
+        return try .json(OfferList(offers: offers.map { OfferRepresentation($0) }), status: .created)
+    }
+
+    @Sendable func offers(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
+        let rider = try context.caller(.rider)
+        let now = clock.now()
+        let open = try await deliveries.openOffers(riderId: rider.id, now: now)
+        let here = try await locations.lastPosition(riderId: rider.id)?.0
+        var offers: [OfferRepresentation] = []
+        for (offer, order) in open {
+            var representation = OfferRepresentation(offer, order: order, now: now)
+            representation.distances = await roadDistances(from: here, order: order, now: now)
+            offers.append(representation)
+        }
+        return try .json(OfferList(offers: offers))
+    }
+
+    /// RDR-012: how far the rider rides for this order, by road (nil where the router cannot tell).
+    private func roadDistances(from here: GeoPoint?, order: Order, now: Date) async -> OfferRepresentation.Distances? {
+        func road(_ from: GeoPoint, _ to: GeoPoint) async -> Double? {
+            try? await navigator.route(RouteRequest(from: from, to: to), profile: nil, now: now).distanceM
+        }
+        let toCustomer = await road(order.vendor.location, order.customer.location)
+        let toStore: Double? = if let here { await road(here, order.vendor.location) } else { nil }
+        guard toCustomer != nil || toStore != nil else { return nil }
+        return OfferRepresentation.Distances(toStoreM: toStore, storeToCustomerM: toCustomer)
+    }
+
+    @Sendable func accept(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
+        let rider = try context.caller(.rider)
+        let offerId = try context.uuidParameter("offerId")
+        let (task, order) = try await deliveries.acceptOffer(
+            offerId: offerId, by: rider, now: clock.now())
+        return try .json(TaskRepresentation(task, order, configuration: configuration))
+    }
+
+    @Sendable func decline(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
+        let rider = try context.caller(.rider)
+        let offerId = try context.uuidParameter("offerId")
+        let offer = try await deliveries.declineOffer(
+            offerId: offerId, riderId: rider.id, now: clock.now())
+        return try .json(OfferRepresentation(offer))
+    }
+}
+
+struct OfferList: Encodable {
+    var offers: [OfferRepresentation]
+}
