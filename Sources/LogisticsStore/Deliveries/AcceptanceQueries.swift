@@ -12,36 +12,15 @@ extension SQLLogisticsRepository {
         try await database.transaction { transaction in
             let order = try await lockedOrder(ofOffer: offerId, in: transaction)
             let offer = try await lockedOffer(offerId, in: transaction)
-            guard offer.riderId == rider.id else {
-                throw LogisticsError(.forbidden, "This offer was made to another rider")
-            }
-
-            // The winner retrying (lost response, double tap) gets the same answer.
-            if order.assignedRiderId == rider.id, let taskId = order.taskId, offer.status == .accepted {
-                return (try await lockedTask(taskId, in: transaction), order)
-            }
-            if order.status == .cancelled { throw LogisticsError(.orderCancelled, "The order was cancelled") }
-            if order.assignedRiderId != nil {
-                throw LogisticsError(.orderAlreadyAssigned, "Another rider accepted this order first")
-            }
-            guard offer.isOpen(at: now) else {
-                throw LogisticsError(
-                    .offerExpired,
-                    offer.status == .open ? "The offer window has closed" : "This offer is no longer open",
-                    extras: ["expiresAt": .string(RFC3339.string(from: offer.expiresAt))])
+            switch try OfferAcceptance.decide(offer: offer, order: order, riderId: rider.id, now: now) {
+            case .alreadyAccepted(let taskId): return (try await lockedTask(taskId, in: transaction), order)
+            case .mayAccept: break
             }
             guard
                 let riderRow = try await transaction.first(
                     "SELECT * FROM riders WHERE id = ?\(transaction.forUpdate)", [.uuid(rider.id)])
             else { throw LogisticsError.notFound("rider") }
-            let current = try Rider(row: riderRow)
-            if current.availability == .offline { throw LogisticsError(.riderNotOnline, "Go online to accept offers") }
-            if current.activeTaskId != nil || current.availability == .onTask {
-                throw LogisticsError(.riderHasActiveTask, "Finish your current delivery before accepting another")
-            }
-            guard order.status == .readyForPickup else {
-                throw LogisticsError.invalidTransition(from: order.status, "The order is not ready for pickup")
-            }
+            try OfferAcceptance.checkRider(try Rider(row: riderRow), order: order)
 
             // The compare-and-set also takes the order's next event number.
             let taskId = UUID()

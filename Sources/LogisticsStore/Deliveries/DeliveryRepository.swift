@@ -48,13 +48,6 @@ public struct ProofOfDelivery: Sendable, Equatable {
     }
 }
 
-/// The outcome of a delivery-code attempt. Wrong attempts are committed before the caller reports them.
-public enum OTPAttemptOutcome: Sendable, Equatable {
-    case verified
-    case wrong(attemptsRemaining: Int)
-    case locked
-}
-
 /// A delivery issue a rider reported.
 public struct DeliveryIssue: Sendable, Equatable {
     public var id: UUID

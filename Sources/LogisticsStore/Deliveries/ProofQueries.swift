@@ -21,8 +21,7 @@ extension SQLLogisticsRepository {
         try await database.transaction { transaction in
             let (task, order) = try await lockedTaskAndOrder(taskId, rider: rider, in: transaction)
             try DeliveryRules.checkProof(.otp, task: task, order: order)
-            if task.otpLocked { return .locked }
-            if task.podAccepted { return .verified }
+            if let answer = DeliveryCodeAttempts.answerWithoutChecking(task) { return answer }
             if verify(order) {
                 let proof = ProofOfDelivery(
                     id: UUID(), taskId: taskId, orderId: order.id, type: ProofOfDeliveryType.otp.rawValue, sha256: nil,
@@ -32,13 +31,11 @@ extension SQLLogisticsRepository {
                 try await acceptProof(proof, task: task, rider: rider, now: now, in: transaction)
                 return .verified
             }
-            let attempts = task.otpFailedAttempts + 1
+            let (attempts, outcome) = DeliveryCodeAttempts.afterWrongCode(previousFailures: task.otpFailedAttempts)
             try await transaction.query(
                 "UPDATE tasks SET otp_failed_attempts = ?, updated_at = ? WHERE id = ?",
                 [.int(attempts), .date(now), .uuid(taskId)])
-            guard attempts >= DeliveryRules.maximumOTPAttempts else {
-                return .wrong(attemptsRemaining: DeliveryRules.maximumOTPAttempts - attempts)
-            }
+            guard outcome == .locked else { return outcome }
             try await EventLog(transaction: transaction).append(
                 .init(
                     orderId: order.id, taskId: taskId, type: OrderEventType.deliveryCodeLocked,

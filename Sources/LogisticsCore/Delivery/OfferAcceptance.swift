@@ -1,0 +1,45 @@
+import Foundation
+
+/// RDR-BR-001, who may accept an offer, decided from the rows the store has locked. The store asks in two steps
+/// because the rider's row is read only once the offer and order allow an acceptance: most refusals in a race
+/// (the order already taken) then cost one statement less while the order row is locked.
+public enum OfferAcceptance {
+    public enum Decision: Sendable, Equatable {
+        /// The winner asking again (a lost response, a double tap): answer with the task they already have.
+        case alreadyAccepted(taskId: UUID)
+        /// Go on to the rider's own state, then assign.
+        case mayAccept
+    }
+
+    /// The offer and the order, before the rider's row is read. Throws the refusal the rider is shown.
+    public static func decide(offer: Offer, order: Order, riderId: UUID, now: Date) throws -> Decision {
+        guard offer.riderId == riderId else {
+            throw LogisticsError(.forbidden, "This offer was made to another rider")
+        }
+        if order.assignedRiderId == riderId, let taskId = order.taskId, offer.status == .accepted {
+            return .alreadyAccepted(taskId: taskId)
+        }
+        if order.status == .cancelled { throw LogisticsError(.orderCancelled, "The order was cancelled") }
+        if order.assignedRiderId != nil {
+            throw LogisticsError(.orderAlreadyAssigned, "Another rider accepted this order first")
+        }
+        guard offer.isOpen(at: now) else {
+            throw LogisticsError(
+                .offerExpired,
+                offer.status == .open ? "The offer window has closed" : "This offer is no longer open",
+                extras: ["expiresAt": .string(RFC3339.string(from: offer.expiresAt))])
+        }
+        return .mayAccept
+    }
+
+    /// The rider's own state and the order's readiness: online, free, and the order waiting for a rider.
+    public static func checkRider(_ rider: Rider, order: Order) throws {
+        if rider.availability == .offline { throw LogisticsError(.riderNotOnline, "Go online to accept offers") }
+        if rider.activeTaskId != nil || rider.availability == .onTask {
+            throw LogisticsError(.riderHasActiveTask, "Finish your current delivery before accepting another")
+        }
+        guard order.status == .readyForPickup else {
+            throw LogisticsError.invalidTransition(from: order.status, "The order is not ready for pickup")
+        }
+    }
+}
