@@ -112,14 +112,13 @@ let package = Package(
             ],
             exclude: ["Fixtures"]
         ),
-        .testTarget(
-            name: "LogisticsServerTests",
+        // What the server, store and RiderKit tests share: a server built in-process or run as a process, on
+        // SQLite or PostgreSQL, with fake push providers and the Monaco map; HTTP, socket and TLS clients.
+        .target(
+            name: "TestSupport",
             dependencies: [
                 "LogisticsServer",
                 "RoadRouting",
-                "RiderKit",
-                "RiderKitURLSession",
-                "FuzzSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
@@ -128,8 +127,20 @@ let package = Package(
                 // The TLS tests look at which certificate the server presents, with a client of their own.
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Tests/TestSupport"
+        ),
+        .testTarget(
+            name: "LogisticsServerTests",
+            dependencies: [
+                "LogisticsServer", "TestSupport", "FuzzSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        .testTarget(name: "LogisticsStoreTests", dependencies: ["LogisticsStore", "LogisticsServer", "TestSupport"]),
+        .testTarget(name: "RiderKitTests", dependencies: ["RiderKit", "RiderKitURLSession", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
