@@ -30,6 +30,8 @@ export const app = {
 };
 window.riderApp = app;
 
+// The services call back into modules that import this one: safe, since what they are handed are function
+// declarations, which exist before any module of the app runs.
 export const api = createApi(() => state.token);
 export const geo = new Geo({ onFix: fixArrived, onStatus: () => render() });
 export const fixes = new FixUploader(api);
