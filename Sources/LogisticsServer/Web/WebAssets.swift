@@ -42,8 +42,11 @@ enum WebAssets {
         return files
     }()
 
-    /// The assets served under `/web/`; HTML files are templates the pages fill in, not served as they are.
-    static var served: [WebAsset] { files.values.filter { !$0.name.hasSuffix(".html") }.sorted { $0.name < $1.name } }
+    /// The assets served under `/web/`. HTML files are templates the pages fill in and JSON files the words the
+    /// server fills into them (`RiderAppText`): neither is served as it is.
+    static var served: [WebAsset] {
+        files.values.filter { !$0.name.hasSuffix(".html") && !$0.name.hasSuffix(".json") }.sorted { $0.name < $1.name }
+    }
 
     static subscript(name: String) -> WebAsset {
         guard let asset = files[name] else { preconditionFailure("no web asset \(name) in Web/Assets") }

@@ -86,6 +86,7 @@ struct RiderPageTests {
             #expect(worker.contentType == "text/javascript; charset=utf-8")
             #expect(worker.headers[.cacheControl] == "no-cache")
             #expect(try await server.send(.get, "/web/rider.html").status == 404, "the template is not a file to fetch")
+            #expect(try await server.send(.get, "/web/rider-text-en.json").status == 404, "the words come in the page")
         }
     }
 

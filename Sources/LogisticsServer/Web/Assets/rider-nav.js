@@ -1,62 +1,15 @@
 // The navigation screen (RDR-017): the route from GET /api/v1/rider/tasks/{taskId}/route on the shared map in the
 // colours of its traffic, the rider's position and heading, the next manoeuvre with its distance, what is left and
 // the ETA, spoken instructions, a re-route after a real deviation, "Searching for GPS signal", Re-center after a pan,
-// and the screen kept awake. Loaded only when the rider first navigates.
-import { TileMap } from './map.js';
+// and the screen kept awake. Loaded only when the rider first navigates, with the map (rider-nav-map.js), the words
+// (rider-nav-words.js) and the voice (rider-nav-voice.js).
 import { Guidance, decodePolyline, distanceM } from './rider-route.js';
-import { t, lang, distanceText, minutesText, clockText } from './rider-i18n.js';
+import { t, distanceText, minutesText, clockText } from './rider-i18n.js';
+import { FollowingMap, FOLLOW_ZOOM } from './rider-nav-map.js';
+import { icon, instruction, announcement } from './rider-nav-words.js';
+import { Voice } from './rider-nav-voice.js';
 
 const $ = (id) => document.getElementById(id);
-const FOLLOW_ZOOM = 16;
-const VOICES = { en: 'en-IN', hi: 'hi-IN', mr: 'mr-IN' };
-const ICONS = {
-  left: '↰', right: '↱', 'slight left': '↖', 'slight right': '↗', 'sharp left': '↰', 'sharp right': '↱',
-  straight: '↑', uturn: '↶',
-};
-
-function icon(step) {
-  if (!step) return '↑';
-  const type = step.maneuver && step.maneuver.type;
-  if (type === 'arrive') return '⚑';
-  if (type === 'roundabout' || type === 'rotary') return '⟳';
-  return ICONS[step.maneuver && step.maneuver.modifier] || '↑';
-}
-
-// The instruction in the page's language: the server's own words in English, the same manoeuvre in Hindi or
-// Marathi from the catalog's phrases.
-function instruction(step) {
-  if (!step) return '';
-  if (lang === 'en' && step.instruction) return step.instruction;
-  const m = step.maneuver || {};
-  const name = step.name || '';
-  switch (m.type) {
-    case 'arrive': return t('navArrive');
-    case 'depart': return name ? t('navDepartOn', { name }) : t('navDepart');
-    case 'roundabout':
-    case 'rotary': {
-      const text = m.exit ? t('navRoundaboutExit', { exit: m.exit }) : t('navRoundabout');
-      return name ? t('navOnto', { action: text, name }) : text;
-    }
-    default: {
-      const action = t(`turn_${(m.modifier || 'straight').replace(/ /g, '_')}`);
-      return name ? t('navOnto', { action, name }) : action;
-    }
-  }
-}
-
-function announcement(item, allSteps) {
-  if (lang === 'en') return item.text;
-  const step = allSteps[item.stepIndex];
-  const next = allSteps[item.stepIndex + 1];
-  const nextText = !next ? '' : next.maneuver && next.maneuver.type === 'arrive' ? t('navWillArrive') : instruction(next);
-  const warning = /^In (\d+) (?:meters|metres)/i.exec(item.text);
-  if (warning) return t('navIn', { distance: distanceText(Number(warning[1])), instruction: nextText });
-  if (/, then /.test(item.text)) {
-    return t('navThen', { first: instruction(step), second: next && next.maneuver.type === 'arrive' ? t('navArrive') : nextText });
-  }
-  if (item.stepIndex === 0 && item.distanceAlongStepM === 0) return instruction(step);
-  return next ? instruction(next) : item.text;
-}
 
 export class NavigationView {
   // app: {api, geo, config, frameTimes, onChange(), onExit(), onError(text)}
@@ -67,30 +20,13 @@ export class NavigationView {
     this.guidance = null;
     this.route = null;
     this.visible = false;
-    this.follow = true;
-    this.muted = localStorage.getItem('riderMuted') === '1';
-    this.shown = null;
-    this.target = null;
-    this.animation = 0;
+    this.voice = new Voice();
     this.wakeLock = null;
     this.retryTimer = null;
     this.loading = false;
     this.arrived = false;
     this.signalTimer = null;
-    this.map = new TileMap($('map'), document.body.dataset.tileUrl || null, {
-      margin: 256,
-      onDraw: (ms) => {
-        const times = app.frameTimes;
-        times.push(ms);
-        if (times.length > 2000) times.splice(0, times.length - 2000);
-      },
-    });
-    this.map.enablePanning(() => {
-      this.follow = false;
-      $('recenter').hidden = false;
-    });
-    $('recenter').addEventListener('click', () => this.recenter());
-    $('mute').addEventListener('click', () => this.setMuted(!this.muted));
+    this.map = new FollowingMap({ frameTimes: app.frameTimes, isVisible: () => this.visible });
     $('exit-navigation').addEventListener('click', () => this.exit());
     const simulate = $('simulate');
     if (app.config.demo === true) {
@@ -104,7 +40,6 @@ export class NavigationView {
     window.addEventListener('online', () => {
       if (this.visible && !this.route) this.load();
     });
-    this.setMuted(this.muted);
   }
 
   get reroutes() {
@@ -117,10 +52,9 @@ export class NavigationView {
     this.task = task;
     this.leg = task.nextStop ? task.nextStop.kind : null;
     this.visible = true;
-    this.follow = true;
     this.arrived = false;
     this.startedAt = Date.now();
-    $('recenter').hidden = true;
+    this.map.followRider();
     this.banner('…', '', '↑');
     $('nav-summary').textContent = '';
     this.signalTimer = setInterval(() => this.checkSignal(), 1000);
@@ -128,12 +62,12 @@ export class NavigationView {
     this.keepAwake();
     const stop = task.nextStop;
     if (stop) {
-      this.map.setMarkers([{ ...stop.location, colour: stop.kind === 'store' ? '#5b4bc4' : '#1f7a4d', shape: stop.kind === 'store' ? 'square' : 'pin', label: stop.name }]);
+      this.map.tiles.setMarkers([{ ...stop.location, colour: stop.kind === 'store' ? '#5b4bc4' : '#1f7a4d', shape: stop.kind === 'store' ? 'square' : 'pin', label: stop.name }]);
       const here = this.app.geo.last;
       // Until the route comes (or when it cannot): where to, and how far as the crow flies.
       this.banner(stop.name, here ? distanceText(distanceM(here, stop.location)) : '', '⚑');
-      this.map.centerOn(here ? here.lat : stop.location.lat, here ? here.lon : stop.location.lon, FOLLOW_ZOOM);
-      if (here) this.place(here, true);
+      this.map.tiles.centerOn(here ? here.lat : stop.location.lat, here ? here.lon : stop.location.lon, FOLLOW_ZOOM);
+      if (here) this.map.place(here, true);
     }
     await this.load();
   }
@@ -224,13 +158,13 @@ export class NavigationView {
     } else {
       this.guidance.adopt(route);
     }
-    this.map.setRoute(points, route.congestion || [], -1);
+    this.map.tiles.setRoute(points, route.congestion || [], -1);
     const allSteps = this.guidance.steps;
     this.banner(instruction(allSteps[1] || allSteps[0]), allSteps[1] ? distanceText(allSteps[0].distanceM) : '', icon(allSteps[1] || allSteps[0]));
     this.summary(route.distanceM, route.durationS, Date.now() + route.durationS * 1000);
     if (this.app.geo.simulating) this.app.geo.simulateAlong(points);
-    if (!this.app.geo.last && points.length) this.map.centerOn(points[0].lat, points[0].lon, FOLLOW_ZOOM);
-    this.draw();
+    if (!this.app.geo.last && points.length) this.map.tiles.centerOn(points[0].lat, points[0].lon, FOLLOW_ZOOM);
+    this.map.draw();
     const here = this.app.geo.last;
     if (here) this.onFix(here);
   }
@@ -249,7 +183,7 @@ export class NavigationView {
     if (!this.visible) return;
     $('gps-lost').hidden = true;
     if (!this.guidance) {
-      this.place(fix, false);
+      this.map.place(fix, false);
       if (!this.route && !this.loading && $('nav-error').textContent === t('navWaitingForLocation')) this.load();
       return;
     }
@@ -258,7 +192,7 @@ export class NavigationView {
     for (const event of events) {
       switch (event.type) {
         case 'announce':
-          this.speak(announcement(event, this.guidance.steps));
+          this.voice.speak(announcement(event, this.guidance.steps));
           break;
         case 'progress':
           progress = event;
@@ -271,7 +205,7 @@ export class NavigationView {
           this.error('');
           this.route = event.route;
           this.points = decodePolyline(event.route.geometry || '');
-          this.map.setRoute(this.points, event.route.congestion || [], -1);
+          this.map.tiles.setRoute(this.points, event.route.congestion || [], -1);
           if (this.app.geo.simulating) this.app.geo.simulateAlong(this.points);
           break;
         case 'rerouteFailed':
@@ -294,11 +228,11 @@ export class NavigationView {
       const next = progress.next;
       this.banner(instruction(next || progress.step), next ? distanceText(progress.toNextM) : '', icon(next || progress.step));
       this.summary(progress.remainingM, progress.remainingS, progress.eta);
-      this.map.setRouteProgress(progress.segment);
+      this.map.tiles.setRouteProgress(progress.segment);
       const near = progress.offRouteM <= (this.app.config.offRouteM ?? 40);
-      this.place(near ? { ...fix, lat: progress.snapped.lat, lon: progress.snapped.lon } : fix, false);
+      this.map.place(near ? { ...fix, lat: progress.snapped.lat, lon: progress.snapped.lon } : fix, false);
     } else {
-      this.place(fix, false);
+      this.map.place(fix, false);
     }
     if (this.arrived) {
       this.banner(t('navArrived', { name: this.task.nextStop ? this.task.nextStop.name : '' }), '', '⚑');
@@ -316,70 +250,6 @@ export class NavigationView {
     }
     for (const event of this.guidance.checkSignal()) {
       if (event.type === 'searching') $('gps-lost').hidden = false;
-    }
-  }
-
-  // The marker glides to each new position over a second instead of jumping; the map follows it.
-  place(fix, jump) {
-    const to = { lat: fix.lat, lon: fix.lon, heading: fix.headingDeg, accuracyM: fix.accuracyM };
-    const from = jump || !this.shown ? to : this.shown;
-    const started = performance.now();
-    this.target = to;
-    cancelAnimationFrame(this.animation);
-    const step = (now) => {
-      const k = Math.min(1, (now - started) / 900);
-      this.shown = {
-        lat: from.lat + (to.lat - from.lat) * k, lon: from.lon + (to.lon - from.lon) * k, heading: to.heading, accuracyM: to.accuracyM,
-      };
-      this.draw();
-      if (k < 1 && this.target === to && this.visible) this.animation = requestAnimationFrame(step);
-    };
-    this.animation = requestAnimationFrame(step);
-  }
-
-  draw() {
-    if (!this.visible) return;
-    if (this.shown) {
-      this.map.setPosition(this.shown);
-      if (this.follow) {
-        this.map.centerOn(this.shown.lat, this.shown.lon, this.map.z);
-        return; // centerOn drew
-      }
-    }
-    this.map.draw();
-  }
-
-  recenter() {
-    this.follow = true;
-    $('recenter').hidden = true;
-    this.map.z = FOLLOW_ZOOM;
-    if (this.shown) this.map.centerOn(this.shown.lat, this.shown.lon, FOLLOW_ZOOM);
-    else this.map.draw();
-  }
-
-  speak(text) {
-    if (this.muted || !text || !('speechSynthesis' in window)) return;
-    try {
-      const utterance = new SpeechSynthesisUtterance(text);
-      utterance.lang = VOICES[lang] || 'en-IN';
-      window.speechSynthesis.speak(utterance);
-    } catch (error) {
-      // No voice on this device: the banner says it all.
-    }
-  }
-
-  setMuted(muted) {
-    this.muted = muted;
-    localStorage.setItem('riderMuted', muted ? '1' : '0');
-    const button = $('mute');
-    button.textContent = t(muted ? 'unmute' : 'mute');
-    button.setAttribute('aria-pressed', muted ? 'true' : 'false');
-    if (muted && 'speechSynthesis' in window) {
-      try {
-        window.speechSynthesis.cancel();
-      } catch (error) {
-        // Nothing was being said.
-      }
     }
   }
 
@@ -412,7 +282,7 @@ export class NavigationView {
     if (!this.visible) return;
     this.visible = false;
     if (this.guidance) this.guidance.exit();
-    cancelAnimationFrame(this.animation);
+    this.map.stop();
     clearTimeout(this.retryTimer);
     this.release();
     this.app.onChange();
@@ -423,8 +293,7 @@ export class NavigationView {
     this.startedAt = Date.now();
     clearInterval(this.signalTimer);
     this.signalTimer = setInterval(() => this.checkSignal(), 1000);
-    this.follow = true;
-    $('recenter').hidden = true;
+    this.map.followRider();
     this.app.onChange();
     this.keepAwake();
     if (this.guidance) this.guidance.resume();
@@ -433,7 +302,7 @@ export class NavigationView {
       this.loading = false;
       await this.load();
     } else {
-      this.draw();
+      this.map.draw();
     }
   }
 
@@ -444,12 +313,11 @@ export class NavigationView {
     this.guidance = null;
     this.route = null;
     this.leg = null;
-    this.shown = null;
     this.arrived = false;
-    cancelAnimationFrame(this.animation);
+    this.map.forget();
     clearTimeout(this.retryTimer);
     clearInterval(this.signalTimer);
-    this.map.setRoute(null);
+    this.map.tiles.setRoute(null);
     this.error('');
     $('gps-lost').hidden = true;
     if (this.app.geo.simulating) this.app.geo.simulateAlong(null);

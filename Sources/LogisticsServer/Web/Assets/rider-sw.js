@@ -6,8 +6,11 @@ const TILES = 'rider-tiles-v1';
 const MAX_TILES = 400;
 const FILES = [
   '/rider',
-  '/web/rider.css', '/web/rider.js', '/web/rider-api.js', '/web/rider-i18n.js', '/web/rider-queue.js',
-  '/web/rider-geo.js', '/web/rider-fixes.js', '/web/rider-nav.js', '/web/rider-route.js', '/web/rider-proof.js',
+  '/web/rider.css', '/web/rider.js', '/web/rider-state.js', '/web/rider-notice.js', '/web/rider-screens.js',
+  '/web/rider-session.js', '/web/rider-stream.js', '/web/rider-offers.js', '/web/rider-task.js',
+  '/web/rider-proof-screen.js', '/web/rider-taps.js', '/web/rider-api.js', '/web/rider-i18n.js', '/web/rider-queue.js',
+  '/web/rider-geo.js', '/web/rider-fixes.js', '/web/rider-nav.js', '/web/rider-nav-map.js', '/web/rider-nav-words.js',
+  '/web/rider-nav-voice.js', '/web/rider-route.js', '/web/rider-proof.js',
   '/web/map.js', '/web/rider.webmanifest', '/web/rider-icon-192.png', '/web/rider-icon-512.png',
 ];
 // How long the network may take before a cached copy is used instead (a weak signal is not worth waiting on).

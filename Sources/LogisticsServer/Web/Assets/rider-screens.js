@@ -1,0 +1,113 @@
+// Which screen shows (sign-in, home, offer, task) and the parts every screen shares: the bar with the rider's name
+// and Go Online / Go Offline, the retrying banner, notes about the browser; and what the GPS and fix uploader do.
+import { offline } from './rider-api.js';
+import { t, config } from './rider-i18n.js';
+import { $, show, state, geo, fixes, queue, displayTask, currentOffer } from './rider-state.js';
+import { renderOffer } from './rider-offers.js';
+import { renderTask } from './rider-task.js';
+
+function screenName() {
+  // Until the queue is open and the token read, a signed-in rider must not see the sign-in form flash by.
+  if (state.starting) return 'loading';
+  if (!state.token) return 'sign-in';
+  if (!state.profile) return 'loading';
+  if (currentOffer()) return 'offer';
+  if (displayTask()) return 'task';
+  return 'home';
+}
+
+export function render() {
+  const screen = screenName();
+  const changed = screen !== state.screen;
+  state.screen = screen;
+  for (const id of ['loading', 'sign-in', 'home', 'offer', 'task']) show($(id), id === screen);
+  if (screen !== 'task') document.body.classList.remove('navigating');
+  renderHeader(screen);
+  renderQueue();
+  if (screen === 'home') renderHome();
+  if (screen === 'offer') renderOffer();
+  if (screen === 'task') renderTask();
+  updateDuty();
+  if (changed) {
+    const heading = $(screen)?.querySelector('h1');
+    if (heading && screen !== 'loading') heading.focus({ preventScroll: true });
+    window.scrollTo(0, 0);
+  }
+}
+
+function renderHeader(screen) {
+  const profile = state.profile;
+  const signedIn = Boolean(state.token && profile);
+  $('rider-name').textContent = signedIn ? (profile.name || t('rider')) : t('appName');
+  const availability = signedIn ? profile.availability : null;
+  const chip = $('availability-status');
+  chip.textContent = availability === 'ONLINE' ? t('online') : availability === 'OFFLINE' ? t('offline')
+    : availability === 'ON_TASK' ? t('onTask') : '';
+  chip.className = `chip ${availability ? availability.toLowerCase() : ''}`;
+  show(chip, Boolean(chip.textContent));
+  const toggle = $('availability');
+  const canToggle = signedIn && ['ONLINE', 'OFFLINE'].includes(availability) && screen !== 'task';
+  show(toggle, canToggle);
+  if (canToggle) {
+    toggle.textContent = t(availability === 'ONLINE' ? 'goOffline' : 'goOnline');
+    toggle.className = `toggle ${availability === 'ONLINE' ? 'on' : 'off'}`;
+    toggle.disabled = state.availabilityBusy;
+    toggle.setAttribute('aria-busy', state.availabilityBusy ? 'true' : 'false');
+  }
+}
+
+function renderQueue() {
+  const waiting = state.token ? queue.waiting : 0;
+  const stuck = waiting > 0 && (queue.state === 'retrying' || offline());
+  const banner = $('queue-banner');
+  show(banner, stuck);
+  if (stuck) {
+    $('queue-text').textContent = state.waitingForLocation && !offline() ? t('waitingForLocation') : t('retrying');
+    $('queue-count').textContent = t('waitingCount', { n: waiting });
+  }
+}
+
+export function envNotes() {
+  const notes = [];
+  if (['denied', 'insecure', 'unavailable'].includes(geo.status) && !geo.simulating) {
+    notes.push(t(geo.status === 'denied' ? 'locationDenied' : geo.status === 'insecure' ? 'locationInsecure' : 'locationUnavailable'));
+    if (config.demo === true) notes.push(t('locationDemoHint'));
+  }
+  if (state.noServiceWorker) notes.push(t('noOfflineStart'));
+  if (!queue.durable) notes.push(t('noStorage'));
+  return notes;
+}
+
+export function fillNotes(list, notes) {
+  list.replaceChildren(...notes.map((text) => Object.assign(document.createElement('li'), { textContent: text })));
+  show(list, notes.length > 0);
+}
+
+function renderHome() {
+  // A delivery just tapped Delivered (still on its way to the server) ends with the rider online again.
+  const online = state.profile.availability === 'ONLINE' || state.profile.availability === 'ON_TASK';
+  show($('waiting'), online);
+  show($('offline-hint'), state.profile.availability === 'OFFLINE');
+  fillNotes($('env-notes'), envNotes());
+}
+
+// --- Duty: what the GPS and the fix uploader do -------------------------------------------------------------
+
+function updateDuty() {
+  const signedIn = Boolean(state.token && state.profile);
+  const onTask = signedIn && Boolean(displayTask());
+  const online = signedIn && state.profile.availability === 'ONLINE';
+  fixes.setDuty(onTask ? 'onTask' : online ? 'online' : 'offDuty');
+  const navigating = Boolean(state.navigation && state.navigation.visible);
+  if (onTask || online || navigating) geo.start();
+  else geo.stop();
+}
+
+export function fixArrived(fix) {
+  fixes.record(fix);
+  if (state.waitingForLocation) {
+    state.waitingForLocation = false;
+    queue.wake();
+  }
+  if (state.navigation && state.navigation.visible) state.navigation.onFix(fix);
+}

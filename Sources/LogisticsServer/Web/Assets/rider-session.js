@@ -1,0 +1,161 @@
+// Signing in and out, and the server's view of the rider: profile, active task, availability.
+import { claims, offline } from './rider-api.js';
+import { t } from './rider-i18n.js';
+import {
+  $, FINAL, state, api, queue, geo, fixes, saveCache, loadCache, pendingFor, displayTask,
+} from './rider-state.js';
+import { notify, problemText, isSuspended } from './rider-notice.js';
+import { render } from './rider-screens.js';
+import { connectSocket, closeSocket } from './rider-stream.js';
+import { fetchOffers } from './rider-offers.js';
+
+export function tokenFromAddress() {
+  const fragment = new URLSearchParams(location.hash.slice(1)).get('token');
+  if (location.hash) history.replaceState(null, '', location.pathname + location.search); // the token leaves the bar
+  return fragment ? fragment.trim() : null;
+}
+
+export function signOut(reason) {
+  sessionStorage.removeItem('riderToken');
+  state.token = null;
+  state.profile = null;
+  state.task = null;
+  state.offers.clear();
+  state.accepting = false;
+  closeSocket();
+  queue.pause();
+  if (state.navigation) state.navigation.end();
+  geo.stop();
+  fixes.setDuty('offDuty');
+  notify('');
+  $('sign-in-error').textContent = reason || '';
+  render();
+}
+
+export function refusedToken(error) {
+  if (isSuspended(error)) signOut(t('suspended'));
+  else if (error.status === 403) signOut(t('notRider'));
+  else signOut(t('sessionExpired'));
+}
+
+// Checks what can be checked on the phone (the token's role and expiry) before asking the server.
+function tokenProblem(token) {
+  const c = claims(token);
+  if (!c || !c.sub) return t('badToken');
+  if (c.role && c.role !== 'rider') return t('notRider');
+  if (c.exp && c.exp * 1000 < Date.now()) return t('sessionExpired');
+  return null;
+}
+
+export async function begin(token) {
+  closeSocket();
+  state.offers.clear();
+  const problem = tokenProblem(token);
+  if (problem) {
+    signOut(problem);
+    return;
+  }
+  sessionStorage.setItem('riderToken', token);
+  state.token = token;
+  const c = claims(token);
+  state.riderId = c.sub.toLowerCase();
+  queue.forRider(state.riderId);
+  if (queue.state === 'paused') queue.state = 'idle';
+  const cached = loadCache();
+  state.profile = cached && cached.profile ? cached.profile : null;
+  state.task = cached ? cached.task : null;
+  state.reported = cached ? cached.reported : null;
+  if (!state.profile && offline()) {
+    // No connection and never seen this rider here: the name from the token, the rest when the network returns.
+    state.profile = { riderId: state.riderId, name: c.name || null, availability: 'UNKNOWN' };
+  }
+  render();
+  const ok = await refresh({ boot: true });
+  if (!state.token) return; // refused: back at sign-in with the reason
+  if (ok === false && !state.profile) {
+    state.profile = { riderId: state.riderId, name: c.name || null, availability: 'UNKNOWN' };
+    render();
+  }
+  connectSocket();
+  fetchOffers();
+  queue.sync();
+}
+
+// --- The server's view: profile and active task ---------------------------------------------------------------
+
+// Returns true when the server answered, false when it could not be reached (the page goes on with what it has).
+export async function refresh({ boot = false } = {}) {
+  if (!state.token) return false;
+  const ticket = ++state.refreshing;
+  const version = state.taskVersion;
+  try {
+    const profile = await api.get('/api/v1/rider/me');
+    let task = null;
+    if (profile.activeTaskId) {
+      try {
+        task = await api.get('/api/v1/rider/tasks/active');
+      } catch (error) {
+        if (error.code !== 'NO_ACTIVE_TASK') throw error;
+      }
+    }
+    if (ticket !== state.refreshing || !state.token) return true;
+    state.profile = profile;
+    if (version === state.taskVersion) await adoptServerTask(task, { boot });
+    saveCache();
+    render();
+    return true;
+  } catch (error) {
+    if (error.status === 401 || error.status === 403) refusedToken(error);
+    else if (!error.network) notify(problemText(error));
+    render();
+    return false;
+  }
+}
+
+// The server's task replaces the page's; a task that ended without the rider ending it was cancelled.
+export async function adoptServerTask(task, { boot = false } = {}) {
+  const previous = state.task;
+  if (previous && (!task || task.taskId !== previous.taskId)) {
+    const ending = pendingFor(previous.taskId).some((item) => item.kind === 'status' && FINAL.includes(item.status));
+    await queue.reconcile(task ? task.taskId : null);
+    state.task = task;
+    if (!ending) taskEnded(previous, 'cancelled');
+  } else {
+    if (boot || task) await queue.reconcile(task ? task.taskId : null);
+    state.task = task;
+  }
+  if (state.navigation) state.navigation.taskChanged(displayTask());
+}
+
+export function taskEnded(task, how) {
+  if (state.navigation) state.navigation.end();
+  if (state.reported && state.reported.taskId === task.taskId) state.reported = null;
+  if (how === 'cancelled') notify(`${t('orderCancelled')}. ${t('cancelledStop')}`);
+  else if (how === 'delivered') notify(t('deliveryComplete'), 'success');
+  else if (how === 'failed') notify(t('deliveryFailed'), 'success');
+}
+
+export async function toggleAvailability() {
+  if (state.availabilityBusy || !state.profile) return;
+  const goOnline = state.profile.availability !== 'ONLINE';
+  state.availabilityBusy = true;
+  render();
+  try {
+    const profile = await api.put('/api/v1/rider/availability', { status: goOnline ? 'ONLINE' : 'OFFLINE' });
+    state.profile = profile;
+    notify('');
+    saveCache();
+    if (goOnline) fetchOffers();
+  } catch (error) {
+    if (error.status === 401 || error.status === 403) {
+      state.availabilityBusy = false;
+      refusedToken(error);
+      return;
+    }
+    notify(problemText(error));
+    if (error.code === 'RIDER_HAS_ACTIVE_TASK') refresh();
+  } finally {
+    state.availabilityBusy = false;
+    render();
+  }
+}

@@ -1,0 +1,111 @@
+// What the rider app knows and shares between its screens: the state, the services (API, GPS, fix uploader, tap
+// queue), the copy kept in localStorage for an offline start, and the task as the rider sees it.
+import { createApi } from './rider-api.js';
+import { TapQueue } from './rider-queue.js';
+import { Geo } from './rider-geo.js';
+import { FixUploader } from './rider-fixes.js';
+import { render, fixArrived } from './rider-screens.js';
+import { refusedToken } from './rider-session.js';
+import { send, refused } from './rider-taps.js';
+
+export const $ = (id) => document.getElementById(id);
+const NEXT = {
+  ACCEPTED: ['ARRIVED_AT_STORE'], ARRIVED_AT_STORE: ['PICKED_UP'], PICKED_UP: ['ARRIVED_AT_DESTINATION', 'FAILED'],
+  ARRIVED_AT_DESTINATION: ['DELIVERED', 'FAILED'],
+};
+export const FINAL = ['DELIVERED', 'FAILED', 'CANCELLED'];
+
+export const state = {
+  token: null, riderId: null, profile: null, task: null, offers: new Map(), dismissed: new Set(), accepting: false, availabilityBusy: false,
+  screen: null, reported: null, refreshing: 0, taskVersion: 0, noServiceWorker: false,
+  socket: null, socketRetryMs: 1000, socketTimer: null, socketOpen: false, socketProblem: null,
+  navigation: null, navigationLoading: null, photoBusy: false, waitingForLocation: false,
+};
+export const app = {
+  frameTimes: [],
+  queueLength: () => queue.count(),
+  get reroutes() { return state.navigation ? state.navigation.reroutes : 0; },
+  get screen() { return state.screen; },
+  serviceWorkerReady: Promise.resolve(false),
+};
+window.riderApp = app;
+
+// The services call back into modules that import this one: safe, since what they are handed are function
+// declarations, which exist before any module of the app runs.
+export const api = createApi(() => state.token);
+export const geo = new Geo({ onFix: fixArrived, onStatus: () => render() });
+export const fixes = new FixUploader(api);
+export const queue = new TapQueue({
+  send, onChange: () => render(), onBlocked: refused, onUnauthorized: (error) => refusedToken(error),
+});
+
+export function show(element, visible) {
+  element.hidden = !visible;
+}
+
+function cacheKey() {
+  return `riderCache:${state.riderId}`;
+}
+
+export function saveCache() {
+  if (!state.riderId) return;
+  try {
+    localStorage.setItem(cacheKey(), JSON.stringify({ profile: state.profile, task: state.task, reported: state.reported }));
+  } catch (error) {
+    // Storage full or refused: the page works on, only an offline start would lack the task.
+  }
+}
+
+export function loadCache() {
+  try {
+    return JSON.parse(localStorage.getItem(cacheKey()) || 'null');
+  } catch (error) {
+    return null;
+  }
+}
+
+export function point(fix) {
+  return fix ? { lat: fix.lat, lon: fix.lon, accuracyM: Math.max(0, fix.accuracyM ?? 10) } : null;
+}
+
+export function metres(a, b) {
+  const rad = Math.PI / 180;
+  const h = Math.sin(((b.lat - a.lat) * rad) / 2) ** 2
+    + Math.cos(a.lat * rad) * Math.cos(b.lat * rad) * Math.sin(((b.lon - a.lon) * rad) / 2) ** 2;
+  return 2 * 6371008.8 * Math.atan2(Math.sqrt(h), Math.sqrt(1 - h));
+}
+
+// --- The task as the rider sees it: the server's, with the taps still waiting in the queue applied -------------
+
+export function pendingFor(taskId) {
+  return queue.mine().filter((item) => item.taskId === taskId);
+}
+
+function nextStopFor(task, status) {
+  if (['ACCEPTED', 'ARRIVED_AT_STORE'].includes(status)) {
+    return { kind: 'store', name: task.vendor.name, address: task.vendor.address, location: task.vendor.location };
+  }
+  if (['PICKED_UP', 'ARRIVED_AT_DESTINATION'].includes(status)) {
+    return { kind: 'customer', name: task.customer.name, address: task.customer.address, location: task.customer.location };
+  }
+  return null;
+}
+
+export function displayTask() {
+  const task = state.task;
+  if (!task) return null;
+  let status = task.status;
+  for (const item of pendingFor(task.taskId)) {
+    // FAILED waits for the server's word (it may ask the rider to wait for the customer longer).
+    if (item.kind === 'status' && item.status !== 'FAILED') status = item.status;
+  }
+  if (FINAL.includes(status)) return null;
+  if (status === task.status) return task;
+  return { ...task, status, allowedNext: NEXT[status] || [], nextStop: nextStopFor(task, status) };
+}
+
+export function currentOffer() {
+  let best = null;
+  for (const entry of state.offers.values()) if (!best || entry.deadline < best.deadline) best = entry;
+  return best;
+}

@@ -1,0 +1,153 @@
+// Taps: stored at once in the queue, then sent in order; the server's answers and its refusals.
+import { uuid } from './rider-api.js';
+import { t } from './rider-i18n.js';
+import { FINAL, state, api, geo, fixes, queue, saveCache, point, pendingFor, displayTask } from './rider-state.js';
+import { notify, problemText, ask } from './rider-notice.js';
+import { render } from './rider-screens.js';
+import { refresh, taskEnded } from './rider-session.js';
+import { fetchOffers } from './rider-offers.js';
+
+export async function record(kind, fields) {
+  const task = displayTask();
+  if (!task) return null;
+  const action = {
+    id: uuid(), riderId: state.riderId, taskId: task.taskId, kind, occurredAt: new Date().toISOString(),
+    location: point(geo.recent()), ...fields,
+  };
+  try {
+    await queue.record(action);
+  } catch (error) {
+    notify(t('couldNotSave'));
+    return null;
+  }
+  fixes.keep(geo.recent());
+  fixes.flush();
+  queue.sync();
+  return action;
+}
+
+// What the queue sends, by kind. Throws ApiError; the queue retries or stops as RiderKit's does.
+export async function send(action, onProgress) {
+  let location = action.location;
+  if (!location && (action.kind !== 'issue')) {
+    location = point(geo.recent());
+    if (!location) {
+      // A tap before the first fix: it goes with the first fix that comes.
+      state.waitingForLocation = true;
+      const error = new Error('waiting for a location');
+      error.network = true;
+      throw error;
+    }
+  }
+  state.waitingForLocation = false;
+  const base = `/api/v1/rider/tasks/${encodeURIComponent(action.taskId)}`;
+  const key = { 'Idempotency-Key': action.id };
+  switch (action.kind) {
+    case 'status': {
+      const body = {
+        status: action.status, location, occurredAt: action.occurredAt, eventId: action.id,
+        farFromDestinationConfirmed: Boolean(action.confirmed),
+      };
+      if (action.reason) body.reason = action.reason;
+      const task = await api.patch(`${base}/status`, body);
+      serverTaskChanged(task);
+      return;
+    }
+    case 'otp':
+      await api.post(`${base}/pod`, { type: 'OTP', value: action.value, capturedAt: action.occurredAt, location }, { headers: key });
+      markProofAccepted(action.taskId);
+      return;
+    case 'photo': {
+      const { uploadPhoto } = await import('./rider-proof.js');
+      await uploadPhoto({ taskId: action.taskId, token: state.token, action: { ...action, location }, onProgress });
+      markProofAccepted(action.taskId);
+      return;
+    }
+    case 'issue': {
+      const body = { type: action.type, occurredAt: action.occurredAt };
+      if (location) body.location = { lat: location.lat, lon: location.lon, accuracyM: location.accuracyM };
+      await api.post(`${base}/issues`, body, { headers: key });
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+function markProofAccepted(taskId) {
+  if (state.task && state.task.taskId === taskId) {
+    state.task = { ...state.task, proofOfDelivery: { ...(state.task.proofOfDelivery || {}), accepted: true } };
+    state.taskVersion++;
+    saveCache();
+  }
+}
+
+// The server's answer to a status change is the task as it now stands.
+function serverTaskChanged(task) {
+  state.taskVersion++;
+  if (FINAL.includes(task.status)) {
+    const previous = state.task;
+    state.task = null;
+    state.profile = { ...state.profile, availability: 'ONLINE', activeTaskId: null };
+    if (previous && task.status === 'FAILED') taskEnded(previous, 'failed');
+    if (state.navigation) state.navigation.end();
+    saveCache();
+    setTimeout(() => {
+      refresh();
+      fetchOffers();
+    }, 0);
+    return;
+  }
+  state.task = task;
+  saveCache();
+}
+
+// A tap the server refused for good: said, dropped, and the page takes the server's view again.
+export async function refused(action, error) {
+  const task = state.task;
+  switch (error.code) {
+    case 'ORDER_CANCELLED':
+      await queue.dropTask(action.taskId);
+      if (task && task.taskId === action.taskId) {
+        state.task = null;
+        state.taskVersion++;
+        taskEnded(task, 'cancelled');
+        saveCache();
+        refresh();
+      }
+      return null;
+    case 'GEOFENCE_CONFIRMATION_REQUIRED': {
+      const answer = await ask(t('farQuestion'), [['cancel', t('cancel')], ['confirm', t('confirm'), true]]);
+      if (answer === 'confirm') return { ...action, id: uuid(), confirmed: true };
+      // Nothing that needed the arrival can go either.
+      for (const item of pendingFor(action.taskId)) {
+        if (item.kind === 'otp' || item.kind === 'photo' || (item.kind === 'status' && FINAL.includes(item.status))) await queue.remove(item);
+      }
+      render();
+      return null;
+    }
+    case 'INVALID_OTP': {
+      const left = error.problem.attemptsRemaining;
+      notify(Number.isFinite(left) ? t('otpWrong', { n: left }) : t('otpWrongNoCount'));
+      if (task && task.proofOfDelivery && Number.isFinite(left)) {
+        state.task = { ...task, proofOfDelivery: { ...task.proofOfDelivery, otpAttemptsRemaining: left } };
+        saveCache();
+      }
+      break;
+    }
+    case 'OTP_LOCKED':
+      notify(t('otpLocked'));
+      if (task && task.proofOfDelivery) state.task = { ...task, proofOfDelivery: { ...task.proofOfDelivery, otpLocked: true, otpAttemptsRemaining: 0 } };
+      break;
+    default:
+      if (action.kind === 'status' && action.status === 'FAILED' && Number.isFinite(error.problem.waitSeconds)) {
+        notify(t('failWait', { minutes: Math.max(1, Math.ceil(error.problem.waitSeconds / 60)) }));
+      } else {
+        notify(problemText(error));
+      }
+  }
+  state.taskVersion++;
+  render();
+  refresh();
+  return null;
+}

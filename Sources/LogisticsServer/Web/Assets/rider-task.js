@@ -1,0 +1,195 @@
+// The task screen (SEQ-UJ-003): the stops, the one primary status button, arrival far from the customer (RDR-018),
+// reporting a problem, marking failed, calling, and navigation (its code loaded on first use).
+import { offline } from './rider-api.js';
+import { t, config } from './rider-i18n.js';
+import { $, show, state, app, api, geo, pendingFor, displayTask, metres, point, saveCache } from './rider-state.js';
+import { notify, ask } from './rider-notice.js';
+import { render, envNotes, fillNotes } from './rider-screens.js';
+import { taskEnded } from './rider-session.js';
+import { record } from './rider-taps.js';
+import { renderProof, proofAccepted } from './rider-proof-screen.js';
+
+const PRIMARY = {
+  ACCEPTED: ['ARRIVED_AT_STORE', 'arrivedAtStore'], ARRIVED_AT_STORE: ['PICKED_UP', 'pickedUp'],
+  PICKED_UP: ['ARRIVED_AT_DESTINATION', 'arrivedAtDestination'], ARRIVED_AT_DESTINATION: ['DELIVERED', 'delivered'],
+};
+const STEP_TEXT = {
+  ACCEPTED: 'stepToStore', ARRIVED_AT_STORE: 'stepAtStore', PICKED_UP: 'stepToCustomer', ARRIVED_AT_DESTINATION: 'stepAtCustomer',
+};
+
+export function renderTask() {
+  const task = displayTask();
+  const navigation = state.navigation;
+  const navigating = Boolean(navigation && navigation.visible);
+  show($('nav'), navigating);
+  show($('task-head'), !navigating);
+  show($('task-details'), !navigating);
+  $('task').classList.toggle('navigating', navigating);
+  document.body.classList.toggle('navigating', navigating);
+
+  $('task-title').textContent = task.externalRef ? t('taskTitleRef', { ref: task.externalRef }) : t('taskTitle');
+  $('task-status').textContent = t(STEP_TEXT[task.status] || 'stepToStore');
+  const beforePickup = ['ACCEPTED', 'ARRIVED_AT_STORE'].includes(task.status);
+  $('store-card').classList.toggle('current', beforePickup);
+  $('customer-card').classList.toggle('current', !beforePickup);
+  $('store-name').textContent = task.vendor.name;
+  $('store-address').textContent = task.vendor.address;
+  $('customer-name').textContent = task.customer.name;
+  $('customer-address').textContent = task.customer.address;
+  const note = $('customer-note');
+  note.textContent = task.notes ? t('note', { note: task.notes }) : '';
+  show(note, Boolean(task.notes));
+  const phone = task.customer.phone || task.customer.phoneMasked || '';
+  $('customer-phone').textContent = phone ? t('phone', { phone }) : '';
+  show($('call'), Boolean(phone));
+
+  const resumable = Boolean(navigation && navigation.canResume(task));
+  show($('navigate-vendor'), beforePickup && !resumable);
+  show($('navigate-customer'), !beforePickup && !resumable);
+  show($('resume-navigation'), resumable);
+
+  fillNotes($('task-notes'), envNotes());
+
+  renderProof(task);
+
+  const reported = state.reported && state.reported.taskId === task.taskId;
+  show($('mark-failed'), reported && ['PICKED_UP', 'ARRIVED_AT_DESTINATION'].includes(task.status));
+  const failing = pendingFor(task.taskId).some((item) => item.kind === 'status' && item.status === 'FAILED');
+  $('mark-failed').disabled = failing;
+
+  const [status, key] = PRIMARY[task.status] || [null, null];
+  const primary = $('primary');
+  show(primary, Boolean(status));
+  if (status) {
+    primary.textContent = t(key);
+    primary.dataset.status = status;
+    const needsProof = status === 'DELIVERED' && !proofAccepted(task);
+    primary.disabled = needsProof || failing;
+    $('primary-hint').textContent = needsProof ? t('deliveredNeedsProof') : failing ? t('failingHint') : '';
+  }
+}
+
+function locationProblem() {
+  if (geo.recent() || geo.simulating) return null;
+  if (['denied', 'insecure', 'unavailable'].includes(geo.status)) {
+    return t(geo.status === 'denied' ? 'locationDenied' : geo.status === 'insecure' ? 'locationInsecure' : 'locationUnavailable');
+  }
+  return null;
+}
+
+// Every proof and status tap carries the rider's position: without one, say how to allow it and record nothing.
+export function locationReady() {
+  const problem = locationProblem();
+  notify(problem || '');
+  return !problem;
+}
+
+async function tapStatus(status, extra = {}) {
+  const task = displayTask();
+  if (!task) return;
+  if (!locationReady()) return;
+  const action = await record('status', { status, confirmed: Boolean(extra.confirmed), reason: extra.reason || null, ...extra.at });
+  if (!action) return;
+  if (status === 'DELIVERED') taskEnded(task, 'delivered');
+  if (state.navigation) state.navigation.taskChanged(displayTask());
+  saveCache();
+  render();
+}
+
+// RDR-018: further than the server's radius from the customer asks first; only Confirm records the tap.
+async function arrive() {
+  const task = displayTask();
+  if (!task) return;
+  if (!locationReady()) return;
+  const tappedAt = new Date().toISOString();
+  const fix = geo.recent();
+  const radius = Number.isFinite(task.geofenceRadiusM) ? task.geofenceRadiusM : 500;
+  let confirmed = false;
+  if (fix && metres(fix, task.customer.location) > radius) {
+    confirmed = await ask(t('farQuestion'), [['cancel', t('cancel')], ['confirm', t('confirm'), true]]) === 'confirm';
+    if (!confirmed) return;
+  }
+  await tapStatus('ARRIVED_AT_DESTINATION', { confirmed, at: { occurredAt: tappedAt, location: point(fix) } });
+}
+
+export function primaryTapped(event) {
+  // A double tap on a phone is one tap: the button under the finger changes to the next step at once.
+  if (event.detail > 1) return;
+  const status = $('primary').dataset.status;
+  if (status === 'ARRIVED_AT_DESTINATION') arrive();
+  else if (status) tapStatus(status);
+}
+
+export async function reportProblem() {
+  const task = displayTask();
+  if (!task) return;
+  const type = await ask(t('reportQuestion'), [
+    ['CUSTOMER_UNAVAILABLE', t('customerUnavailable')], ['ADDRESS_NOT_FOUND', t('addressNotFound')], ['cancel', t('cancel')],
+  ]);
+  if (!type || type === 'cancel') return;
+  const words = type === 'CUSTOMER_UNAVAILABLE' ? t('customerUnavailable') : t('addressNotFound');
+  const sure = await ask(t('reportConfirm', { problem: words }), [['cancel', t('cancel')], ['send', t('send'), true]]);
+  if (sure !== 'send') return;
+  const action = await record('issue', { type });
+  if (!action) return;
+  state.reported = { taskId: task.taskId, type };
+  saveCache();
+  notify(t('issueReported'), 'success');
+  render();
+}
+
+export async function markFailed() {
+  const task = displayTask();
+  if (!task || !state.reported) return;
+  const sure = await ask(t('failQuestion'), [['cancel', t('cancel')], ['fail', t('markFailed'), true]]);
+  if (sure !== 'fail') return;
+  await tapStatus('FAILED', { reason: state.reported.type });
+}
+
+function navigationView() {
+  if (!state.navigationLoading) {
+    state.navigationLoading = import('./rider-nav.js').then(({ NavigationView }) => {
+      state.navigation = new NavigationView({
+        api, geo, config, frameTimes: app.frameTimes, onChange: () => render(),
+      });
+      return state.navigation;
+    });
+    state.navigationLoading.catch(() => {
+      state.navigationLoading = null;
+    });
+  }
+  return state.navigationLoading;
+}
+
+export async function navigate() {
+  const task = displayTask();
+  if (!task) return;
+  if (!geo.simulating && ['denied', 'insecure', 'unavailable'].includes(geo.status) && config.demo !== true) {
+    notify(t(geo.status === 'denied' ? 'locationDenied' : geo.status === 'insecure' ? 'locationInsecure' : 'locationUnavailable'));
+    return;
+  }
+  try {
+    const view = await navigationView();
+    await view.start(displayTask() || task);
+  } catch (error) {
+    notify(offline() ? t('navOffline') : t('somethingWrong'));
+  }
+  render();
+}
+
+export async function resumeNavigation() {
+  if (!state.navigation) return;
+  await state.navigation.resume();
+  render();
+}
+
+export function call() {
+  const task = displayTask();
+  if (!task) return;
+  const number = task.customer.phone || task.customer.phoneMasked || '';
+  if (number && !/[*•x]/i.test(number)) {
+    window.location.href = `tel:${number.replace(/[^\d+]/g, '')}`;
+  } else {
+    notify(t('phoneHidden', { phone: number }));
+  }
+}
