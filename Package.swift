@@ -70,8 +70,13 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CompressNIO", package: "compress-nio"),
             ],
-            // The pages' HTML, CSS, scripts and icons: real files, embedded in the binary by the plugin below.
-            exclude: ["Web/Assets"],
+            // The pages' HTML, CSS, scripts and icons, and the OpenAPI document's root and feature fragments: real
+            // files, embedded in the binary by the plugin below.
+            exclude: [
+                "Web/Assets", "HTTP/OpenAPI/openapi.json", "Delivery/openapi.json", "Navigation/openapi.json",
+                "Notifications/openapi.json", "Offers/openapi.json", "Operations/openapi.json", "Orders/openapi.json",
+                "Riders/openapi.json", "Tracking/openapi.json", "Web/openapi.json",
+            ],
             plugins: ["EmbedWebAssets"]
         ),
         .executableTarget(name: "EmbedWebAssetsTool"),

@@ -1,23 +1,37 @@
 import Foundation
 import PackagePlugin
 
-/// Embeds `Web/Assets/*` of the target into the binary as one generated Swift file. SwiftPM's own `.embedInCode`
+/// Embeds `Web/Assets/*` of the target into the binary as one generated Swift file, and every `openapi.json` below
+/// the target (the OpenAPI document's root and each feature's fragment) as another. SwiftPM's own `.embedInCode`
 /// writes byte-array literals that took about a minute to compile per 200 KB here; string literals compile at once.
 @main
 struct EmbedWebAssets: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: any Target) throws -> [Command] {
         guard let target = target as? SourceModuleTarget else { return [] }
-        let folder = target.directoryURL.appending(path: "Web/Assets")
-        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { !$0.hasPrefix(".") }
-        let inputs = names.sorted().map { folder.appending(path: $0) }
-        let output = context.pluginWorkDirectoryURL.appending(path: "EmbeddedWebAssets.swift")
+        let assets = target.directoryURL.appending(path: "Web/Assets")
+        let names = try FileManager.default.contentsOfDirectory(atPath: assets.path).filter { !$0.hasPrefix(".") }
+        // Walked rather than listed, so a new feature's fragment is served without touching the plugin.
+        let everything = FileManager.default.enumerator(atPath: target.directoryURL.path)?.allObjects ?? []
+        let openAPI = everything.compactMap { $0 as? String }.filter {
+            $0 == "openapi.json" || $0.hasSuffix("/openapi.json")
+        }
         return [
-            .buildCommand(
-                displayName: "Embedding \(inputs.count) web assets",
-                executable: try context.tool(named: "EmbedWebAssetsTool").url,
-                arguments: [output.path] + inputs.map(\.path),
-                inputFiles: inputs,
-                outputFiles: [output])
+            try embed(names, in: assets, as: "EmbeddedWebAssets", what: "web assets", context: context),
+            try embed(openAPI, in: target.directoryURL, as: "EmbeddedOpenAPI", what: "OpenAPI files", context: context),
         ]
+    }
+
+    /// One generated `enum <name>` holding `files`, keyed by their paths below `folder`.
+    private func embed(_ files: [String], in folder: URL, as name: String, what: String, context: PluginContext)
+        throws -> Command
+    {
+        let inputs = files.sorted().map { folder.appending(path: $0) }
+        let output = context.pluginWorkDirectoryURL.appending(path: "\(name).swift")
+        return .buildCommand(
+            displayName: "Embedding \(inputs.count) \(what)",
+            executable: try context.tool(named: "EmbedWebAssetsTool").url,
+            arguments: [output.path, name, folder.path] + inputs.map(\.path),
+            inputFiles: inputs,
+            outputFiles: [output])
     }
 }

@@ -36,6 +36,8 @@ public func buildApplication(
             throw ConfigurationError("LOGISTICS_OTP_SECRET is required when tokens are verified with a public key")
         }()
     let tls = try TLSIdentity.configured(configuration)
+    // Files that do not merge into one document stop the start here rather than fail `/openapi.json` later.
+    _ = try OpenAPIDocument.served.get()
 
     let location: StoreFactory.Location =
         if let url = configuration.databaseURL {

@@ -37,7 +37,7 @@ struct OperationsRoutes {
                 status: .ok, body: Data(metrics.exposition().utf8), contentType: "text/plain; version=0.0.4")
         }
         routes.get("/openapi.json") { _, _ in
-            APIResponse(status: .ok, body: OpenAPIDocument.json, contentType: "application/json")
+            APIResponse(status: .ok, body: try OpenAPIDocument.served.get(), contentType: "application/json")
         }
     }
 }

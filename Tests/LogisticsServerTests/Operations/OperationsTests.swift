@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import LogisticsCore
 import Testing
 @testable import TestSupport
 
@@ -71,6 +72,23 @@ struct OperationsTests {
             #expect(
                 documented.subtracting(served).isEmpty,
                 "documented but not served: \(documented.subtracting(served).sorted())")
+            // The files list the codes by hand: nothing but this keeps each one real and under its own status.
+            for (path, operations) in paths {
+                for (method, operation) in operations {
+                    let responses = (operation as? [String: Any])?["responses"] as? [String: [String: Any]] ?? [:]
+                    for (status, response) in responses {
+                        let content = response["content"] as? [String: Any]
+                        guard let problem = content?["application/problem+json"] as? [String: Any] else { continue }
+                        let codes = problem["x-error-codes"] as? [String] ?? []
+                        #expect(!codes.isEmpty, "\(method) \(path) \(status) lists no x-error-codes")
+                        for code in codes {
+                            #expect(
+                                ErrorCode(rawValue: code)?.httpStatus == Int(status),
+                                "\(method) \(path) \(status): \(code) is not a code of that status")
+                        }
+                    }
+                }
+            }
             let components = try #require(reply["components"] as? [String: Any])
             let schemas = try #require(components["schemas"] as? [String: Any])
             #expect(schemas["Problem"] != nil)
