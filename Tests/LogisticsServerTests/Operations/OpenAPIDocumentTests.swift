@@ -3,6 +3,7 @@ import LogisticsCore
 import Testing
 
 @testable import LogisticsServer
+@testable import TestSupport
 
 /// The document is JSON files, the root one and a fragment per feature folder (issue #23): these tests hold the
 /// files, what the binary embeds and what it serves to each other.
