@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import LogisticsCore
 import LogisticsStore
@@ -16,6 +17,7 @@ struct OrderRoutes {
         routes.get("/orders", list)
         routes.get("/orders/{orderId}", show)
         routes.get("/orders/{orderId}/events", events)
+        routes.get("/orders/{orderId}/events.csv", eventsCSV)
         routes.post("/orders/{orderId}/ready", ready)
         routes.post("/orders/{orderId}/cancel", cancel)
     }
@@ -64,6 +66,16 @@ struct OrderRoutes {
         let order = try await lookup.visibleOrder(context, allowed: OrderAccess.canView)
         let events = try await orders.events(orderId: order.id)
         return try .json(["events": events.map(OrderEventRepresentation.init)])
+    }
+
+    @Sendable func eventsCSV(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
+        _ = try context.caller(.dispatcher, .admin)
+        let order = try await lookup.visibleOrder(context, allowed: OrderAccess.canView)
+        let events = try await orders.events(orderId: order.id)
+        var response = APIResponse(
+            status: .ok, body: Data(OrderEventsCSV.render(events).utf8), contentType: "text/csv; charset=utf-8")
+        response.extraHeaders[.contentDisposition] = "attachment; filename=\"order-\(order.id.lowercased)-events.csv\""
+        return response
     }
 
     @Sendable func ready(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
