@@ -58,7 +58,8 @@ struct OfferAcceptanceTests {
         }
         #expect(decide(offer(to: UUID()), order()) == .forbidden)
         #expect(decide(offer(), order(status: .cancelled)) == .orderCancelled)
-        #expect(decide(offer(), order(status: .riderAssigned, assignedTo: UUID(), task: UUID())) == .orderAlreadyAssigned)
+        #expect(
+            decide(offer(), order(status: .riderAssigned, assignedTo: UUID(), task: UUID())) == .orderAlreadyAssigned)
         // Taken by someone else outranks expired: the rider learns why the order is gone, not that they were slow.
         #expect(
             decide(offer(expiresIn: -1), order(status: .riderAssigned, assignedTo: UUID(), task: UUID()))

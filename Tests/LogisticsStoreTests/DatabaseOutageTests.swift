@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import LogisticsStore
 import Testing
+
 @testable import TestSupport
 
 /// PostgreSQL going away and coming back. The test uses a database of its own and refuses new

@@ -3,6 +3,7 @@ import Logging
 import LogisticsStore
 import Synchronization
 import Testing
+
 @testable import TestSupport
 
 /// PostgreSQL going away under load and coming back (its connections ended and new ones refused, which is what
@@ -42,7 +43,9 @@ struct DatabaseRestartTests {
             ) { server in
                 let hook = try await server.send(
                     .post, "/api/v1/webhooks", token: try await server.token(.admin),
-                    json: ["url": "http://127.0.0.1:\(port)/hooks/oms", "events": ["*"], "secret": Fixtures.webhookSecret])
+                    json: [
+                        "url": "http://127.0.0.1:\(port)/hooks/oms", "events": ["*"], "secret": Fixtures.webhookSecret,
+                    ])
                 #expect(hook.status == 201)
                 let (scenario, rider, _) = try await DeliveryScenario.inTransit(server)
                 let follower = TrackingFollower(port: server.port, orderId: scenario.orderId, token: scenario.customer)

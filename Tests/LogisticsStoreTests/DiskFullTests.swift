@@ -1,6 +1,7 @@
 import Foundation
 import LogisticsStore
 import Testing
+
 @testable import TestSupport
 
 /// The data directory on a small tmpfs that fills up: writes fail with a clear 503 and change nothing, what was

@@ -10,7 +10,9 @@ import Testing
 /// race on one order, and a refusal leaves every row as it was.
 @Suite("The repository's acceptance transaction", .timeLimit(.minutes(3)))
 struct RepositoryAcceptanceTests {
-    @Test("20 riders accepting one order at once: one task, 19 refusals, one assignment event", arguments: StoreKind.available)
+    @Test(
+        "20 riders accepting one order at once: one task, 19 refusals, one assignment event",
+        arguments: StoreKind.available)
     func race(kind: StoreKind) async throws {
         try await Self.withRepository(kind) { repository in
             let now = Date()
@@ -32,7 +34,8 @@ struct RepositoryAcceptanceTests {
                     let rider = riders.first { $0.id == offer.riderId }!
                     group.addTask {
                         do {
-                            return .success(try await repository.acceptOffer(offerId: offer.id, by: rider, now: now).0.id)
+                            return .success(
+                                try await repository.acceptOffer(offerId: offer.id, by: rider, now: now).0.id)
                         } catch let error as LogisticsError {
                             return .failure(error)
                         } catch {

@@ -3,6 +3,7 @@ import Logging
 import LogisticsCore
 import LogisticsStore
 import Testing
+
 @testable import TestSupport
 
 @Suite("Schema and event log", .timeLimit(.minutes(3)))

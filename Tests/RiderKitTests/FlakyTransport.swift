@@ -1,6 +1,7 @@
 import Foundation
 import RiderKit
 import Synchronization
+
 @testable import TestSupport
 
 /// The rider's network, breakable on demand: offline (every request fails before reaching the server), or

@@ -2,6 +2,7 @@ import Foundation
 import LogisticsCore
 import RiderKit
 import Testing
+
 @testable import TestSupport
 
 /// RiderKit's uploader against the real server: how many fixes leave the phone, and how often.

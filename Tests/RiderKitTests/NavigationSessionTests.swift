@@ -3,6 +3,7 @@ import LogisticsCore
 import RiderKit
 import Synchronization
 import Testing
+
 @testable import TestSupport
 
 /// RiderKit's navigation session on real Monaco routes from the server, fed scripted GPS traces in simulated time.

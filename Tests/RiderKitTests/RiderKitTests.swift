@@ -4,6 +4,7 @@ import RiderKit
 import RiderKitURLSession
 import Synchronization
 import Testing
+
 @testable import TestSupport
 
 /// RiderKit against the real server: the offline queue, the accept retry and the arrival check.

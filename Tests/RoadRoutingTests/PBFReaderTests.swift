@@ -38,7 +38,7 @@ struct PBFReaderTests {
             var counts = OSMElementCounts()
             do {
                 try PBFReader(bytes: damaged).read(into: &counts)
-            } catch let error as MapImportError {
+            } catch {
                 failures += 1
                 #expect(!error.description.isEmpty)
             }

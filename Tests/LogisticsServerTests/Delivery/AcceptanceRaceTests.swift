@@ -1,6 +1,7 @@
 import Foundation
 import LogisticsCore
 import Testing
+
 @testable import TestSupport
 
 @Suite("Acceptance races", .serialized, .timeLimit(.minutes(3)))

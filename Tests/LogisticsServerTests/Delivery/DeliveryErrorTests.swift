@@ -1,6 +1,7 @@
 import Foundation
 import LogisticsCore
 import Testing
+
 @testable import TestSupport
 
 @Suite("Delivery refusals: the right code, and nothing changes", .timeLimit(.minutes(3)))

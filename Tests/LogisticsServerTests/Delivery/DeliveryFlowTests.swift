@@ -1,6 +1,7 @@
 import Foundation
 import LogisticsCore
 import Testing
+
 @testable import TestSupport
 
 @Suite("A delivery from offer to proof", .timeLimit(.minutes(3)))

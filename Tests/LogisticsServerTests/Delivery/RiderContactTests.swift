@@ -2,6 +2,7 @@ import Foundation
 import LogisticsCore
 import RiderKit
 import Testing
+
 @testable import TestSupport
 
 /// Issue #20, "who sees what": a rider reaches the customer through a masked phone while the task is under way,

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Testing
+
 @testable import TestSupport
 
 @Suite("External directions provider", .timeLimit(.minutes(3)))

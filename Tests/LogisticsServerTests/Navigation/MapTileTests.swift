@@ -2,6 +2,7 @@ import Foundation
 import LogisticsCore
 import RoadRouting
 import Testing
+
 @testable import TestSupport
 
 /// The road map as tiles for the web pages, cut from the graph the server loaded.

@@ -2,6 +2,7 @@ import Foundation
 import LogisticsCore
 import RoadRouting
 import Testing
+
 @testable import TestSupport
 
 @Suite("Navigation API", .timeLimit(.minutes(3)))

@@ -6,6 +6,7 @@ import LogisticsStore
 import RoadRouting
 import Synchronization
 import Testing
+
 @testable import TestSupport
 
 @Suite("Navigation failures are logged", .timeLimit(.minutes(3)))

@@ -2,6 +2,7 @@ import Foundation
 import LogisticsCore
 import LogisticsServer
 import Testing
+
 @testable import TestSupport
 
 /// Pushes through local fakes of FCM (with Google's OAuth2 token endpoint) and APNs.

@@ -233,7 +233,8 @@ struct WebhookTests {
             // As an older version stored it.
             try await server.services.notifications.createWebhook(
                 WebhookSubscription(
-                    id: UUID(), url: "http://127.0.0.1:\(port)/hooks/old", events: ["*"], secret: Fixtures.webhookSecret,
+                    id: UUID(), url: "http://127.0.0.1:\(port)/hooks/old", events: ["*"],
+                    secret: Fixtures.webhookSecret,
                     createdAt: server.clock.now()),
                 createdBy: UUID())
             let sealer = server.services.secretSealer
@@ -241,7 +242,8 @@ struct WebhookTests {
                 repository: server.services.notifications, sealer: sealer, logger: Logger(label: "test"))
             let stored = try await server.database.query("SELECT secret FROM webhooks").map { try $0.string("secret") }
             #expect(stored.count == 2)
-            #expect(stored.allSatisfy { SecretSealer.isSealed($0) && !$0.contains(Fixtures.webhookSecret) }, "\(stored)")
+            #expect(
+                stored.allSatisfy { SecretSealer.isSealed($0) && !$0.contains(Fixtures.webhookSecret) }, "\(stored)")
             #expect(Set(stored).count == 2, "a fresh nonce for each")
             #expect(try stored.map(sealer.open) == [Fixtures.webhookSecret, Fixtures.webhookSecret])
             #expect(try await server.services.notifications.rewriteWebhookSecrets { _ in nil } == 0)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TestSupport
 
 /// `logistics bench crash` run as an operator would: a few kill -9 rounds under delivery load on each store

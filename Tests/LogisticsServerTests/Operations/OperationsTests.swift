@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import LogisticsCore
 import Testing
+
 @testable import TestSupport
 
 @Suite("Health, metrics, request ids and the OpenAPI document", .timeLimit(.minutes(3)))

@@ -4,6 +4,7 @@ import LogisticsCore
 import LogisticsServer
 import LogisticsStore
 import Testing
+
 @testable import TestSupport
 
 @Suite("The logistics binary", .serialized, .timeLimit(.minutes(3)))

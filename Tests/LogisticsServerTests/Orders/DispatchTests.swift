@@ -1,6 +1,7 @@
 import Foundation
 import LogisticsCore
 import Testing
+
 @testable import TestSupport
 
 @Suite("Dispatching and delivery problems", .timeLimit(.minutes(3)))

@@ -2,6 +2,7 @@ import Foundation
 import LogisticsCore
 import LogisticsServer
 import Testing
+
 @testable import TestSupport
 
 /// The idempotency record commits with the change it guards: a process killed between that commit and its

@@ -3,6 +3,7 @@ import Logging
 import LogisticsCore
 import LogisticsStore
 import Testing
+
 @testable import TestSupport
 
 @Suite("Idempotency-Key on POST", .timeLimit(.minutes(3)))

@@ -7,7 +7,9 @@ import Testing
 
 @Suite("An order's event log as CSV", .timeLimit(.minutes(3)))
 struct OrderEventsExportTests {
-    @Test("a dispatcher downloads the same events as the JSON log, one row each, in order", arguments: StoreKind.available)
+    @Test(
+        "a dispatcher downloads the same events as the JSON log, one row each, in order", arguments: StoreKind.available
+    )
     func export(kind: StoreKind) async throws {
         try await TestServer.run(kind) { server in
             let scenario = try await DeliveryScenario.ready(server)

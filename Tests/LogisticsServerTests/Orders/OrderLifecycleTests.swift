@@ -2,6 +2,7 @@ import Foundation
 import LogisticsCore
 import LogisticsStore
 import Testing
+
 @testable import TestSupport
 
 @Suite("Orders end to end", .timeLimit(.minutes(3)))

@@ -1,6 +1,7 @@
 import Foundation
 import LogisticsStore
 import Testing
+
 @testable import TestSupport
 
 @Suite("Bad input is refused with a problem document and changes nothing", .timeLimit(.minutes(3)))

@@ -1,5 +1,6 @@
 import Foundation
 import LogisticsCore
+
 @testable import TestSupport
 
 /// Who asks in the matrix: one of owner A's principals, staff, or nobody.

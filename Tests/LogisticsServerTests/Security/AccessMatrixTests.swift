@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import LogisticsServer
 import Testing
+
 @testable import TestSupport
 
 /// Issue #20, "who sees what": every registered route, asked by each of owner A's principals, staff and nobody

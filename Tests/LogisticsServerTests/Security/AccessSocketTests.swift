@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TestSupport
 
 /// The sockets beside the route matrix: B's order's tracking stream, the rider stream and the dispatch stream,

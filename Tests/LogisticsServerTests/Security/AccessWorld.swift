@@ -2,6 +2,7 @@ import Foundation
 import LogisticsCore
 import LogisticsStore
 import Testing
+
 @testable import TestSupport
 
 /// Two owners' worlds on one server, built through the API: each with its vendor, customer and rider, an order

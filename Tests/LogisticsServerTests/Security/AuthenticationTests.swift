@@ -3,6 +3,7 @@ import JWTKit
 import LogisticsCore
 import LogisticsServer
 import Testing
+
 @testable import TestSupport
 
 @Suite("Authentication and roles", .timeLimit(.minutes(3)))

@@ -2,6 +2,7 @@ import Foundation
 import LogisticsCore
 import LogisticsStore
 import Testing
+
 @testable import TestSupport
 
 @Suite("Rider location ingest", .timeLimit(.minutes(3)))

@@ -4,6 +4,7 @@ import Logging
 import LogisticsCore
 import LogisticsServer
 import Testing
+
 @testable import TestSupport
 
 /// Two server instances sharing one PostgreSQL: the acceptance guarantee must not depend on being

@@ -1,6 +1,7 @@
 import Foundation
 import LogisticsCore
 import Testing
+
 @testable import TestSupport
 
 @Suite("Live tracking: snapshot and the in-process hub", .timeLimit(.minutes(3)))

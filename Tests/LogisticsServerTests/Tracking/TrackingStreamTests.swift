@@ -1,6 +1,7 @@
 import Foundation
 import LogisticsCore
 import Testing
+
 @testable import TestSupport
 
 @Suite("Live tracking over WebSocket", .timeLimit(.minutes(3)))
