@@ -121,7 +121,8 @@ struct RepositoryAcceptanceTests {
             let isolated = try await IsolatedSchema.create(url: try #require(StoreKind.postgresURL))
             schema = isolated
             database = try await StoreFactory.open(
-                .postgres(.init(url: isolated.url, poolSize: 8, schema: isolated.name)), logger: logger)
+                .postgres(.init(url: isolated.url, poolSize: 8, schema: isolated.name, operationTimeout: .seconds(30))),
+                logger: logger)
         }
         do {
             try await Migrator(database: database, logger: logger).migrate()

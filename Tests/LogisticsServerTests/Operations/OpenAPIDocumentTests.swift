@@ -11,6 +11,7 @@ import Testing
 struct OpenAPIDocumentTests {
     /// `Sources/LogisticsServer`, found from this file, so the test reads what a contributor edits.
     static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Sources/LogisticsServer")
 
     /// Every `openapi.json` below `sources`, by its path there (the names the plugin gives them).

@@ -11,11 +11,25 @@ struct ScratchDatabase {
 
     static func create(prefix: String, baseURL: String) async throws -> ScratchDatabase {
         let name = prefix + "_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)
-        let admin = try PostgresDatabase(settings: .init(url: baseURL, poolSize: 1), logger: Logger(label: "admin"))
+        // CREATE DATABASE copies a template and waits for a checkpoint: seconds when every suite runs at once.
+        let admin = try PostgresDatabase(
+            settings: .init(url: baseURL, poolSize: 1, operationTimeout: .seconds(30)), logger: Logger(label: "admin"))
         try await admin.query("CREATE DATABASE \(name)")
         var components = URLComponents(string: baseURL)!
         components.path = "/\(name)"
-        return ScratchDatabase(name: String(name), url: components.string!, admin: admin)
+        // Migrated here, with a patient connection: a server started on it with a short database deadline (what the
+        // outage tests measure) then only checks the schema, instead of timing out creating it on a busy machine.
+        let url = components.string!
+        let migrating = try PostgresDatabase(
+            settings: .init(url: url, poolSize: 1, operationTimeout: .seconds(30)), logger: Logger(label: "admin"))
+        do {
+            try await Migrator(database: migrating, logger: Logger(label: "admin")).migrate()
+        } catch {
+            await migrating.close()
+            throw error
+        }
+        await migrating.close()
+        return ScratchDatabase(name: String(name), url: url, admin: admin)
     }
 
     /// What the server sees when the database host goes away: its connections end and new ones are refused.
