@@ -105,34 +105,38 @@ struct RepositoryAcceptanceTests {
         return try await repository.markReady(orderId: order.id, by: actor, now: now)
     }
 
-    /// A migrated repository on a fresh SQLite file, or on a PostgreSQL schema of its own, closed afterwards.
+    /// A migrated repository on a fresh SQLite file, or on a PostgreSQL schema of its own; closed and removed
+    /// afterwards, also when the body fails.
     static func withRepository(
         _ kind: StoreKind, _ body: (SQLLogisticsRepository) async throws -> Void
     ) async throws {
         let logger = Logger(label: "store-test")
-        let schema: IsolatedSchema?
         let database: any SQLDatabase
+        let removeStorage: () async -> Void
         switch kind {
         case .sqlite:
-            schema = nil
             let path = FileManager.default.temporaryDirectory.appending(path: "store-\(UUID().uuidString).sqlite").path
             database = try await StoreFactory.open(.sqlite(path: path), logger: logger)
+            removeStorage = {
+                for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            }
         case .postgres:
             let isolated = try await IsolatedSchema.create(url: try #require(StoreKind.postgresURL))
-            schema = isolated
             database = try await StoreFactory.open(
                 .postgres(.init(url: isolated.url, poolSize: 8, schema: isolated.name, operationTimeout: .seconds(30))),
                 logger: logger)
+            removeStorage = { await isolated.drop() }
         }
+        let outcome: Result<Void, any Error>
         do {
             try await Migrator(database: database, logger: logger).migrate()
             try await body(SQLLogisticsRepository(database: database, logger: logger))
+            outcome = .success(())
         } catch {
-            await database.close()
-            await schema?.drop()
-            throw error
+            outcome = .failure(error)
         }
         await database.close()
-        await schema?.drop()
+        await removeStorage()
+        try outcome.get()
     }
 }
