@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Everything needed to answer route queries on one map and profile: the graph, a contraction hierarchy per
 /// metric, the snapping index and the live speeds. Immutable apart from the traffic, so one instance serves all
@@ -12,6 +13,8 @@ public final class RoadMap: Sendable {
     public let traffic: LiveTraffic
     /// Restriction copies of each `via` node: a route that ends at the node may arrive at any of them.
     let copies: [Int32: [Int32]]
+    /// Edge lengths per hierarchy, worked out on the first travel matrix (most servers never ask for one).
+    private let lengthCache = Mutex<[RouteMetric: HierarchyLengths]>([:])
 
     public init(graph: RoadGraph, hierarchies: [RouteMetric: ContractionHierarchy], trafficExpiry: TimeInterval = 600) {
         self.graph = graph
@@ -39,6 +42,17 @@ public final class RoadMap: Sendable {
     }
 
     public var profile: RoutingProfile.Name { graph.profile }
+
+    /// The lengths of `metric`'s hierarchy edges, for travel matrices; nil when that hierarchy is not loaded.
+    public func lengths(_ metric: RouteMetric) -> HierarchyLengths? {
+        guard let hierarchy = hierarchies[metric] else { return nil }
+        return lengthCache.withLock { cache in
+            if let known = cache[metric] { return known }
+            let lengths = HierarchyLengths(hierarchy: hierarchy, graph: graph)
+            cache[metric] = lengths
+            return lengths
+        }
+    }
 
     public var memoryBytes: Int { graph.memoryBytes + hierarchies.values.reduce(0) { $0 + $1.memoryBytes } }
 

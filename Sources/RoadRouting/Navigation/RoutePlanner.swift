@@ -78,7 +78,7 @@ public struct RoutePlanner: Sendable {
     }
 
     /// The ways to leave the start: along its segment towards either end, if the direction is legal.
-    private func sourcePieces(_ snap: SegmentIndex.Snap, heading: Double?) -> [RoutePiece] {
+    func sourcePieces(_ snap: SegmentIndex.Snap, heading: Double?) -> [RoutePiece] {
         var pieces: [RoutePiece] = []
         for arc in arcs(from: [snap.nodeA], to: snap.nodeB, way: snap.way) {
             pieces.append(RoutePiece(arc: arc, from: snap.fraction, to: 1))
@@ -98,7 +98,7 @@ public struct RoutePlanner: Sendable {
     }
 
     /// The ways to reach the destination: arriving along its segment from either end, from any copy of that end.
-    private func targetPieces(_ snap: SegmentIndex.Snap) -> [RoutePiece] {
+    func targetPieces(_ snap: SegmentIndex.Snap) -> [RoutePiece] {
         let fromA = [snap.nodeA] + (map.copies[snap.nodeA] ?? [])
         let fromB = [snap.nodeB] + (map.copies[snap.nodeB] ?? [])
         return arcs(from: fromA, to: snap.nodeB, way: snap.way).map { RoutePiece(arc: $0, from: 0, to: snap.fraction) }
