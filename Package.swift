@@ -74,7 +74,8 @@ let package = Package(
             // files, embedded in the binary by the plugin below.
             exclude: [
                 "Web/Assets", "HTTP/OpenAPI/openapi.json", "Delivery/openapi.json", "Navigation/openapi.json",
-                "Notifications/openapi.json", "Offers/openapi.json", "Operations/openapi.json", "Orders/openapi.json",
+                "Dispatch/openapi.json", "Notifications/openapi.json", "Offers/openapi.json", "Operations/openapi.json",
+                "Orders/openapi.json",
                 "Riders/openapi.json", "Tracking/openapi.json", "Web/openapi.json",
             ],
             plugins: ["EmbedWebAssets"]

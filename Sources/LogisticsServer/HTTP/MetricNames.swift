@@ -20,6 +20,10 @@ struct MetricName: Sendable {
         name: "notification_oldest_pending_seconds", help: "Age of the oldest notification waiting to be sent")
     static let routingDuration = MetricName(
         name: "routing_duration_seconds", help: "Time to compute a route, by provider")
+    static let matrixDuration = MetricName(
+        name: "matrix_duration_seconds", help: "Time to compute a travel matrix, by provider")
+    static let dispatchDecisionDuration = MetricName(
+        name: "dispatch_decision_seconds", help: "Time automatic dispatch takes to decide on one order")
     static let routingProviderFailures = MetricName(
         name: "routing_provider_failures_total", help: "Routes a provider failed to compute")
 

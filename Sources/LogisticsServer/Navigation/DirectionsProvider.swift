@@ -14,6 +14,18 @@ public protocol DirectionsProvider: Sendable {
     func observe(_ fixes: [LocationFix])
     /// A quick, synchronous road travel time for ranking riders; nil when the provider cannot answer locally.
     var roadTravelTime: RoadTravelTime? { get }
+    /// Durations and distances between every source and destination (a travel matrix).
+    func table(from sources: [GeoPoint], to destinations: [GeoPoint], profile: RoutingProfile.Name?) throws
+        -> TravelTable
+}
+
+extension DirectionsProvider {
+    /// Providers that route one pair at a time have no matrix: asking s · t of them would be slower than saying so.
+    public func table(from sources: [GeoPoint], to destinations: [GeoPoint], profile: RoutingProfile.Name?) throws
+        -> TravelTable
+    {
+        throw RoutingError.providerUnavailable("the \(name) provider answers no travel matrix")
+    }
 }
 
 /// The built-in router over the maps loaded at start, one per profile.
@@ -39,6 +51,14 @@ public struct BuiltinDirections: DirectionsProvider {
         let profile = profile ?? defaultProfile
         guard let map = maps[profile] else { throw RoutingError.profileNotLoaded(profile) }
         return try RoutePlanner(map: map, maxSnapDistanceM: maxSnapDistanceM).route(request, now: now)
+    }
+
+    public func table(from sources: [GeoPoint], to destinations: [GeoPoint], profile: RoutingProfile.Name?) throws
+        -> TravelTable
+    {
+        let profile = profile ?? defaultProfile
+        guard let map = maps[profile] else { throw RoutingError.profileNotLoaded(profile) }
+        return try RoutePlanner(map: map, maxSnapDistanceM: maxSnapDistanceM).table(from: sources, to: destinations)
     }
 
     public var roadTravelTime: RoadTravelTime? {

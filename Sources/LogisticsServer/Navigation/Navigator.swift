@@ -37,6 +37,24 @@ public struct Navigator: Sendable {
         }
     }
 
+    /// A travel matrix from the provider, its failures turned into the API's errors as for routes.
+    public func table(from sources: [GeoPoint], to destinations: [GeoPoint], profile: RoutingProfile.Name?)
+        throws -> TravelTable
+    {
+        let started = ContinuousClock.now
+        do {
+            let table = try provider.table(from: sources, to: destinations, profile: profile)
+            registry.durationHistogram(
+                .matrixDuration, labels: [("provider", provider.name)], buckets: Self.buckets
+            ).record(ContinuousClock.now - started)
+            return table
+        } catch let error as RoutingError {
+            throw mapped(error)
+        } catch {
+            throw mapped(.providerUnavailable("\(error)"))
+        }
+    }
+
     private func mapped(_ error: RoutingError) -> LogisticsError {
         switch error {
         case .notNearRoad(let field, let point, let limit):

@@ -205,6 +205,9 @@ enum AccessMatrix {
             "GET /api/v1/riders": .staffOnly { _ in Probe(path: "/api/v1/riders") },
             "GET /api/v1/routes": .staffOnly { _ in Probe(path: "/api/v1/routes?from=43.7390,7.4270&to=43.7347,7.4240")
             },
+            "POST /api/v1/matrix": .staffOnly { _ in
+                Probe(path: "/api/v1/matrix", json: ["sources": [["lat": 43.7390, "lon": 7.4270]]])
+            },
             "POST /api/v1/riders/{riderId}/suspend": .adminOnly {
                 Probe(path: "/api/v1/riders/\($0.b.riderId.lowercased)/suspend")
             },
