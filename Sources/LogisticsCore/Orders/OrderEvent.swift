@@ -52,12 +52,14 @@ public enum OrderEventType {
     public static let deliveryCodeLocked = "DeliveryCodeLocked"
     public static let proofOfDeliveryOverridden = "ProofOfDeliveryOverridden"
     public static let failureApproved = "FailureApproved"
+    /// Automatic dispatch found nobody after its rounds (or nobody within reach): dispatchers take over.
+    public static let dispatchEscalated = "DispatchEscalated"
 
     /// Every type, for validating webhook subscriptions.
     public static let all: [String] = [
         orderCreated, orderReady, orderCancelled, offersMade, orderAssigned, deliveryStatusUpdated,
         proofOfDeliveryAccepted, deliveryIssueReported, deliveryCodeLocked, proofOfDeliveryOverridden,
-        failureApproved,
+        failureApproved, dispatchEscalated,
     ]
 }
 

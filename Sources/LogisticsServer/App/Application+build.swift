@@ -92,7 +92,13 @@ public func buildApplication(
             knownCallers: knownCallers,
             mapTiles: MapTileCache(provider: directions),
             metrics: metrics,
-            addressLimiter: configuration.rateLimits.perAddress.map { RateLimiter($0, what: "requests") })
+            addressLimiter: configuration.rateLimits.perAddress.map { RateLimiter($0, what: "requests") },
+            autoDispatcher: configuration.dispatch.automatic == .off
+                ? nil
+                : AutoDispatcher(
+                    repository: repository, navigator: navigator, settings: configuration.dispatch,
+                    offerTTL: TimeInterval(configuration.offerTTLSeconds), clock: clock, registry: metrics.registry,
+                    logger: logger))
         let (senders, senderServices) = try await NotificationSetup.senders(
             configuration, clock: clock, sealer: sealer)
         let (router, routes) = makeRouter(services)
@@ -129,7 +135,7 @@ public func buildApplication(
                 NotificationDispatcher(
                     repository: repository, senders: senders, policies: NotificationSetup.policies(configuration),
                     clock: clock, registry: metrics.registry, logger: logger),
-            ] + (postgresRelay.map { [$0] } ?? []) + senderServices
+            ] + (postgresRelay.map { [$0] } ?? []) + (services.autoDispatcher.map { [$0] } ?? []) + senderServices
                 + (tls.map { [CertificateReloader(identity: $0, logger: logger)] } ?? []),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
             logger: logger)
@@ -171,7 +177,10 @@ func makeRouter(_ services: LogisticsServices) -> (Router<LogisticsRequestContex
             middleware: CallerRateLimitMiddleware(limiter: RateLimiter(rule, what: "requests"), clock: services.clock))
     }
     var routes = RouteTable(group: api, prefix: "/api/v1", idempotency: idempotency, catalog: catalog)
-    OrderRoutes(orders: services.repository, intake: services.intake, clock: services.clock).register(in: &routes)
+    OrderRoutes(
+        orders: services.repository, intake: services.intake, dispatcher: services.autoDispatcher,
+        clock: services.clock
+    ).register(in: &routes)
     RiderRoutes(riders: services.repository, clock: services.clock).register(in: &routes)
     RiderAdministrationRoutes(riders: services.repository, knownCallers: services.knownCallers, clock: services.clock)
         .register(in: &routes)
@@ -181,7 +190,12 @@ func makeRouter(_ services: LogisticsServices) -> (Router<LogisticsRequestContex
     ).register(in: &routes)
     OfferRoutes(
         deliveries: services.deliveries, lookup: services.orderLookup, locations: services.locations,
-        navigator: services.navigator, configuration: services.configuration, clock: services.clock
+        navigator: services.navigator, dispatcher: services.autoDispatcher, configuration: services.configuration,
+        clock: services.clock
+    ).register(in: &routes)
+    MatrixRoutes(
+        navigator: services.navigator, settings: services.configuration.dispatch,
+        maxSnapDistanceM: services.configuration.maxSnapDistanceM
     ).register(in: &routes)
     DispatcherDecisionRoutes(
         deliveries: services.deliveries, lookup: services.orderLookup, configuration: services.configuration,

@@ -30,6 +30,8 @@ public struct LogisticsServices: Sendable {
     let metrics: RequestMetrics
     /// Shared by the API and socket routers (one allowance per client address).
     let addressLimiter: RateLimiter?
+    /// Present when automatic dispatch is on for some vendor: told of ready orders and declined offers.
+    let autoDispatcher: AutoDispatcher?
 
     var databaseDialect: String { database.dialect.rawValue }
 }

@@ -93,6 +93,8 @@ public struct ServerConfiguration: Sendable {
     public var trackingLinkHoursAfterEnd: Int = 24
     /// `LOGISTICS_FAULT_CRASH_AFTER_COMMIT`: the crash test's fault switch; never on in service.
     public var crashAfterCommit: Bool = false
+    /// Automatic dispatch and the travel matrix.
+    public var dispatch = DispatchSettings()
     /// Use a throwaway in-memory SQLite database (tests only).
     public var inMemoryDatabase: Bool = false
 
@@ -266,6 +268,7 @@ public struct ServerConfiguration: Sendable {
             }
             configuration.logFormat = parsed
         }
+        try configuration.dispatch.apply(environment)
         if let level = environment["LOG_LEVEL"], !level.isEmpty {
             guard let parsed = Logger.Level(rawValue: level) else {
                 throw ConfigurationError(
@@ -303,6 +306,7 @@ public struct ServerConfiguration: Sendable {
             ("offer ttl", "\(offerTTLSeconds)s"),
             ("failed wait", "\(failedWaitSeconds)s"),
             ("geofence radius", "\(Int(geofenceRadiusM))m"),
+            ("dispatch", dispatch.summary),
             (
                 "navigation",
                 routingProvider == .external

@@ -11,6 +11,7 @@ struct OfferRoutes {
     let lookup: OrderLookup
     let locations: any LocationRepository
     let navigator: Navigator
+    let dispatcher: AutoDispatcher?
     let configuration: ServerConfiguration
     let clock: any WallClock
 
@@ -70,6 +71,7 @@ struct OfferRoutes {
         let offerId = try context.uuidParameter("offerId")
         let offer = try await deliveries.declineOffer(
             offerId: offerId, riderId: rider.id, now: clock.now())
+        dispatcher?.orderNeedsRider(offer.orderId)
         return try .json(OfferRepresentation(offer))
     }
 }

@@ -8,6 +8,7 @@ import LogisticsStore
 struct OrderRoutes {
     let orders: any OrderRepository
     let intake: OrderIntake
+    let dispatcher: AutoDispatcher?
     let clock: any WallClock
 
     private var lookup: OrderLookup { OrderLookup(orders: orders) }
@@ -82,6 +83,7 @@ struct OrderRoutes {
         let actor = try context.caller(.vendor, .dispatcher, .admin)
         let order = try await lookup.visibleOrder(context, allowed: OrderAccess.canManage)
         let updated = try await orders.markReady(orderId: order.id, by: actor, now: clock.now())
+        dispatcher?.orderNeedsRider(updated.id)
         return try .json(OrderRepresentation(updated))
     }
 

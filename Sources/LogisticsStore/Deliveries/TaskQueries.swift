@@ -97,9 +97,9 @@ extension SQLLogisticsRepository {
     func releaseRider(_ riderId: UUID, from taskId: UUID, at now: Date, in transaction: any SQLExecutor) async throws {
         try await transaction.query(
             """
-            UPDATE riders SET availability = 'ONLINE', active_task_id = NULL, updated_at = ?
+            UPDATE riders SET availability = 'ONLINE', active_task_id = NULL, updated_at = ?, free_since = ?
             WHERE id = ? AND active_task_id = ?
-            """, [.date(now), .uuid(riderId), .uuid(taskId)])
+            """, [.date(now), .date(now), .uuid(riderId), .uuid(taskId)])
     }
 
     /// The task's order, locked, in one statement.

@@ -48,9 +48,12 @@ extension SQLLogisticsRepository {
                     .riderHasActiveTask, "Availability cannot change while a delivery is in progress",
                     extras: ["activeTaskId": .string(rider.activeTaskId?.uuidString.lowercased() ?? "")])
             }
+            // Coming online starts the wait that automatic dispatch rewards; staying online keeps it.
+            let freeSince: Date? =
+                availability == .online ? (rider.availability == .online ? nil : now) : nil
             let updated = try await transaction.first(
-                "UPDATE riders SET availability = ?, updated_at = ? WHERE id = ? RETURNING *",
-                [.text(availability.rawValue), .date(now), .uuid(riderId)])
+                "UPDATE riders SET availability = ?, updated_at = ?, free_since = COALESCE(?, free_since) WHERE id = ? RETURNING *",
+                [.text(availability.rawValue), .date(now), .date(freeSince), .uuid(riderId)])
             return try Rider(row: updated!)
         }
     }

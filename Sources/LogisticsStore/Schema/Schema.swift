@@ -226,5 +226,14 @@ enum Schema {
             version: 9, name: "idempotency claims name the instance that runs them",
             common: ["ALTER TABLE idempotency_keys ADD COLUMN claimed_by BIGINT"]
         ),
+        Migration(
+            version: 10, name: "automatic dispatch: offers made by it, orders handed to dispatchers, riders' wait",
+            common: [
+                "ALTER TABLE offers ADD COLUMN automatic INTEGER NOT NULL DEFAULT 0",
+                "ALTER TABLE orders ADD COLUMN dispatch_escalated_at BIGINT",
+                "ALTER TABLE riders ADD COLUMN free_since BIGINT",
+                "CREATE INDEX orders_status ON orders (status)",
+            ]
+        ),
     ]
 }

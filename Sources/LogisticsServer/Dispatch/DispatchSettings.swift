@@ -1,0 +1,80 @@
+import Foundation
+import LogisticsCore
+
+/// Automatic dispatch and the travel matrix, as configured.
+public struct DispatchSettings: Sendable, Equatable {
+    /// Whose orders are dispatched automatically.
+    public enum Scope: Sendable, Equatable {
+        case off
+        case everyVendor
+        /// Orders of these vendors (their token subjects) only.
+        case vendors(Set<UUID>)
+    }
+
+    public var automatic: Scope = .off
+    /// Offers an order gets from automatic dispatch before dispatchers are asked to take over.
+    public var rounds: Int = 5
+    /// How automatic dispatch ranks riders (road-time tie band, farthest rider it will ask).
+    public var ranking = DispatchRanking()
+    /// How often the dispatcher looks for orders it was not told about (other instances, lapsed offers).
+    public var sweepSeconds: Double = 1
+    /// The most sources or destinations `POST /api/v1/matrix` takes.
+    public var matrixMaxLocations: Int = 1_000
+
+    public init() {}
+
+    /// The vendors whose orders automatic dispatch handles: nil for all of them.
+    var vendors: Set<UUID>? {
+        switch automatic {
+        case .off: []
+        case .everyVendor: nil
+        case .vendors(let ids): ids
+        }
+    }
+
+    /// `LOGISTICS_AUTO_DISPATCH` (`on`, `off`, or vendor ids separated by commas) and its tuning variables.
+    mutating func apply(_ environment: [String: String]) throws {
+        if let scope = environment["LOGISTICS_AUTO_DISPATCH"], !scope.isEmpty {
+            switch scope.lowercased() {
+            case "on", "true", "1": automatic = .everyVendor
+            case "off", "false", "0": automatic = .off
+            default:
+                let ids = scope.split(separator: ",").map { UUID(uuidString: $0.trimmingCharacters(in: .whitespaces)) }
+                guard !ids.contains(nil) else {
+                    throw ConfigurationError(
+                        "LOGISTICS_AUTO_DISPATCH must be on, off, or vendor ids separated by commas, not \(scope)")
+                }
+                automatic = .vendors(Set(ids.compactMap { $0 }))
+            }
+        }
+        if let rounds = environment["LOGISTICS_AUTO_DISPATCH_ROUNDS"] {
+            self.rounds = try ServerConfiguration.parseInt(
+                rounds, name: "LOGISTICS_AUTO_DISPATCH_ROUNDS", range: 1...100)
+        }
+        if let seconds = environment["LOGISTICS_AUTO_DISPATCH_MAX_ROAD_SECONDS"] {
+            ranking.maxRoadSeconds = Double(
+                try ServerConfiguration.parseInt(
+                    seconds, name: "LOGISTICS_AUTO_DISPATCH_MAX_ROAD_SECONDS", range: 60...86_400))
+        }
+        if let seconds = environment["LOGISTICS_AUTO_DISPATCH_TIE_SECONDS"] {
+            ranking.tieSeconds = Double(
+                try ServerConfiguration.parseInt(seconds, name: "LOGISTICS_AUTO_DISPATCH_TIE_SECONDS", range: 0...600))
+        }
+        if let count = environment["LOGISTICS_MATRIX_MAX_LOCATIONS"] {
+            matrixMaxLocations = try ServerConfiguration.parseInt(
+                count, name: "LOGISTICS_MATRIX_MAX_LOCATIONS", range: 1...10_000)
+        }
+    }
+
+    /// The line `logistics serve` prints at start.
+    var summary: String {
+        let scope =
+            switch automatic {
+            case .off: "off"
+            case .everyVendor: "on for every vendor"
+            case .vendors(let ids): "on for \(ids.count) vendor(s)"
+            }
+        return "automatic \(scope); \(rounds) rounds, riders within \(Int(ranking.maxRoadSeconds)) s by road, "
+            + "ties within \(Int(ranking.tieSeconds)) s go to the longest wait"
+    }
+}

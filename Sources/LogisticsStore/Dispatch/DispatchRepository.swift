@@ -1,0 +1,30 @@
+import Foundation
+import LogisticsCore
+
+/// A free rider as automatic dispatch sees them: where they were last and since when they have been free.
+public struct FreeRider: Sendable, Equatable {
+    public var riderId: UUID
+    public var position: GeoPoint?
+    public var freeSince: Date
+}
+
+/// What automatic dispatch reads and writes. Every write re-checks its conditions under the order's lock, so any
+/// number of dispatchers (threads or instances) can work on one order and at most one offer is open for it.
+public protocol DispatchRepository: Sendable {
+    /// READY_FOR_PICKUP orders without a rider, an open offer or a hand-over to dispatchers; with `vendors`, only
+    /// theirs; with `orderId`, only that one. Oldest first.
+    func ordersAwaitingDispatch(orderId: UUID?, vendors: Set<UUID>?, now: Date, limit: Int) async throws -> [Order]
+    /// Riders who may get an offer for this order now: online, not suspended, without a task or an open offer, and
+    /// never offered this order before.
+    func freeRiders(for orderId: UUID, now: Date) async throws -> [FreeRider]
+    /// How many automatic offers this order has had.
+    func automaticRounds(orderId: UUID) async throws -> Int
+    /// Offers the order to one rider if it still awaits a rider and the rider is still free; nil (nothing written)
+    /// otherwise. `details` go into the order's event log with the offer.
+    func makeAutomaticOffer(
+        orderId: UUID, riderId: UUID, ttl: TimeInterval, details: [String: String], now: Date
+    ) async throws -> Offer?
+    /// Hands the order over to dispatchers (an event they see), once; false when it no longer awaits a rider or was
+    /// handed over already.
+    func escalateDispatch(orderId: UUID, details: [String: String], now: Date) async throws -> Bool
+}
