@@ -28,6 +28,9 @@ struct Demo: AsyncParsableCommand {
         configuration.databaseURL = nil
         configuration.environment = .development
         configuration.riderAppDemo = true
+        // The demo shows automatic dispatch: the simulated stores' orders are offered by the server (the demo's
+        // vendor); the orders placed for the person in the rider app, who may have no GPS, are offered by hand.
+        configuration.dispatch.automatic = .vendors([SimulationOffice.vendorId])
         // The demo's simulated riders all call from this machine: one address, many phones.
         configuration.rateLimits.perAddress = nil
         Console.line("Starting the Rider Logistics demo (SQLite in \(dataDirectory)) ...")
@@ -141,7 +144,8 @@ struct DemoFleetService: Service {
         var simulation = Simulation(
             base: "http://\(host):\(port)",
             plan: SimulationPlan(
-                riders: riders, deliveries: nil, duration: 365 * 86_400, speedMps: 14, fixInterval: 1, shortTrips: true)
+                riders: riders, deliveries: nil, duration: 365 * 86_400, speedMps: 14, fixInterval: 1, shortTrips: true,
+                automaticDispatch: true)
         ) { subject, role in
             try await tokens.token(subject: subject, role: role, name: role == .rider ? "Simulated rider" : nil)
         }

@@ -4,8 +4,10 @@ import LogisticsServer
 import ServiceLifecycle
 
 /// The demo's rider left for a person (the walkthrough prints their rider app link): whenever that rider is online, free and
-/// without an open offer, the simulation's office offers them a short trip from a store near where they are — so a
-/// newcomer can do a whole delivery in a browser.
+/// without an open offer, the simulation's office offers them a short trip from a store near where they are (by hand:
+/// a browser without GPS gives automatic dispatch nothing to rank them by) — so a newcomer can do a whole delivery in
+/// a browser. Each offer's delivery code is printed, also of the simulated stores' orders automatic dispatch sends
+/// them.
 struct DemoAppRiderService: Service {
     let services: LogisticsServices
     let host: String
@@ -24,9 +26,10 @@ struct DemoAppRiderService: Service {
             try await tokens.token(subject: subject, role: role, name: nil)
         }
         await cancelWhenGracefulShutdown {
+            var announced: Set<UUID> = []
             while !Task.isCancelled {
                 do {
-                    try await offerIfFree(rider, office: office)
+                    try await offerIfFree(rider, office: office, announced: &announced)
                 } catch {
                     if Task.isCancelled { return }
                     Console.line("demo: could not offer \(rider.name ?? "the app rider") an order: \(error)")
@@ -36,17 +39,25 @@ struct DemoAppRiderService: Service {
         }
     }
 
-    private func offerIfFree(_ rider: Actor, office: SimulationOffice) async throws {
+    /// Places an order near the rider when they are free with nothing offered; tells the customer's delivery code
+    /// of each offer they get (the one placed for them, or another order automatic dispatch found them best for).
+    private func offerIfFree(_ rider: Actor, office: SimulationOffice, announced: inout Set<UUID>) async throws {
         guard let state = try await services.repository.rider(id: rider.id), state.availability == .online,
-            state.activeTaskId == nil,
-            try await services.deliveries.openOffers(riderId: rider.id, now: services.clock.now()).isEmpty
+            state.activeTaskId == nil
         else { return }
+        if let (offer, order) = try await services.deliveries.openOffers(riderId: rider.id, now: services.clock.now())
+            .first
+        {
+            guard announced.insert(offer.id).inserted else { return }
+            let code = try await office.deliveryCode(
+                .init(orderId: order.id.lowercased, customerId: order.customer.id))
+            Console.line(
+                "demo: \(rider.name ?? "the app rider") is offered an order from \(order.vendor.name) to "
+                    + "\(order.customer.address); the customer's delivery code is \(code)")
+            return
+        }
         let near = try await services.locations.lastPosition(riderId: rider.id)?.0 ?? DemoFleet.store.location
         let trip = MonacoPlaces.shortTrip(near: near)
-        let order = try await office.orderFor(riderId: rider.id, store: trip.store, home: trip.home)
-        let code = try await office.deliveryCode(order)
-        Console.line(
-            "demo: \(rider.name ?? "the app rider") is offered an order from \(trip.store.name) to \(trip.home.name); "
-                + "the customer's delivery code is \(code)")
+        _ = try await office.orderFor(riderId: rider.id, store: trip.store, home: trip.home)
     }
 }

@@ -17,6 +17,10 @@ struct Simulate: AsyncParsableCommand {
     @Option(name: .customLong("fix-interval"), help: "Seconds between GPS fixes.") var fixInterval: Double = 1
     @Flag(name: .customLong("no-network-drops"), help: "Keep every rider's network up.") var noDrops = false
     @Flag(name: .customLong("no-tunnels"), help: "Never lose GPS.") var noTunnels = false
+    @Flag(
+        name: .customLong("automatic-dispatch"),
+        help: "The server dispatches by itself (LOGISTICS_AUTO_DISPATCH=on): only create orders, take any offer.")
+    var automaticDispatch = false
     @Option(name: .customLong("data-dir"), help: "Data directory holding the server's development secret.")
     var dataDirectory: String?
 
@@ -45,10 +49,11 @@ struct Simulate: AsyncParsableCommand {
             secret: secret, issuer: configuration.jwtIssuer, audience: configuration.jwtAudience)
         let plan = SimulationPlan(
             riders: riders, deliveries: orders ?? riders * 2, duration: TimeInterval(duration), speedMps: speed,
-            fixInterval: fixInterval, networkDrops: !noDrops, tunnels: !noTunnels)
+            fixInterval: fixInterval, networkDrops: !noDrops, tunnels: !noTunnels, automaticDispatch: automaticDispatch)
         Console.line(
             "Simulating \(riders) riders against \(server): \(plan.deliveries!) deliveries, \(Int(speed)) m/s, "
-                + "network drops \(noDrops ? "off" : "on"), tunnels \(noTunnels ? "off" : "on")")
+                + "network drops \(noDrops ? "off" : "on"), tunnels \(noTunnels ? "off" : "on"), "
+                + "dispatch \(automaticDispatch ? "by the server" : "by hand")")
         var simulation = Simulation(base: server, plan: plan) { subject, role in
             try await issuer.token(subject: subject, role: role, name: role == .rider ? "Simulated rider" : nil)
         }

@@ -53,16 +53,29 @@ struct SimulatedRider: Sendable {
             store = places.removeFirst()
             home = places.removeFirst()
         }
-        lastHome = home.location
-        let order = try await office.orderFor(riderId: id, store: store, home: home)
-        let task = try await acceptWhenOffered(order.orderId)
+        if office.automatic {
+            // Where the rider waits, as the app reports it when standing still: what automatic dispatch ranks by.
+            _ = try? await api.sendLocations([
+                LocationFix(lat: position.lat, lon: position.lon, accuracyM: 5, speedMps: 0, recordedAt: Date())
+            ])
+        }
+        let placed = try await office.orderFor(riderId: id, store: store, home: home)
+        // With automatic dispatch the server decides who rides which order: this rider takes whatever it is offered
+        // (most often the order it just asked for, being the nearest), and rides to that order's store and customer.
+        let task = try await acceptWhenOffered(office.automatic ? nil : placed.orderId)
+        guard let order = office.placed(task.orderId), let customer = task.customer else {
+            throw SimulationError("offered \(task.orderId), which the simulation did not place")
+        }
+        let storeLocation = task.vendor.location
+        let homeLocation = customer.location
+        lastHome = homeLocation
         report.update { $0.riding += 1 }
         defer { report.update { $0.riding -= 1 } }
 
-        try await drive(to: store.location, taskId: task.taskId)
+        try await drive(to: storeLocation, taskId: task.taskId)
         try await tap(.arrivedAtStore, task.taskId)
         try await tap(.pickedUp, task.taskId)
-        try await drive(to: home.location, taskId: task.taskId)
+        try await drive(to: homeLocation, taskId: task.taskId)
         let asked = Asked()
         let offline = network.isDown
         guard try await session.arrive(task: task, at: position, confirm: { _ in asked.yes() }) else { return }
@@ -79,10 +92,10 @@ struct SimulatedRider: Sendable {
         report.update { $0.deliveriesCompleted += 1 }
     }
 
-    /// Waits for the offer (the office made it to this rider) and accepts it, with RiderKit's single retry.
-    private func acceptWhenOffered(_ orderId: String) async throws -> RiderTask {
+    /// Waits for the offer of `orderId` (or any offer) and accepts it, with RiderKit's single retry.
+    private func acceptWhenOffered(_ orderId: String?) async throws -> RiderTask {
         for _ in 0..<120 {
-            if let offer = try? await api.offers().first(where: { $0.orderId == orderId }) {
+            if let offer = try? await api.offers().first(where: { orderId == nil || $0.orderId == orderId }) {
                 do {
                     return try await session.accept(offerId: offer.offerId)
                 } catch is RiderSession.AcceptFailed {
@@ -92,7 +105,7 @@ struct SimulatedRider: Sendable {
             }
             try await Task.sleep(for: .milliseconds(500))
         }
-        throw SimulationError("the offer for \(orderId) never arrived")
+        throw SimulationError("the offer for \(orderId ?? "any order") never arrived")
     }
 
     private func tap(_ status: TaskStatus, _ taskId: String) async throws {

@@ -15,6 +15,8 @@ struct SimulationPlan: Sendable {
     /// Each delivery starts from the store nearest the rider with a customer close by (the demo); otherwise stores
     /// and customers are anywhere on the map.
     var shortTrips = false
+    /// The server dispatches automatically: orders are created and made ready, and riders take what they are offered.
+    var automaticDispatch = false
 }
 
 /// Runs simulated riders against a server until the plan is done, printing a live line now and then.
@@ -30,7 +32,8 @@ struct Simulation {
     func run() async throws -> SimulationReport {
         let started = ContinuousClock.now
         let tokens = self.tokens
-        let office = SimulationOffice(client: BenchClient(http: .shared, base: base, recorder: nil), tokens: tokens)
+        var office = SimulationOffice(client: BenchClient(http: .shared, base: base, recorder: nil), tokens: tokens)
+        office.automatic = plan.automaticDispatch
         var riders: [SimulatedRider] = []
         for index in 0..<plan.riders {
             let id = UUID()

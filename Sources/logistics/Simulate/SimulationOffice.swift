@@ -1,12 +1,22 @@
 import AsyncHTTPClient
 import Foundation
 import LogisticsCore
+import Synchronization
 
-/// The dispatcher's and customers' side of the simulation: creates an order for a rider, offers it to them, and
-/// reads the customer's delivery code — through the same API a dispatcher console and a customer app use.
+/// The dispatcher's and customers' side of the simulation: creates orders, offers them by hand (or leaves that to
+/// the server's automatic dispatch), and reads the customer's delivery code — through the same API a dispatcher
+/// console and a customer app use.
 struct SimulationOffice: Sendable {
     let client: BenchClient
     let tokens: @Sendable (_ subject: UUID, _ role: Role) async throws -> String
+    /// The server offers ready orders itself (`LOGISTICS_AUTO_DISPATCH`): the office only creates them.
+    var automatic = false
+    /// Customers by order, for whichever rider ends up with the order.
+    private let customers = Customers()
+
+    private final class Customers: Sendable {
+        let byOrder = Mutex<[String: UUID]>([:])
+    }
 
     struct PlacedOrder: Sendable {
         var orderId: String
@@ -14,14 +24,18 @@ struct SimulationOffice: Sendable {
     }
 
     static let dispatcherId = UUID(uuidString: "00000000-0000-4000-8000-00000000d15c")!
+    /// The vendor the simulated stores order as when the server dispatches: the demo switches automatic dispatch on
+    /// for this vendor, and leaves the orders it places for its person rider to be offered by hand.
+    static let vendorId = UUID(uuidString: "00000000-0000-4000-8000-00000000d15e")!
 
+    /// An order from `store` to `home`, ready; offered to the rider by hand unless the server dispatches itself.
     func orderFor(
         riderId: UUID, store: (name: String, location: GeoPoint), home: (name: String, location: GeoPoint)
     ) async throws -> PlacedOrder {
-        let dispatcher = try await tokens(Self.dispatcherId, .dispatcher)
+        let placer = try await automatic ? tokens(Self.vendorId, .vendor) : tokens(Self.dispatcherId, .dispatcher)
         let customerId = UUID()
         let created = try await client.call(
-            "create order", .POST, "/api/v1/orders", token: dispatcher,
+            "create order", .POST, "/api/v1/orders", token: placer,
             json: DeliveryLoad.order(
                 ref: "SIM-\(customerId.uuidString.prefix(6))",
                 from: VendorStop(
@@ -31,11 +45,19 @@ struct SimulationOffice: Sendable {
                     address: "\(home.name), Monaco", location: home.location)),
             expect: 201)
         guard let orderId = created["orderId"] as? String else { throw SimulationError("order created without an id") }
-        try await client.call("ready", .POST, "/api/v1/orders/\(orderId)/ready", token: dispatcher)
-        try await client.call(
-            "offer", .POST, "/api/v1/orders/\(orderId)/offers", token: dispatcher,
-            json: ["riderIds": [riderId.lowercased]], expect: 201)
+        customers.byOrder.withLock { $0[orderId] = customerId }
+        try await client.call("ready", .POST, "/api/v1/orders/\(orderId)/ready", token: placer)
+        if !automatic {
+            try await client.call(
+                "offer", .POST, "/api/v1/orders/\(orderId)/offers", token: placer,
+                json: ["riderIds": [riderId.lowercased]], expect: 201)
+        }
         return PlacedOrder(orderId: orderId, customerId: customerId)
+    }
+
+    /// The order as the office placed it; nil for an order some other client created.
+    func placed(_ orderId: String) -> PlacedOrder? {
+        customers.byOrder.withLock { $0[orderId] }.map { PlacedOrder(orderId: orderId, customerId: $0) }
     }
 
     /// What the customer reads to the rider at the door.

@@ -159,8 +159,10 @@ struct ProcessTests {
         }
     }
 
-    @Test("logistics simulate: 5 RiderKit riders complete deliveries on Monaco's roads against the real server")
-    func simulatorSmoke() async throws {
+    @Test(
+        "logistics simulate: 5 RiderKit riders deliver on Monaco's roads, dispatched by hand and by the server",
+        arguments: [false, true])
+    func simulatorSmoke(automatic: Bool) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("logistics-sim-\(UUID())")
         defer { try? FileManager.default.removeItem(at: directory) }
         let server = try ServerProcess(
@@ -168,13 +170,14 @@ struct ProcessTests {
             environment: [
                 "LOGISTICS_JWT_SECRET": Self.secret, "LOGISTICS_MAP": MapFixture.pbfPath,
                 "LOGISTICS_MAP_CACHE_DIR": MapFixture.cacheDirectory,
+                "LOGISTICS_AUTO_DISPATCH": automatic ? "on" : "off",
             ])
         try await server.start()
         let simulate = try ServerProcess(
             arguments: [
                 "simulate", "--server", "http://127.0.0.1:\(server.port)", "--riders", "5", "--orders", "5",
                 "--speed", "300", "--fix-interval", "0.2", "--duration", "55",
-            ],
+            ] + (automatic ? ["--automatic-dispatch"] : []),
             environment: ["LOGISTICS_JWT_SECRET": Self.secret])
         let output = try await simulate.runToEnd(timeout: .seconds(60))
         #expect(output.status == 0, "\(output.text)")
@@ -186,7 +189,17 @@ struct ProcessTests {
         let dispatcher = try await Self.dispatcherToken()
         let page = try await ConcurrentClient.send(
             port: server.port, .get, "/api/v1/orders?status=DELIVERED&limit=50", token: dispatcher)
-        #expect((page["orders"] as? [Any])?.count == 5)
+        let delivered = page["orders"] as? [[String: Any]] ?? []
+        #expect(delivered.count == 5)
+        // Each order's offer says who made it: the server itself, or the simulation's dispatcher.
+        for order in delivered {
+            let events = try await ConcurrentClient.send(
+                port: server.port, .get, "/api/v1/orders/\(order["orderId"] as? String ?? "")/events", token: dispatcher
+            )
+            let offered = (events["events"] as? [[String: Any]])?.first { $0["type"] as? String == "OffersMade" }
+            let details = offered?["details"] as? [String: String]
+            #expect((details?["automatic"] == "true") == automatic, "\(String(describing: details))")
+        }
         server.kill(SIGTERM)
         #expect(await server.waitForExit() == 0)
     }
