@@ -9,7 +9,7 @@ import NIOHTTP1
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Load benchmarks against a server on localhost (not tests: they print figures).",
-        subcommands: [DeliveryBench.self, RoutingBench.self, TrackingBench.self, CrashBench.self])
+        subcommands: [DeliveryBench.self, RoutingBench.self, TrackingBench.self, CrashBench.self, DispatchBench.self])
 }
 
 struct DeliveryBench: AsyncParsableCommand {
