@@ -35,6 +35,8 @@ let package = Package(
             dependencies: [.product(name: "Crypto", package: "swift-crypto")]
         ),
         // OpenStreetMap import, road graph, contraction hierarchies, route narration, live speeds. No server code.
+        // Route optimisation (VRP) on a travel-time matrix: no I/O, no dependencies.
+        .target(name: "RoutePlanning"),
         .target(
             name: "RoadRouting",
             dependencies: [
@@ -58,6 +60,7 @@ let package = Package(
                 "LogisticsCore",
                 "LogisticsStore",
                 "RoadRouting",
+                "RoutePlanning",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -145,6 +148,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        .testTarget(name: "RoutePlanningTests", dependencies: ["RoutePlanning"]),
         .testTarget(name: "LogisticsStoreTests", dependencies: ["LogisticsStore", "LogisticsServer", "TestSupport"]),
         .testTarget(name: "RiderKitTests", dependencies: ["RiderKit", "RiderKitURLSession", "TestSupport"]),
     ],

@@ -197,6 +197,10 @@ func makeRouter(_ services: LogisticsServices) -> (Router<LogisticsRequestContex
         navigator: services.navigator, settings: services.configuration.dispatch,
         maxSnapDistanceM: services.configuration.maxSnapDistanceM
     ).register(in: &routes)
+    PlanRoutes(
+        navigator: services.navigator, settings: services.configuration.dispatch,
+        maxSnapDistanceM: services.configuration.maxSnapDistanceM
+    ).register(in: &routes)
     DispatcherDecisionRoutes(
         deliveries: services.deliveries, lookup: services.orderLookup, configuration: services.configuration,
         clock: services.clock

@@ -20,6 +20,8 @@ public struct DispatchSettings: Sendable, Equatable {
     public var sweepSeconds: Double = 1
     /// The most sources or destinations `POST /api/v1/matrix` takes.
     public var matrixMaxLocations: Int = 1_000
+    /// The most stops (jobs; shipments count two) `POST /api/v1/plans` plans in one request.
+    public var planMaxTasks: Int = 1_000
 
     public init() {}
 
@@ -59,6 +61,9 @@ public struct DispatchSettings: Sendable, Equatable {
         if let seconds = environment["LOGISTICS_AUTO_DISPATCH_TIE_SECONDS"] {
             ranking.tieSeconds = Double(
                 try ServerConfiguration.parseInt(seconds, name: "LOGISTICS_AUTO_DISPATCH_TIE_SECONDS", range: 0...600))
+        }
+        if let count = environment["LOGISTICS_PLAN_MAX_TASKS"] {
+            planMaxTasks = try ServerConfiguration.parseInt(count, name: "LOGISTICS_PLAN_MAX_TASKS", range: 1...5_000)
         }
         if let count = environment["LOGISTICS_MATRIX_MAX_LOCATIONS"] {
             matrixMaxLocations = try ServerConfiguration.parseInt(

@@ -208,6 +208,14 @@ enum AccessMatrix {
             "POST /api/v1/matrix": .staffOnly { _ in
                 Probe(path: "/api/v1/matrix", json: ["sources": [["lat": 43.7390, "lon": 7.4270]]])
             },
+            "POST /api/v1/plans": .staffOnly { _ in
+                Probe(
+                    path: "/api/v1/plans",
+                    json: [
+                        "vehicles": [["id": 1, "start": [7.4270, 43.7390]]],
+                        "jobs": [["id": 1, "location": [7.4240, 43.7347]]], "options": ["time_limit": 0.1],
+                    ])
+            },
             "POST /api/v1/riders/{riderId}/suspend": .adminOnly {
                 Probe(path: "/api/v1/riders/\($0.b.riderId.lowercased)/suspend")
             },

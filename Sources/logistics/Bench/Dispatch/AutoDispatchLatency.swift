@@ -75,7 +75,8 @@ enum AutoDispatchLatency {
                     try await client.call("ready", .POST, "/api/v1/orders/\(orderId.lowercased)/ready", token: token)
                     var offered = false
                     while DispatchTime.now().uptimeNanoseconds - start < 5_000_000_000 {
-                        if try await database.first("SELECT 1 FROM offers WHERE order_id = ?", [.uuid(orderId)]) != nil {
+                        if try await database.first("SELECT 1 FROM offers WHERE order_id = ?", [.uuid(orderId)]) != nil
+                        {
                             offered = true
                             break
                         }

@@ -44,6 +44,8 @@ struct DispatchBench: AsyncParsableCommand {
         }
         MatrixTiming.measure(roadMap, label: "Monaco", size: matrixSize, runs: matrixRuns, seed: 1)
         if gridSide > 0 { MatrixTiming.measureGrid(side: gridSide, size: gridMatrixSize, runs: 3) }
-        if riders > 0 { try await AutoDispatchLatency.measure(map: map, roadMap: roadMap, riders: riders, orders: orders) }
+        if riders > 0 {
+            try await AutoDispatchLatency.measure(map: map, roadMap: roadMap, riders: riders, orders: orders)
+        }
     }
 }

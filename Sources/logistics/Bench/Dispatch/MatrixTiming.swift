@@ -29,7 +29,8 @@ enum MatrixTiming {
         for index in 0..<min(50, size) {
             let row = (index * 7) % size
             let column = (index * 13 + 1) % size
-            guard let route = try? planner.route(RouteRequest(from: points[row], to: points[column]), now: Date()) else {
+            guard let route = try? planner.route(RouteRequest(from: points[row], to: points[column]), now: Date())
+            else {
                 continue
             }
             checked += 1
