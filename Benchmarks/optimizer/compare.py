@@ -10,6 +10,7 @@ Exit 1 when a solution its solver calls feasible fails the checker, when any sol
 """
 
 import argparse
+import collections
 import json
 import os
 import sys
@@ -146,13 +147,13 @@ def report(rows, args):
     print()
     for size in sorted({instance["jobs"] for instance, _ in rows}):
         gaps = [instance["gap"] for instance, _ in rows if instance["jobs"] == size and instance["gap"] is not None]
-        others = [f"{instance['name']} {instance['note']}" for instance, _ in rows
-                  if instance["jobs"] == size and instance["gap"] is None]
+        others = collections.Counter(instance["note"] for instance, _ in rows
+                                     if instance["jobs"] == size and instance["gap"] is None)
         line = f"{size:>4} jobs: ours vs best peer "
         line += (f"mean {sum(gaps) / len(gaps):+.1f} %, worst {max(gaps):+.1f} % over {len(gaps)} instance(s)"
                  if gaps else "no comparable instance")
         if others:
-            line += f"; not compared: {', '.join(others)}"
+            line += "; not compared: " + ", ".join(f"{n} × {note}" for note, n in others.items())
         print(line)
 
     details = []

@@ -42,7 +42,11 @@ public struct DispatchRanking: Sendable, Equatable {
         guard !timed.isEmpty else { return .nobodyYet }
         var reachable = timed.filter { $0.roadSeconds! <= maxRoadSeconds }
         guard !reachable.isEmpty else { return .noneInReach(considered: timed.count) }
-        reachable.sort { ($0.roadSeconds!, $0.riderId.uuidString) < ($1.roadSeconds!, $1.riderId.uuidString) }
+        // Keys made once: a rider id's text is made anew on every use, and a thousand riders sort in ~10⁴ comparisons.
+        reachable = reachable.map { ($0.roadSeconds!, $0.riderId.uuidString, $0) }.sorted {
+            ($0.0, $0.1) < ($1.0, $1.1)
+        }
+        .map(\.2)
         // Bands of tieSeconds from the quickest remaining rider: within a band, the longest wait first.
         var ranked: [DispatchCandidate] = []
         var rest = reachable[...]
