@@ -76,7 +76,12 @@ function apply(data) {
     entry.heading = data.headingDeg ?? null;
   } else if (data.type === 'event') {
     const event = data.event;
-    feed(`${event.type}${event.status ? ' ' + event.status : ''} · order ${event.orderId.slice(0, 8)}`);
+    if (event.type === 'DispatchEscalated') {
+      // Automatic dispatch gave up on this order: the one line a dispatcher must act on.
+      feed(`Needs a rider · order ${event.orderId.slice(0, 8)}: ${(event.data && event.data.reason) || 'automatic dispatch found nobody'}`);
+    } else {
+      feed(`${event.type}${event.status ? ' ' + event.status : ''} · order ${event.orderId.slice(0, 8)}`);
+    }
     const riderId = event.data && event.data.riderId;
     if (riderId && event.type === 'OrderAssigned') rider(riderId).availability = 'ON_TASK';
     else if (riderId && ENDED.includes(event.status)) rider(riderId).availability = 'ONLINE';
