@@ -180,18 +180,19 @@ public struct PlanSolver {
         let stops = model.requestStops[request]
         for vehicle in state.routes.indices where model.allowed[request][vehicle] {
             let route = state.routes[vehicle]
-            let rider = model.problem.vehicles[vehicle]
-            func location(before position: Int) -> Int? {
-                position == 0 ? rider.start : model.stopLocation[route[position - 1]]
+            let start = model.vehicleStart[vehicle]
+            let end = model.vehicleEnd[vehicle]
+            func location(before position: Int) -> Int {
+                position == 0 ? start : model.stopLocation[route[position - 1]]
             }
-            func location(at position: Int) -> Int? {
-                position == route.count ? rider.end : model.stopLocation[route[position]]
+            func location(at position: Int) -> Int {
+                position == route.count ? end : model.stopLocation[route[position]]
             }
             func added(_ stop: Int, at position: Int) -> Int {
                 let place = model.stopLocation[stop]
                 let before = location(before: position)
                 let after = location(at: position)
-                return model.travel(before, place) + model.travel(place, after) - model.travel(before, after)
+                return model.leg(before, place) + model.leg(place, after) - model.leg(before, after)
             }
             var candidates: [(delta: Int, first: Int, second: Int)] = []
             let bound = best?.delta ?? .max
@@ -212,8 +213,8 @@ public struct PlanSolver {
                             let before = location(before: first)
                             let after = location(at: first)
                             delta =
-                                model.travel(before, pickup) + model.travel(pickup, delivery)
-                                + model.travel(delivery, after) - model.travel(before, after)
+                                model.leg(before, pickup) + model.leg(pickup, delivery)
+                                + model.leg(delivery, after) - model.leg(before, after)
                         } else {
                             delta = pickupAdded[first] + deliveryAdded[second]
                         }
