@@ -17,6 +17,10 @@ struct DispatchBench: AsyncParsableCommand {
     @Option(help: "Positions a side for the grid's matrix.") var gridMatrixSize: Int = 1000
     @Option(help: "Online riders for automatic dispatch; 0 skips it.") var riders: Int = 1000
     @Option(help: "Orders made ready one after another.") var orders: Int = 200
+    @Option(help: "Simulated hours of orders in Monaco, with automatic dispatch and by hand; 0 skips it.")
+    var dayHours: Double = 2
+    @Option(help: "Riders in the simulated hours.") var dayRiders: Int = 12
+    @Option(help: "Orders an hour in the simulated hours.") var ordersPerHour: Double = 60
 
     func validate() throws {
         guard (2...2000).contains(matrixSize), (2...5000).contains(gridMatrixSize) else {
@@ -26,7 +30,7 @@ struct DispatchBench: AsyncParsableCommand {
             throw ValidationError("--grid-side must be 0 or 10...2000")
         }
         guard (1...1000).contains(matrixRuns) else { throw ValidationError("--matrix-runs must be 1...1000") }
-        guard (0...100_000).contains(riders), (1...10_000).contains(orders), orders <= max(riders, 1) else {
+        guard (0...100_000).contains(riders), (1...10_000).contains(orders), riders == 0 || orders <= riders else {
             throw ValidationError("--riders must be 0...100000 and --orders 1...10000, at most one per rider")
         }
     }
@@ -46,6 +50,9 @@ struct DispatchBench: AsyncParsableCommand {
         if gridSide > 0 { MatrixTiming.measureGrid(side: gridSide, size: gridMatrixSize, runs: 3) }
         if riders > 0 {
             try await AutoDispatchLatency.measure(map: map, roadMap: roadMap, riders: riders, orders: orders)
+        }
+        if dayHours > 0 {
+            try await DayReport.compare(map: map, riders: dayRiders, hours: dayHours, rate: ordersPerHour)
         }
     }
 }

@@ -1,0 +1,219 @@
+import Foundation
+import LogisticsCore
+import LogisticsServer
+import RoadRouting
+
+/// The simulated city of `DaySimulation`: its riders, its orders, and what each does in a step.
+struct DayWorld {
+    let client: BenchClient
+    let issuer: AccessTokenIssuer
+    let clock: ManualWallClock
+    let automatic: Bool
+    var figures = DaySimulation.Figures()
+    private var dispatcher = ""
+    private var riders: [Rider] = []
+    private var orders: [String: Placed] = [:]
+
+    private struct Rider {
+        var id: UUID
+        var token: String
+        var position: GeoPoint
+        var taskId: String?
+        var orderId: String?
+        var path: [GeoPoint] = []
+        var toCustomer = false
+        var busyUntil: Date?
+    }
+
+    private struct Placed {
+        var customerId: UUID
+        var readyAt: Date
+        var store: GeoPoint
+        var home: GeoPoint
+        var assigned = false
+        var lastOfferAt: Date?
+    }
+
+    init(client: BenchClient, issuer: AccessTokenIssuer, clock: ManualWallClock, automatic: Bool) {
+        self.client = client
+        self.issuer = issuer
+        self.clock = clock
+        self.automatic = automatic
+    }
+
+    private func token(_ subject: UUID, _ role: Role) async throws -> String {
+        try await issuer.token(subject: subject, role: role, ttl: 7 * 86_400, now: clock.now())
+    }
+
+    mutating func start(riders count: Int) async throws {
+        dispatcher = try await token(UUID(), .dispatcher)
+        for index in 0..<count {
+            let id = UUID()
+            let rider = Rider(
+                id: id, token: try await token(id, .rider),
+                position: MonacoPlaces.all[index % MonacoPlaces.all.count].location)
+            try await client.call(
+                "online", .PUT, "/api/v1/rider/availability", token: rider.token, json: ["status": "ONLINE"])
+            try await post(fixAt: rider.position, rider: rider)
+            riders.append(rider)
+        }
+    }
+
+    mutating func placeOrder(random: inout SeededGenerator) async throws {
+        let store = MonacoPlaces.all.randomElement(using: &random)!
+        let home = MonacoPlaces.all.filter { $0.name != store.name }.randomElement(using: &random)!
+        let customerId = UUID()
+        let created = try await client.call(
+            "create", .POST, "/api/v1/orders", token: dispatcher,
+            json: DeliveryLoad.order(
+                ref: "DAY-\(figures.orders)",
+                from: VendorStop(name: store.name, address: store.name, location: store.location),
+                to: CustomerContact(
+                    id: customerId, name: "Day customer", phone: "+377 93 15 00 01", address: home.name,
+                    location: home.location)),
+            expect: 201)
+        let orderId = created["orderId"] as! String
+        try await client.call("ready", .POST, "/api/v1/orders/\(orderId)/ready", token: dispatcher)
+        orders[orderId] = Placed(
+            customerId: customerId, readyAt: clock.now(), store: store.location, home: home.location)
+        figures.orders += 1
+    }
+
+    /// What the dispatcher map's "Offer" button does with nobody chosen: the 3 nearest free riders by road; again
+    /// once those offers have lapsed.
+    mutating func dispatchByHand() async throws {
+        let now = clock.now()
+        for (orderId, order) in orders.sorted(by: { $0.value.readyAt < $1.value.readyAt })
+        where !order.assigned && (order.lastOfferAt.map { now.timeIntervalSince($0) >= 60 } ?? true) {
+            _ = try? await client.call(
+                "offer", .POST, "/api/v1/orders/\(orderId)/offers", token: dispatcher,
+                json: ["strategy": "nearest", "count": 3], expect: 201)
+            orders[orderId]?.lastOfferAt = now
+        }
+    }
+
+    mutating func ride() async throws {
+        for index in riders.indices {
+            figures.riderSteps += 1
+            if riders[index].taskId == nil {
+                figures.idleSteps += 1
+                try await takeAnOffer(index)
+                continue
+            }
+            if let busy = riders[index].busyUntil, busy > clock.now() { continue }
+            riders[index].busyUntil = nil
+            move(index, metres: DaySimulation.speedMps * DaySimulation.step)
+            try await post(fixAt: riders[index].position, rider: riders[index])
+            if riders[index].path.isEmpty { try await arrive(index) }
+        }
+    }
+
+    private mutating func takeAnOffer(_ index: Int) async throws {
+        let rider = riders[index]
+        let open = try await client.call("offers", .GET, "/api/v1/rider/offers", token: rider.token)
+        guard let offer = (open["offers"] as? [[String: Any]])?.first, let offerId = offer["offerId"] as? String,
+            let task = try? await client.call(
+                "accept", .POST, "/api/v1/rider/offers/\(offerId)/accept", token: rider.token),
+            let taskId = task["taskId"] as? String, let orderId = task["orderId"] as? String
+        else { return }
+        riders[index].taskId = taskId
+        riders[index].orderId = orderId
+        riders[index].toCustomer = false
+        orders[orderId]?.assigned = true
+        riders[index].path = try await route(index)
+    }
+
+    private func route(_ index: Int) async throws -> [GeoPoint] {
+        let rider = riders[index]
+        let answer = try await client.call(
+            "route", .GET,
+            "/api/v1/rider/tasks/\(rider.taskId!)/route?from=\(rider.position.lat),\(rider.position.lon)",
+            token: rider.token)
+        return Polyline.decode(answer["geometry"] as? String ?? "") ?? []
+    }
+
+    private mutating func move(_ index: Int, metres: Double) {
+        var left = metres
+        while left > 0, let next = riders[index].path.first {
+            let here = riders[index].position
+            let gap = here.distanceM(to: next)
+            if gap <= left {
+                left -= gap
+                riders[index].position = next
+                riders[index].path.removeFirst()
+            } else {
+                let part = left / gap
+                riders[index].position = GeoPoint(
+                    lat: here.lat + (next.lat - here.lat) * part, lon: here.lon + (next.lon - here.lon) * part)
+                left = 0
+            }
+        }
+    }
+
+    private mutating func arrive(_ index: Int) async throws {
+        let rider = riders[index]
+        guard let taskId = rider.taskId, let orderId = rider.orderId, let order = orders[orderId] else { return }
+        let now = clock.now()
+        if !rider.toCustomer {
+            try await tap("ARRIVED_AT_STORE", rider: rider, at: order.store)
+            try await tap("PICKED_UP", rider: rider, at: order.store)
+            figures.readyToPickup.append(now.timeIntervalSince(order.readyAt))
+            riders[index].position = order.store
+            riders[index].toCustomer = true
+            riders[index].path = try await route(index)
+            riders[index].busyUntil = now.addingTimeInterval(DaySimulation.serviceSeconds)
+            return
+        }
+        try await tap("ARRIVED_AT_DESTINATION", rider: rider, at: order.home)
+        let customer = try await token(order.customerId, .customer)
+        let view = try await client.call("code", .GET, "/api/v1/customer/orders/\(orderId)", token: customer)
+        try await client.call(
+            "proof", .POST, "/api/v1/rider/tasks/\(taskId)/pod", token: rider.token,
+            json: [
+                "type": "OTP", "value": view["deliveryOtp"] as? String ?? "", "capturedAt": RFC3339.string(from: now),
+                "location": ["lat": order.home.lat, "lon": order.home.lon, "accuracyM": 5],
+            ])
+        try await tap("DELIVERED", rider: rider, at: order.home)
+        figures.readyToDelivered.append(now.timeIntervalSince(order.readyAt))
+        figures.delivered += 1
+        riders[index].position = order.home
+        riders[index].taskId = nil
+        riders[index].orderId = nil
+        riders[index].busyUntil = now.addingTimeInterval(DaySimulation.serviceSeconds)
+    }
+
+    private func tap(_ status: String, rider: Rider, at place: GeoPoint) async throws {
+        try await client.call(
+            status, .PATCH, "/api/v1/rider/tasks/\(rider.taskId!)/status", token: rider.token,
+            json: [
+                "status": status, "location": ["lat": place.lat, "lon": place.lon, "accuracyM": 5],
+                "occurredAt": RFC3339.string(from: clock.now()), "eventId": UUID().lowercased,
+            ])
+    }
+
+    private func post(fixAt point: GeoPoint, rider: Rider) async throws {
+        try await client.call(
+            "fix", .POST, "/api/v1/rider/locations", token: rider.token,
+            json: [
+                "fixes": [
+                    [
+                        "lat": point.lat, "lon": point.lon, "accuracyM": 5, "speedMps": DaySimulation.speedMps,
+                        "recordedAt": RFC3339.string(from: clock.now()),
+                    ]
+                ]
+            ], expect: 202)
+    }
+
+    /// Offers made per order, from the orders' event logs.
+    func countOffers() async throws -> Int {
+        var total = 0
+        for orderId in orders.keys {
+            let log = try await client.call("events", .GET, "/api/v1/orders/\(orderId)/events", token: dispatcher)
+            for event in log["events"] as? [[String: Any]] ?? [] where event["type"] as? String == "OffersMade" {
+                let ids = (event["details"] as? [String: String])?["riderIds"] ?? ""
+                total += ids.split(separator: ",").count
+            }
+        }
+        return total
+    }
+}
