@@ -1,9 +1,20 @@
+import Dispatch
 import Foundation
 import RoutePlanning
 import Testing
 
 @Suite("Route planning")
 struct PlanSolverTests {
+    /// Solves on a Dispatch thread: a search holds its thread for its whole run, and the tests of other suites wait
+    /// for the cooperative pool's threads (two on a 2-core machine), some with their own timeouts.
+    static func solved(_ problem: PlanProblem, _ options: PlanOptions) async -> PlanSolution {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(returning: PlanSolver(problem: problem, options: options).solve())
+            }
+        }
+    }
+
     /// Points on a plane, travel time the rounded Euclidean distance: instances whose answers can be reasoned about.
     static func matrix(_ points: [(Double, Double)]) -> [[Int]] {
         points.map { a in
@@ -49,7 +60,7 @@ struct PlanSolverTests {
     }
 
     @Test("one rider, seven stops: the plan is the shortest tour, as every ordering tried by hand finds")
-    func smallTourIsOptimal() {
+    func smallTourIsOptimal() async {
         let points: [(Double, Double)] = [
             (0, 0), (100, 0), (300, 50), (120, 400), (-200, 300), (-250, -100), (50, -300), (400, -200),
         ]
@@ -61,7 +72,7 @@ struct PlanSolverTests {
         let problem = PlanProblem(
             durations: durations, vehicles: [PlanProblem.Vehicle(id: 1, start: 0, end: 0, capacity: [])],
             requests: requests)
-        let solution = PlanSolver(problem: problem, options: PlanOptions(seed: 3, maxIterations: 2_000)).solve()
+        let solution = await Self.solved(problem, PlanOptions(seed: 3, maxIterations: 2_000))
         #expect(PlanChecker.problems(in: solution, for: problem).isEmpty)
         var best = Int.max
         func permute(_ rest: [Int], _ at: Int, _ cost: Int) {
@@ -82,23 +93,23 @@ struct PlanSolverTests {
     @Test(
         "random instances with windows, capacities and shipments: valid plans, everyone placed, repeatable by seed",
         arguments: [(60, 0, 6, false), (80, 0, 8, true), (30, 20, 6, true)])
-    func randomInstances(jobs: Int, shipments: Int, vehicles: Int, windows: Bool) {
+    func randomInstances(jobs: Int, shipments: Int, vehicles: Int, windows: Bool) async {
         let problem = Self.randomInstance(
             jobs: jobs, shipments: shipments, vehicles: vehicles, windows: windows, seed: 11)
         let options = PlanOptions(seed: 5, timeLimit: .seconds(60), maxIterations: 600)
-        let solution = PlanSolver(problem: problem, options: options).solve()
+        let solution = await Self.solved(problem, options)
         #expect(PlanChecker.problems(in: solution, for: problem) == [])
         #expect(solution.unassigned.isEmpty, "\(solution.unassigned.prefix(3))")
-        let again = PlanSolver(problem: problem, options: options).solve()
+        let again = await Self.solved(problem, options)
         #expect(again.cost == solution.cost)
         #expect(again.routes.map { $0.visits.map(\.stop.id) } == solution.routes.map { $0.visits.map(\.stop.id) })
         // The search improves on the first plan.
-        let first = PlanSolver(problem: problem, options: PlanOptions(seed: 5, maxIterations: 0)).solve()
+        let first = await Self.solved(problem, PlanOptions(seed: 5, maxIterations: 0))
         #expect(solution.cost < first.cost, "\(solution.cost) vs first plan \(first.cost)")
     }
 
     @Test("what cannot be placed is left out with its reason; the rest is planned")
-    func reasons() {
+    func reasons() async {
         let durations = Self.matrix([(0, 0), (100, 0), (200, 0), (300, 0), (10_000, 0)])
         let requests: [PlanProblem.Request] = [
             .job(PlanProblem.Stop(id: 1, kind: .job, location: 1), delivery: [1], pickup: []),
@@ -112,7 +123,7 @@ struct PlanSolverTests {
             durations: durations,
             vehicles: [PlanProblem.Vehicle(id: 1, start: 0, end: 0, capacity: [2], shift: 0...5_000)],
             requests: requests)
-        let solution = PlanSolver(problem: problem, options: PlanOptions(maxIterations: 200)).solve()
+        let solution = await Self.solved(problem, PlanOptions(maxIterations: 200))
         #expect(PlanChecker.problems(in: solution, for: problem) == [])
         let reasons = Dictionary(
             uniqueKeysWithValues: solution.unassigned.map { (problem.requests[$0.request].stops[0].id, $0.reason) })

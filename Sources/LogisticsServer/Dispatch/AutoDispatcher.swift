@@ -86,7 +86,8 @@ final class AutoDispatcher: Service, Sendable {
         }
         let now = clock.now()
         let free = try await repository.freeRiders(for: order.id, now: now)
-        let (candidates, measure) = roadTimes(free, to: order.vendor.location)
+        let store = order.vendor.location
+        let (candidates, measure) = try await OffPool.run { [self] in roadTimes(free, to: store) }
         switch settings.ranking.rank(candidates) {
         case .nobodyYet:
             return

@@ -18,7 +18,8 @@ struct MatrixRoutes {
         _ = try context.caller(.dispatcher, .admin)
         let body = try await RequestBody.decode(MatrixRequest.self, from: request)
         let (sources, destinations, profile) = try body.validated(maxLocations: settings.matrixMaxLocations)
-        let table = try navigator.table(from: sources, to: destinations, profile: profile)
+        let navigator = self.navigator
+        let table = try await OffPool.run { try navigator.table(from: sources, to: destinations, profile: profile) }
         let unroutable =
             table.unroutableSources.map { "sources[\($0)]" }
             + (body.destinations == nil ? [] : table.unroutableDestinations.map { "destinations[\($0)]" })

@@ -19,7 +19,28 @@ struct PlanRoutes {
         _ = try context.caller(.dispatcher, .admin)
         let started = ContinuousClock.now
         let body = try await RequestBody.decode(PlanRequest.self, from: request, limit: 1 << 20)
-        let input = try PlanInput.make(body, maxTasks: settings.planMaxTasks) { coordinates in
+        let navigator = self.navigator
+        let maxTasks = settings.planMaxTasks
+        let maxSnapDistanceM = self.maxSnapDistanceM
+        // Checking a large plan and making its matrix take a while too: also off the cooperative pool.
+        let input = try await OffPool.run {
+            try Self.input(body, maxTasks: maxTasks, navigator: navigator, maxSnapDistanceM: maxSnapDistanceM)
+        }
+        let loading = ContinuousClock.now - started
+        let problem = input.problem
+        let options = input.options
+        // The search runs for its whole budget: on a thread of its own, so other requests are not held up.
+        let solution = try await OffPool.run { PlanSolver(problem: problem, options: options).solve() }
+        return APIResponse(
+            status: .ok, body: try PlanAnswer.json(solution, input: input, loading: loading),
+            contentType: "application/json")
+    }
+
+    /// The request checked, with the router's matrix when it gives coordinates.
+    static func input(_ body: PlanRequest, maxTasks: Int, navigator: Navigator, maxSnapDistanceM: Double) throws
+        -> PlanInput
+    {
+        try PlanInput.make(body, maxTasks: maxTasks) { coordinates in
             let table = try navigator.table(from: coordinates, to: coordinates, profile: nil)
             let unroutable = Set(table.unroutableSources)
             if !unroutable.isEmpty {
@@ -36,15 +57,5 @@ struct PlanRoutes {
             }
             return table.durationsS.map { row in row.map { $0.map { Int($0.rounded()) } ?? PlanProblem.unreachable } }
         }
-        let loading = ContinuousClock.now - started
-        let problem = input.problem
-        let options = input.options
-        // The search runs for its whole budget: off the request's executor, so other requests are not held up.
-        let solution = await Task.detached(priority: .medium) {
-            PlanSolver(problem: problem, options: options).solve()
-        }.value
-        return APIResponse(
-            status: .ok, body: try PlanAnswer.json(solution, input: input, loading: loading),
-            contentType: "application/json")
     }
 }
