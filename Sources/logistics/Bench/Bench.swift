@@ -52,18 +52,10 @@ struct DeliveryBench: AsyncParsableCommand {
         }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("logistics-bench-\(UUID())")
         defer { try? FileManager.default.removeItem(at: directory) }
-        var configuration = ServerConfiguration()
-        configuration.port = 0
-        // The load comes from this machine's one address, as many clients.
-        configuration.rateLimits = .off
-        configuration.connectionLimits.perAddress = nil
-        configuration.dataDirectory = directory.path
+        var configuration = InProcessServer.configuration(directory: directory)
         configuration.databaseURL = databaseURL
         configuration.databasePoolSize = 16
-        configuration.jwtSecret = UUID().uuidString + UUID().uuidString
-        var logger = Logger(label: "bench")
-        // Stopping the in-process server by cancellation makes it log; the figures are what matter here.
-        logger.logLevel = .critical
+        let logger = InProcessServer.logger
         let (ports, reporter) = AsyncStream.makeStream(of: Int.self)
         Console.line("Starting an in-process server on \(databaseURL == nil ? "SQLite" : "PostgreSQL") ...")
         let built = try await buildApplication(configuration, logger: logger) { port in

@@ -13,17 +13,11 @@ enum AutoDispatchLatency {
         Console.line("== automatic dispatch: \(riders) riders online, \(orders) orders made ready one after another")
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("logistics-bench-\(UUID())")
         defer { try? FileManager.default.removeItem(at: directory) }
-        var configuration = ServerConfiguration()
-        configuration.port = 0
-        configuration.rateLimits = .off
-        configuration.connectionLimits.perAddress = nil
-        configuration.dataDirectory = directory.path
-        configuration.jwtSecret = UUID().uuidString + UUID().uuidString
+        var configuration = InProcessServer.configuration(directory: directory)
         configuration.mapPath = map
         configuration.offerTTLSeconds = 3600
         configuration.dispatch.automatic = .everyVendor
-        var logger = Logger(label: "bench")
-        logger.logLevel = .critical
+        let logger = InProcessServer.logger
         let (ports, reporter) = AsyncStream.makeStream(of: Int.self)
         let built = try await buildApplication(configuration, logger: logger) { port in
             reporter.yield(port)

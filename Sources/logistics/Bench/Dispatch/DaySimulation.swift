@@ -35,17 +35,11 @@ struct DaySimulation {
     func run() async throws -> Figures {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("logistics-day-\(UUID())")
         defer { try? FileManager.default.removeItem(at: directory) }
-        var configuration = ServerConfiguration()
-        configuration.port = 0
-        configuration.rateLimits = .off
-        configuration.connectionLimits.perAddress = nil
-        configuration.dataDirectory = directory.path
-        configuration.jwtSecret = UUID().uuidString + UUID().uuidString
+        var configuration = InProcessServer.configuration(directory: directory)
         configuration.mapPath = map
         configuration.dispatch.automatic = automatic ? .everyVendor : .off
         configuration.dispatch.sweepSeconds = 0.05
-        var logger = Logger(label: "bench")
-        logger.logLevel = .critical
+        let logger = InProcessServer.logger
         let clock = ManualWallClock(Date())
         let (ports, reporter) = AsyncStream.makeStream(of: Int.self)
         let built = try await buildApplication(configuration, clock: clock, logger: logger) { port in

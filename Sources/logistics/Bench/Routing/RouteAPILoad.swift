@@ -10,16 +10,9 @@ enum RouteAPILoad {
     static func measure(map: String, requests: Int, concurrency: Int) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("logistics-bench-\(UUID())")
         defer { try? FileManager.default.removeItem(at: directory) }
-        var configuration = ServerConfiguration()
-        configuration.port = 0
-        // The load comes from this machine's one address, as many clients.
-        configuration.rateLimits = .off
-        configuration.connectionLimits.perAddress = nil
-        configuration.dataDirectory = directory.path
-        configuration.jwtSecret = UUID().uuidString + UUID().uuidString
+        var configuration = InProcessServer.configuration(directory: directory)
         configuration.mapPath = map
-        var logger = Logger(label: "bench")
-        logger.logLevel = .critical
+        let logger = InProcessServer.logger
         let (ports, reporter) = AsyncStream.makeStream(of: Int.self)
         let built = try await buildApplication(configuration, logger: logger) { port in
             reporter.yield(port)
