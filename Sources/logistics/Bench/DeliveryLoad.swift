@@ -111,10 +111,12 @@ struct DeliveryLoad {
     }
 
     /// A status change where it happens (by default at the customer's door).
-    static func tap(_ status: String, at point: GeoPoint = GeoPoint(lat: 43.7347, lon: 7.4240)) -> [String: Any] {
+    static func tap(
+        _ status: String, at point: GeoPoint = GeoPoint(lat: 43.7347, lon: 7.4240), now: Date = Date()
+    ) -> [String: Any] {
         [
             "status": status, "location": ["lat": point.lat, "lon": point.lon, "accuracyM": 5],
-            "occurredAt": RFC3339.string(from: Date()), "eventId": UUID().lowercased,
+            "occurredAt": RFC3339.string(from: now), "eventId": UUID().lowercased,
         ]
     }
 }

@@ -185,10 +185,7 @@ struct DayWorld {
     private func tap(_ status: String, rider: Rider, at place: GeoPoint) async throws {
         try await client.call(
             status, .PATCH, "/api/v1/rider/tasks/\(rider.taskId!)/status", token: rider.token,
-            json: [
-                "status": status, "location": ["lat": place.lat, "lon": place.lon, "accuracyM": 5],
-                "occurredAt": RFC3339.string(from: clock.now()), "eventId": UUID().lowercased,
-            ])
+            json: DeliveryLoad.tap(status, at: place, now: clock.now()))
     }
 
     private func post(fixAt point: GeoPoint, rider: Rider) async throws {
