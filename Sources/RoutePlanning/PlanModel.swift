@@ -16,7 +16,6 @@ struct PlanModel {
     let capacities: [[Int]]
     /// Which vehicles may serve each request (skills).
     let allowed: [[Bool]]
-    let durations: [[Int]]
     // The inner loops read these flat arrays: an array of arrays costs a retain and a release per row read, which
     // was half of the search's time.
     private let locationCount: Int
@@ -76,7 +75,6 @@ struct PlanModel {
         self.requestStops = requestStops
         capacities = problem.vehicles.map { padded($0.capacity) }
         allowed = problem.requests.map { item in problem.vehicles.map { item.skills.isSubset(of: $0.skills) } }
-        durations = problem.durations
         locationCount = problem.durations.count
         flatDurations = problem.durations.flatMap { $0 }
         flatInitialLoad = initial.flatMap { $0 }

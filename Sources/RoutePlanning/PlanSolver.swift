@@ -31,11 +31,10 @@ public struct PlanSolver {
         self.model = model
         self.options = options
         let first = model.requestStops.map { model.stopLocation[$0[0]] }
-        let durations = model.durations
         neighbours = first.indices.map { request in
             first.indices.filter { $0 != request }.sorted {
-                let a = min(durations[first[request]][first[$0]], durations[first[$0]][first[request]])
-                let b = min(durations[first[request]][first[$1]], durations[first[$1]][first[request]])
+                let a = min(model.leg(first[request], first[$0]), model.leg(first[$0], first[request]))
+                let b = min(model.leg(first[request], first[$1]), model.leg(first[$1], first[request]))
                 return (a, $0) < (b, $1)
             }
         }
@@ -63,7 +62,8 @@ public struct PlanSolver {
             costs: model.problem.vehicles.indices.map { model.cost(vehicle: $0, route: []) },
             unassigned: [])
         let everything = Array(model.problem.requests.indices)
-        recreate(&current, requests: order(everything, rule: 1, random: &random), blink: 0, load: &load)
+        recreate(
+            &current, requests: order(everything, rule: 1, random: &random), blink: 0, random: &random, load: &load)
         var best = current
         var currentObjective = objective(current)
         var bestObjective = currentObjective
@@ -81,7 +81,7 @@ public struct PlanSolver {
             let removed = ruin(&candidate, random: &random)
             let again = order(removed + candidate.unassigned.sorted(), rule: Int(random.next() % 4), random: &random)
             candidate.unassigned.subtract(again)
-            recreate(&candidate, requests: again, blink: 0.01, load: &load)
+            recreate(&candidate, requests: again, blink: 0.01, random: &random, load: &load)
             let candidateObjective = objective(candidate)
             if Double(candidateObjective) < Double(currentObjective) - temperature * log(max(random.unit(), 1e-12)) {
                 current = candidate
@@ -153,8 +153,9 @@ public struct PlanSolver {
     }
 
     /// Puts each request where it costs least over all routes, or leaves it unassigned.
-    private func recreate(_ state: inout State, requests: [Int], blink: Double, load: inout [Int]) {
-        var random = PlanRandom(seed: UInt64(requests.count) &* 31 &+ UInt64(state.unassigned.count) &+ options.seed)
+    private func recreate(
+        _ state: inout State, requests: [Int], blink: Double, random: inout PlanRandom, load: inout [Int]
+    ) {
         for request in requests {
             if let insertion = bestInsertion(request, into: state, blink: blink, random: &random, load: &load) {
                 state.routes[insertion.vehicle] = insertion.route
