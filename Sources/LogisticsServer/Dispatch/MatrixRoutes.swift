@@ -51,11 +51,7 @@ struct MatrixRequest: Decodable {
                 errors += point.validationErrors(field: "\(field)[\(index)]")
             }
         }
-        var name: RoutingProfile.Name?
-        if let profile {
-            name = RoutingProfile.Name(rawValue: profile)
-            if name == nil { errors.append(FieldError(field: "profile", message: "must be motorcycle or car")) }
-        }
+        let name = NavigationRoutes.profile(profile, errors: &errors)
         guard errors.isEmpty else { throw LogisticsError.validation(errors) }
         return (sources, destinations ?? sources, name)
     }

@@ -24,11 +24,7 @@ struct NavigationRoutes {
         var errors: [FieldError] = []
         let from = Self.point(query["from"].map(String.init), field: "from", errors: &errors)
         let to = Self.point(query["to"].map(String.init), field: "to", errors: &errors)
-        var profile: RoutingProfile.Name?
-        if let raw = query["profile"] {
-            profile = RoutingProfile.Name(rawValue: String(raw))
-            if profile == nil { errors.append(FieldError(field: "profile", message: "must be motorcycle or car")) }
-        }
+        let profile = Self.profile(query["profile"].map(String.init), errors: &errors)
         let metric = Self.metric(query["optimize"].map(String.init), errors: &errors)
         guard errors.isEmpty, let from, let to else { throw LogisticsError.validation(errors) }
         let route = try await navigator.route(
@@ -79,6 +75,16 @@ struct NavigationRoutes {
         case .customer: order.customer.location
         case nil: nil
         }
+    }
+
+    /// A routing profile by name (nil: the server's default), recording a field error for an unknown one.
+    static func profile(_ raw: String?, errors: inout [FieldError]) -> RoutingProfile.Name? {
+        guard let raw else { return nil }
+        guard let profile = RoutingProfile.Name(rawValue: raw) else {
+            errors.append(FieldError(field: "profile", message: "must be motorcycle or car"))
+            return nil
+        }
+        return profile
     }
 
     /// Parses `lat,lon`, recording a field error when it is missing or malformed.

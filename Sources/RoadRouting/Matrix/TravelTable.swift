@@ -18,9 +18,7 @@ extension RoutePlanner {
             let lengths = map.lengths(.time)
         else { throw .profileNotLoaded(map.graph.profile) }
         let graph = map.graph
-        func cost(_ piece: RoutePiece) -> UInt64 {
-            UInt64((Double(weights[piece.arc]) * (piece.to - piece.from)).rounded())
-        }
+        func cost(_ piece: RoutePiece) -> UInt64 { piece.cost(weights) }
         func length(_ piece: RoutePiece) -> Double { Double(graph.arcDistanceM[piece.arc]) * (piece.to - piece.from) }
         let startPieces = sources.map { point in
             map.index.nearest(to: point, maxDistanceM: maxSnapDistanceM).map { sourcePieces($0, heading: nil) }

@@ -22,6 +22,11 @@ struct RoutePiece: Equatable {
     var arc: Int
     var from: Double
     var to: Double
+
+    /// Its share of the arc's search weight, rounded as the searches count it.
+    func cost(_ weights: [UInt32]) -> UInt64 {
+        UInt64((Double(weights[arc]) * (to - from)).rounded())
+    }
 }
 
 /// Answers route requests on a `RoadMap`: snaps both ends, searches the contraction hierarchy from the snapped
@@ -48,9 +53,7 @@ public struct RoutePlanner: Sendable {
         }
         let sources = sourcePieces(start, heading: request.headingDeg)
         let targets = targetPieces(end)
-        func cost(_ piece: RoutePiece) -> UInt64 {
-            UInt64((Double(weights[piece.arc]) * (piece.to - piece.from)).rounded())
-        }
+        func cost(_ piece: RoutePiece) -> UInt64 { piece.cost(weights) }
 
         var best: (cost: UInt64, pieces: [RoutePiece])?
         // Both ends on the same segment, in a drivable direction: no search needed for the direct path.
