@@ -194,7 +194,7 @@ struct RiderKitTests {
         }
     }
 
-    @Test("a server that never answers is a transport failure within the timeout", arguments: Transport.allCases)
+    @Test("a server that never answers is a transport failure, not a hang", arguments: Transport.allCases)
     func silentServer(transport: Transport) async throws {
         // A socket that listens but never accepts: the kernel completes the connection, nobody ever answers.
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -222,9 +222,10 @@ struct RiderKitTests {
                 return
             }
         }
-        // The timeout is 1 s; the bound only tells "ends" from "hangs" (a hang waits out the 30 s default), with room
-        // for a 2-core machine that is also compiling (7 s was seen there).
-        #expect(ContinuousClock.now - started < .seconds(12))
+        // Without the 1 s timeout this request would never end (AsyncHTTPClient has no read timeout; URLSession's is
+        // set from it). The bound tells "ends" from "hangs" only: while other suites hold both cooperative threads
+        // of a 2-core machine, ending took 9 to 21 s in full runs, and a 1 s sleep beside it was no guide.
+        #expect(ContinuousClock.now - started < .seconds(45))
     }
 
     @Test("the arrival question uses the server's configured geofence radius, sent with the task")

@@ -38,7 +38,7 @@ struct MapTileTests {
 
             // Every named road with a piece wholly inside the box, straight from the graph the server loaded.
             let map = try RoadMapLoader.load(
-                path: MapFixture.pbfPath, profile: .motorcycle, cacheDirectory: MapFixture.cacheDirectory)
+                path: MapFixture.pbfPath, profile: .motorcycle, cacheDirectory: await MapFixture.cacheDirectory)
             let graph = map.graph
             let box = Self.bounds(z: 15, x: x, y: y)
             func inside(_ node: Int32) -> Bool {

@@ -149,7 +149,7 @@ struct RoadETADispatchTests {
     @Test("with a map, nearest offers go to the rider quickest by road, not closest in a straight line")
     func nearestByRoad() async throws {
         let map = try RoadMapLoader.load(
-            path: MapFixture.pbfPath, profile: .motorcycle, cacheDirectory: MapFixture.cacheDirectory)
+            path: MapFixture.pbfPath, profile: .motorcycle, cacheDirectory: await MapFixture.cacheDirectory)
         let planner = RoutePlanner(map: map)
         let store = GeoPoint(lat: 43.7396, lon: 7.4276)
         // Two positions whose straight-line order is the opposite of their road order.

@@ -169,7 +169,7 @@ struct ProcessTests {
             arguments: ["serve", "--port", "0", "--data-dir", directory.path],
             environment: [
                 "LOGISTICS_JWT_SECRET": Self.secret, "LOGISTICS_MAP": MapFixture.pbfPath,
-                "LOGISTICS_MAP_CACHE_DIR": MapFixture.cacheDirectory,
+                "LOGISTICS_MAP_CACHE_DIR": await MapFixture.cacheDirectory,
                 "LOGISTICS_AUTO_DISPATCH": automatic ? "on" : "off",
             ])
         try await server.start()

@@ -67,7 +67,9 @@ final class RawSocket: @unchecked Sendable {
             "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                 + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
                 + "Sec-WebSocket-Protocol: bearer, \(token)\r\n\r\n")
-        let answer = await read(within: .seconds(5)) { String(decoding: $0, as: UTF8.self).contains("\r\n\r\n") }
+        // Generous: it only ends early on failure, and a server process just started on a loaded 2-core machine
+        // once took over 5 s to answer its first upgrade.
+        let answer = await read(within: .seconds(15)) { String(decoding: $0, as: UTF8.self).contains("\r\n\r\n") }
         return String(decoding: answer.bytes, as: UTF8.self).hasPrefix("HTTP/1.1 101")
     }
 }

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import LogisticsServer
 import RoadRouting
@@ -8,22 +9,41 @@ enum MapFixture {
     static let pbfPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Maps/monaco.osm.pbf").path
 
-    static let cacheDirectory: String = {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("logistics-test-maps-\(UUID())")
-            .path
-        do {
-            for profile in RoutingProfile.Name.allCases {
-                _ = try RoadMapLoader.load(path: pbfPath, profile: profile, cacheDirectory: directory)
-            }
-        } catch {
-            fatalError("the committed Monaco extract must import: \(error)")
-        }
-        return directory
-    }()
+    private static let directory = FileManager.default.temporaryDirectory
+        .appendingPathComponent("logistics-test-maps-\(UUID())").path
 
-    /// Configures a test server with the Monaco map.
+    /// The import runs on a Dispatch thread and is awaited, not computed in a `static let` initialiser: every
+    /// cooperative thread that touched such an initialiser blocked in it until the import ended, and on two cores
+    /// that stalled the whole run (a RiderKit timeout test measured 20 s for its 1 s timeout).
+    private static let importing = Task<Void, Never> {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                do {
+                    for profile in RoutingProfile.Name.allCases {
+                        _ = try RoadMapLoader.load(path: pbfPath, profile: profile, cacheDirectory: directory)
+                    }
+                } catch {
+                    fatalError("the committed Monaco extract must import: \(error)")
+                }
+                done.resume()
+            }
+        }
+    }
+
+    /// The shared cache directory, once the import has finished.
+    static var cacheDirectory: String {
+        get async {
+            await importing.value
+            return directory
+        }
+    }
+
+    /// Waits for the import; `TestServer.run` calls it before `configure`, so `monaco` can stay synchronous.
+    static func imported() async { await importing.value }
+
+    /// Configures a test server with the Monaco map (after `imported()`).
     static func monaco(_ configuration: inout ServerConfiguration) {
         configuration.mapPath = pbfPath
-        configuration.mapCacheDirectoryOverride = cacheDirectory
+        configuration.mapCacheDirectoryOverride = directory
     }
 }

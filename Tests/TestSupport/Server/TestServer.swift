@@ -43,6 +43,7 @@ struct TestServer: Sendable {
             // Many suites share one cluster on two cores; a slow moment is not an outage here.
             configuration.databaseTimeoutSeconds = 30
         }
+        await MapFixture.imported()
         configure(&configuration)
         var logger = Logger(label: "test")
         logger.logLevel = .critical
