@@ -6,17 +6,24 @@ import LogisticsServer
 import RoadRouting
 
 /// Hours of orders in Monaco against an in-process server on a clock the simulation moves (15 s a step): orders
-/// arrive at the simulation's stores at random, riders ride the server's routes at city speed, post their fixes,
-/// tap their statuses and prove delivery with the customer's code — all through the API. With automatic dispatch
-/// the server offers each ready order; without, the simulation dispatches as the dispatcher map's button does (the 3
-/// nearest free riders by road, again when the offers lapse). Reports ready→pickup, delivery time, idle share and
-/// offers per order.
+/// arrive at the simulation's stores at random, kitchens take 6 to 15 minutes, riders ride the server's routes at
+/// city speed, wait at the counter for goods not yet ready, post their fixes, tap their statuses and prove delivery
+/// with the customer's code — all through the API. Dispatch by hand is what the dispatcher map's button does (the 3
+/// nearest free riders by road once the order is ready, again when the offers lapse); automatic dispatch offers
+/// each ready order itself; ahead, it also has the vendor's preparation time. Reports order→delivered,
+/// ready→pickup, riders' wait at the store, idle share and offers per order.
 struct DaySimulation {
     let map: String
     let riders: Int
     let hours: Double
     let ordersPerHour: Double
-    let automatic: Bool
+    let dispatch: Dispatch
+
+    enum Dispatch: String, CaseIterable {
+        case byHand = "by hand (3 nearest)"
+        case atReady = "automatic, at ready"
+        case ahead = "automatic, prep time"
+    }
 
     static let step: TimeInterval = 15
     static let speedMps = 7.0
@@ -27,6 +34,8 @@ struct DaySimulation {
         var delivered = 0
         var readyToPickup: [Double] = []
         var readyToDelivered: [Double] = []
+        var placedToDelivered: [Double] = []
+        var waitAtStore: [Double] = []
         var idleSteps = 0
         var riderSteps = 0
         var offers = 0
@@ -37,7 +46,7 @@ struct DaySimulation {
         defer { try? FileManager.default.removeItem(at: directory) }
         var configuration = InProcessServer.configuration(directory: directory)
         configuration.mapPath = map
-        configuration.dispatch.automatic = automatic ? .everyVendor : .off
+        configuration.dispatch.automatic = dispatch == .byHand ? .off : .everyVendor
         configuration.dispatch.sweepSeconds = 0.05
         let logger = InProcessServer.logger
         let clock = ManualWallClock(Date())
@@ -53,7 +62,7 @@ struct DaySimulation {
             for await port in ports {
                 let http = HTTPClient(eventLoopGroupProvider: .singleton)
                 let client = BenchClient(http: http, base: "http://127.0.0.1:\(port)", recorder: nil)
-                var day = DayWorld(client: client, issuer: issuer, clock: clock, automatic: automatic)
+                var day = DayWorld(client: client, issuer: issuer, clock: clock, dispatch: dispatch)
                 try await day.start(riders: riders)
                 var random = SeededGenerator(state: 42)
                 let steps = Int(hours * 3600 / Self.step)
@@ -68,13 +77,14 @@ struct DaySimulation {
                         product *= Double.random(in: 0..<1, using: &random)
                     }
                     for _ in 0..<arrivals { try await day.placeOrder(random: &random) }
-                    if !automatic { try await day.dispatchByHand() }
+                    try await day.markReady()
+                    if dispatch == .byHand { try await day.dispatchByHand() }
                     // Automatic dispatch decides as orders become ready and at its sweep: give it a moment.
-                    try await Task.sleep(for: .milliseconds(automatic ? 120 : 20))
+                    try await Task.sleep(for: .milliseconds(dispatch == .byHand ? 20 : 120))
                     try await day.ride()
                     if index % Int(3600 / Self.step) == 0 {
                         Console.line(
-                            "  \(automatic ? "automatic" : "by hand"): hour \(index * Int(Self.step) / 3600), "
+                            "  \(dispatch.rawValue): hour \(index * Int(Self.step) / 3600), "
                                 + "\(day.figures.orders) orders, \(day.figures.delivered) delivered")
                     }
                 }

@@ -8,9 +8,10 @@ struct DayWorld {
     let client: BenchClient
     let issuer: AccessTokenIssuer
     let clock: ManualWallClock
-    let automatic: Bool
+    let dispatch: DaySimulation.Dispatch
     var figures = DaySimulation.Figures()
     private var dispatcher = ""
+    private var vendor = ""
     private var riders: [Rider] = []
     private var orders: [String: Placed] = [:]
 
@@ -23,22 +24,27 @@ struct DayWorld {
         var path: [GeoPoint] = []
         var toCustomer = false
         var busyUntil: Date?
+        /// When the rider reached the store, while waiting there for the goods.
+        var atStoreSince: Date?
     }
 
     private struct Placed {
         var customerId: UUID
+        var placedAt: Date
+        /// When the kitchen finishes; the vendor marks the order ready at the first step from then.
         var readyAt: Date
+        var marked = false
         var store: GeoPoint
         var home: GeoPoint
         var assigned = false
         var lastOfferAt: Date?
     }
 
-    init(client: BenchClient, issuer: AccessTokenIssuer, clock: ManualWallClock, automatic: Bool) {
+    init(client: BenchClient, issuer: AccessTokenIssuer, clock: ManualWallClock, dispatch: DaySimulation.Dispatch) {
         self.client = client
         self.issuer = issuer
         self.clock = clock
-        self.automatic = automatic
+        self.dispatch = dispatch
     }
 
     private func token(_ subject: UUID, _ role: Role) async throws -> String {
@@ -47,6 +53,7 @@ struct DayWorld {
 
     mutating func start(riders count: Int) async throws {
         dispatcher = try await token(UUID(), .dispatcher)
+        vendor = try await token(UUID(), .vendor)
         for index in 0..<count {
             let id = UUID()
             let rider = Rider(
@@ -59,24 +66,37 @@ struct DayWorld {
         }
     }
 
+    /// A customer orders from a store; its kitchen needs 6 to 15 minutes, which the vendor states (to the minute,
+    /// within 2 minutes either way) only when dispatch goes ahead on it. Every mode draws the same numbers.
     mutating func placeOrder(random: inout SeededGenerator) async throws {
         let store = MonacoPlaces.all.randomElement(using: &random)!
         let home = MonacoPlaces.all.filter { $0.name != store.name }.randomElement(using: &random)!
+        let preparation = Double.random(in: 360...900, using: &random)
+        let estimate = max(1, Int(((preparation + Double.random(in: -120...120, using: &random)) / 60).rounded()))
         let customerId = UUID()
-        let created = try await client.call(
-            "create", .POST, "/api/v1/orders", token: dispatcher,
-            json: DeliveryLoad.order(
-                ref: "DAY-\(figures.orders)",
-                from: VendorStop(name: store.name, address: store.name, location: store.location),
-                to: CustomerContact(
-                    id: customerId, name: "Day customer", phone: "+377 93 15 00 01", address: home.name,
-                    location: home.location)),
-            expect: 201)
+        var body = DeliveryLoad.order(
+            ref: "DAY-\(figures.orders)",
+            from: VendorStop(name: store.name, address: store.name, location: store.location),
+            to: CustomerContact(
+                id: customerId, name: "Day customer", phone: "+377 93 15 00 01", address: home.name,
+                location: home.location))
+        if dispatch == .ahead { body["preparationMinutes"] = estimate }
+        let created = try await client.call("create", .POST, "/api/v1/orders", token: vendor, json: body, expect: 201)
         let orderId = created["orderId"] as! String
-        try await client.call("ready", .POST, "/api/v1/orders/\(orderId)/ready", token: dispatcher)
+        let now = clock.now()
         orders[orderId] = Placed(
-            customerId: customerId, readyAt: clock.now(), store: store.location, home: home.location)
+            customerId: customerId, placedAt: now, readyAt: now.addingTimeInterval(preparation),
+            store: store.location, home: home.location)
         figures.orders += 1
+    }
+
+    /// Vendors mark the orders their kitchens have finished.
+    mutating func markReady() async throws {
+        let now = clock.now()
+        for (orderId, order) in orders where !order.marked && order.readyAt <= now {
+            try await client.call("ready", .POST, "/api/v1/orders/\(orderId)/ready", token: vendor)
+            orders[orderId]?.marked = true
+        }
     }
 
     /// What the dispatcher map's "Offer" button does with nobody chosen: the 3 nearest free riders by road; again
@@ -84,7 +104,7 @@ struct DayWorld {
     mutating func dispatchByHand() async throws {
         let now = clock.now()
         for (orderId, order) in orders.sorted(by: { $0.value.readyAt < $1.value.readyAt })
-        where !order.assigned && (order.lastOfferAt.map { now.timeIntervalSince($0) >= 60 } ?? true) {
+        where order.marked && !order.assigned && (order.lastOfferAt.map { now.timeIntervalSince($0) >= 60 } ?? true) {
             _ = try? await client.call(
                 "offer", .POST, "/api/v1/orders/\(orderId)/offers", token: dispatcher,
                 json: ["strategy": "nearest", "count": 3], expect: 201)
@@ -155,9 +175,16 @@ struct DayWorld {
         guard let taskId = rider.taskId, let orderId = rider.orderId, let order = orders[orderId] else { return }
         let now = clock.now()
         if !rider.toCustomer {
-            try await tap("ARRIVED_AT_STORE", rider: rider, at: order.store)
+            if rider.atStoreSince == nil {
+                try await tap("ARRIVED_AT_STORE", rider: rider, at: order.store)
+                riders[index].atStoreSince = now
+            }
+            // The rider waits at the counter until the vendor has marked the order ready.
+            guard order.marked else { return }
             try await tap("PICKED_UP", rider: rider, at: order.store)
             figures.readyToPickup.append(now.timeIntervalSince(order.readyAt))
+            figures.waitAtStore.append(now.timeIntervalSince(riders[index].atStoreSince ?? now))
+            riders[index].atStoreSince = nil
             riders[index].position = order.store
             riders[index].toCustomer = true
             riders[index].path = try await route(index)
@@ -175,6 +202,7 @@ struct DayWorld {
             ])
         try await tap("DELIVERED", rider: rider, at: order.home)
         figures.readyToDelivered.append(now.timeIntervalSince(order.readyAt))
+        figures.placedToDelivered.append(now.timeIntervalSince(order.placedAt))
         figures.delivered += 1
         riders[index].position = order.home
         riders[index].taskId = nil
