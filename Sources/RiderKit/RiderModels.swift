@@ -62,6 +62,8 @@ public struct RiderOffer: Decodable, Sendable, Equatable {
     public var orderId: String
     public var expiresAt: Date
     public var secondsLeft: Int?
+    /// Set when automatic dispatch sent the rider ahead while the store prepares the order.
+    public var expectedReadyAt: Date?
 }
 
 /// The rider's task as `GET /rider/tasks/active` and every status change return it.

@@ -38,7 +38,8 @@ public enum OfferAcceptance {
         if rider.activeTaskId != nil || rider.availability == .onTask {
             throw LogisticsError(.riderHasActiveTask, "Finish your current delivery before accepting another")
         }
-        guard order.status == .readyForPickup else {
+        // An offer made ahead on the preparation time may be accepted while the order is still PREPARING.
+        guard order.status == .readyForPickup || (order.status == .preparing && order.expectedReadyAt != nil) else {
             throw LogisticsError.invalidTransition(from: order.status, "The order is not ready for pickup")
         }
     }

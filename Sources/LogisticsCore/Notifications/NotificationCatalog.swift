@@ -35,6 +35,7 @@ public enum NotificationCatalog {
                 "Delivery cancelled", "The order you were delivering has been cancelled. Do not continue."
             ),
             NotificationKey.failureApproved: ("Dispatcher decision", "You may mark this delivery as failed."),
+            NotificationKey.orderReady: ("Order ready", "{vendor} has your order ready for pickup."),
             NotificationKey.proofWaived: (
                 "Dispatcher decision", "You may complete this delivery without the usual proof."
             ),
@@ -101,4 +102,6 @@ public enum NotificationKey {
     public static let deliveryCancelled = "rider.deliveryCancelled"
     public static let failureApproved = "rider.failureApproved"
     public static let proofWaived = "rider.proofWaived"
+    /// Sent when a rider was sent ahead on the preparation time and the vendor then marks the order ready.
+    public static let orderReady = "rider.orderReady"
 }

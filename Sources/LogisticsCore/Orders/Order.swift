@@ -51,6 +51,11 @@ public struct Order: Sendable, Equatable {
     public var otpSeed: String?
     public var otpHash: String?
     public var cancelReason: String?
+    /// When the vendor expects the goods to be ready (creation plus the preparation time it gave), so a rider can
+    /// be sent ahead to arrive as they are.
+    public var expectedReadyAt: Date?
+    /// When the vendor marked the order ready; it may come after a rider was assigned from the expected time.
+    public var readyAt: Date?
     public var createdAt: Date
     public var updatedAt: Date
 
@@ -58,7 +63,7 @@ public struct Order: Sendable, Equatable {
         id: UUID, externalRef: String?, createdBy: UUID, vendor: VendorStop, customer: CustomerContact,
         podType: ProofOfDeliveryType, notes: String?, status: OrderStatus, assignedRiderId: UUID? = nil,
         taskId: UUID? = nil, otpSeed: String? = nil, otpHash: String? = nil, cancelReason: String? = nil,
-        createdAt: Date, updatedAt: Date
+        expectedReadyAt: Date? = nil, readyAt: Date? = nil, createdAt: Date, updatedAt: Date
     ) {
         self.id = id
         self.externalRef = externalRef
@@ -73,27 +78,40 @@ public struct Order: Sendable, Equatable {
         self.otpSeed = otpSeed
         self.otpHash = otpHash
         self.cancelReason = cancelReason
+        self.expectedReadyAt = expectedReadyAt
+        self.readyAt = readyAt
         self.createdAt = createdAt
         self.updatedAt = updatedAt
     }
 }
 
 /// A request to create an order, already validated.
+extension Order {
+    /// Waiting for a rider: ready, or still being prepared with a preparation time, so automatic dispatch may send
+    /// a rider ahead to arrive as the goods are ready. Manual offers still wait for READY_FOR_PICKUP.
+    public var awaitsRider: Bool {
+        assignedRiderId == nil && (status == .readyForPickup || (status == .preparing && expectedReadyAt != nil))
+    }
+}
+
 public struct NewOrder: Sendable {
     public var externalRef: String?
     public var vendor: VendorStop
     public var customer: CustomerContact
     public var podType: ProofOfDeliveryType
     public var notes: String?
+    /// The vendor's estimate of how long the goods take to prepare, if it gave one.
+    public var preparationMinutes: Int?
 
     public init(
         externalRef: String?, vendor: VendorStop, customer: CustomerContact, podType: ProofOfDeliveryType,
-        notes: String?
+        notes: String?, preparationMinutes: Int? = nil
     ) {
         self.externalRef = externalRef
         self.vendor = vendor
         self.customer = customer
         self.podType = podType
         self.notes = notes
+        self.preparationMinutes = preparationMinutes
     }
 }

@@ -23,7 +23,9 @@ public struct OrderIntake: Sendable {
         return Order(
             id: id, externalRef: request.externalRef, createdBy: actor.id, vendor: request.vendor,
             customer: request.customer, podType: request.podType, notes: request.notes, status: status,
-            otpSeed: seed, otpHash: hash, createdAt: now, updatedAt: now)
+            otpSeed: seed, otpHash: hash,
+            expectedReadyAt: request.preparationMinutes.map { now.addingTimeInterval(Double($0) * 60) },
+            createdAt: now, updatedAt: now)
     }
 }
 

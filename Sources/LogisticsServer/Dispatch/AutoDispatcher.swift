@@ -6,7 +6,9 @@ import Prometheus
 import ServiceLifecycle
 
 /// Automatic dispatch: a ready order is offered to one rider at a time, the quickest by road to the store from
-/// their last position (ties to the longest wait); a declined or lapsed offer moves on to the next rider at once;
+/// their last position (ties to the longest wait). An order still being prepared, with the vendor's preparation
+/// time, is offered once that rider's ride is as long as the time left, so the rider arrives as the goods are
+/// ready rather than waiting at the counter or leaving them to cool. A declined or lapsed offer moves on at once;
 /// after `rounds` offers, or with nobody within reach, the order is handed to dispatchers. Told of ready orders and
 /// declines on this instance; a sweep finds the rest (lapsed offers, other instances' orders). The store re-checks
 /// every write under the order's lock, so instances may dispatch side by side.
@@ -68,7 +70,8 @@ final class AutoDispatcher: Service, Sendable {
     func dispatchAwaiting(only orderId: UUID?) async {
         do {
             let orders = try await repository.ordersAwaitingDispatch(
-                orderId: orderId, vendors: settings.vendors, now: clock.now(), limit: 100)
+                orderId: orderId, vendors: settings.vendors, now: clock.now(), lead: settings.ranking.maxRoadSeconds,
+                limit: 100)
             for order in orders { try await dispatch(order) }
         } catch is CancellationError {
         } catch {
@@ -88,8 +91,16 @@ final class AutoDispatcher: Service, Sendable {
         let free = try await repository.freeRiders(for: order.id, now: now)
         let store = order.vendor.location
         let (candidates, measure) = try await OffPool.run { [self] in roadTimes(free, to: store) }
+        // Seconds until the vendor expects the goods, for an order still being prepared.
+        let readyIn = order.status == .preparing ? order.expectedReadyAt.map { max(0, $0.timeIntervalSince(now)) } : nil
         switch settings.ranking.rank(candidates) {
         case .nobodyYet:
+            return
+        case .noneInReach where readyIn != nil:
+            // Nobody near yet, but the order is not ready either: dispatchers hear of it only once it is.
+            return
+        case .ranked(let ranked) where readyIn.map { (ranked[0].roadSeconds ?? 0) < $0 } ?? false:
+            // The best rider would be there before the goods; asked later, someone as good may be nearer.
             return
         case .noneInReach(let considered):
             try await escalate(
@@ -98,12 +109,17 @@ final class AutoDispatcher: Service, Sendable {
                     + "(\(measure))", considered: candidates.filter { $0.roadSeconds != nil })
         case .ranked(let ranked):
             for (position, candidate) in ranked.enumerated() {
-                let details = [
+                var details = [
                     "round": "\(rounds + 1)",
                     "reason": reason(for: candidate, among: ranked, position: position, measure: measure),
                     "considered": DispatchRanking.considered(ranked),
                     "roadSeconds": candidate.roadSeconds.map { "\(Int($0.rounded()))" } ?? "",
                 ]
+                if let readyIn {
+                    details["readyInSeconds"] = "\(Int(readyIn.rounded()))"
+                    details["reason"]! +=
+                        "; sent ahead: the vendor expects the order ready in \(Int(readyIn.rounded())) s"
+                }
                 let offer = try await repository.makeAutomaticOffer(
                     orderId: order.id, riderId: candidate.riderId, ttl: offerTTL, details: details, now: now)
                 if let offer {
@@ -113,7 +129,7 @@ final class AutoDispatcher: Service, Sendable {
                 // That rider was taken (or the order was) meanwhile; the order's state is checked again.
                 guard
                     try await !repository.ordersAwaitingDispatch(
-                        orderId: order.id, vendors: nil, now: now, limit: 1
+                        orderId: order.id, vendors: nil, now: now, lead: settings.ranking.maxRoadSeconds, limit: 1
                     ).isEmpty
                 else { return }
             }

@@ -13,6 +13,8 @@ struct OfferRepresentation: Encodable {
     var dropoff: Dropoff?
     /// Road distances (open offers in the rider's list only).
     var distances: Distances?
+    /// When the store expects the goods ready, for an order offered while still being prepared.
+    var expectedReadyAt: Date?
 
     struct Distances: Encodable {
         /// From the rider's last known position to the store.
@@ -34,5 +36,6 @@ struct OfferRepresentation: Encodable {
         secondsLeft = now.map { offer.secondsLeft(at: $0) }
         pickup = order?.vendor
         dropoff = order.map { Dropoff(address: $0.customer.address, location: $0.customer.location) }
+        expectedReadyAt = order.flatMap { $0.status == .preparing ? $0.expectedReadyAt : nil }
     }
 }

@@ -14,6 +14,8 @@ struct OrderRepresentation: Encodable {
     var assignedRiderId: String?
     var taskId: String?
     var cancelReason: String?
+    var expectedReadyAt: Date?
+    var readyAt: Date?
     var createdAt: Date
     var updatedAt: Date
 
@@ -28,6 +30,8 @@ struct OrderRepresentation: Encodable {
         assignedRiderId = order.assignedRiderId?.lowercased
         taskId = order.taskId?.lowercased
         cancelReason = order.cancelReason
+        expectedReadyAt = order.expectedReadyAt
+        readyAt = order.readyAt
         createdAt = order.createdAt
         updatedAt = order.updatedAt
     }

@@ -29,7 +29,8 @@ extension SQLLogisticsRepository {
                     """
                     UPDATE orders SET assigned_rider_id = ?, task_id = ?, status = 'RIDER_ASSIGNED', updated_at = ?,
                         last_seq = last_seq + 1
-                    WHERE id = ? AND assigned_rider_id IS NULL AND status = 'READY_FOR_PICKUP' RETURNING *
+                    WHERE id = ? AND assigned_rider_id IS NULL AND status IN ('READY_FOR_PICKUP', 'PREPARING')
+                    RETURNING *
                     """, [.uuid(rider.id), .uuid(taskId), .date(now), .uuid(order.id)])
             else { throw LogisticsError(.orderAlreadyAssigned, "Another rider accepted this order first") }
             let busy = try await transaction.query(

@@ -106,7 +106,7 @@ extension SQLLogisticsRepository: DeliveryRepository {
                 f.expires_at AS offer_expires_at, f.rider_id AS offer_rider_id
             FROM offers f JOIN orders o ON o.id = f.order_id
             WHERE f.rider_id = ? AND f.status = 'OPEN' AND f.expires_at > ? AND o.assigned_rider_id IS NULL
-              AND o.status = 'READY_FOR_PICKUP'
+              AND o.status IN ('READY_FOR_PICKUP', 'PREPARING')
             ORDER BY f.expires_at
             """, [.uuid(riderId), .date(now)])
         return try rows.map { row in

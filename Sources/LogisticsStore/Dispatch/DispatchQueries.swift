@@ -2,9 +2,9 @@ import Foundation
 import LogisticsCore
 
 extension SQLLogisticsRepository: DispatchRepository {
-    public func ordersAwaitingDispatch(orderId: UUID?, vendors: Set<UUID>?, now: Date, limit: Int) async throws
-        -> [Order]
-    {
+    public func ordersAwaitingDispatch(
+        orderId: UUID?, vendors: Set<UUID>?, now: Date, lead: TimeInterval, limit: Int
+    ) async throws -> [Order] {
         if let vendors, vendors.isEmpty { return [] }
         var filters = ""
         var binds: [SQLValue] = []
@@ -19,11 +19,13 @@ extension SQLLogisticsRepository: DispatchRepository {
         let rows = try await database.query(
             """
             SELECT o.* FROM orders o
-            WHERE o.status = 'READY_FOR_PICKUP' AND o.assigned_rider_id IS NULL AND o.dispatch_escalated_at IS NULL
+            WHERE (o.status = 'READY_FOR_PICKUP'
+                   OR (o.status = 'PREPARING' AND o.expected_ready_at IS NOT NULL AND o.expected_ready_at <= ?))
+              AND o.assigned_rider_id IS NULL AND o.dispatch_escalated_at IS NULL
               \(filters)
               AND NOT EXISTS (SELECT 1 FROM offers f WHERE f.order_id = o.id AND f.status = 'OPEN' AND f.expires_at > ?)
-            ORDER BY o.updated_at LIMIT ?
-            """, binds + [.date(now), .int(limit)])
+            ORDER BY CASE WHEN o.status = 'READY_FOR_PICKUP' THEN 0 ELSE 1 END, o.updated_at LIMIT ?
+            """, [.date(now.addingTimeInterval(lead))] + binds + [.date(now), .int(limit)])
         return try rows.map(Order.init(row:))
     }
 
@@ -55,7 +57,7 @@ extension SQLLogisticsRepository: DispatchRepository {
     ) async throws -> Offer? {
         try await database.transaction { transaction in
             let order = try await lockedOrder(orderId, in: transaction)
-            guard order.status == .readyForPickup, order.assignedRiderId == nil,
+            guard order.awaitsRider,
                 try await transaction.first(
                     "SELECT 1 FROM orders WHERE id = ? AND dispatch_escalated_at IS NULL", [.uuid(orderId)]) != nil,
                 try await transaction.first(
@@ -102,7 +104,7 @@ extension SQLLogisticsRepository: DispatchRepository {
     public func escalateDispatch(orderId: UUID, details: [String: String], now: Date) async throws -> Bool {
         try await database.transaction { transaction in
             let order = try await lockedOrder(orderId, in: transaction)
-            guard order.status == .readyForPickup, order.assignedRiderId == nil,
+            guard order.awaitsRider,
                 try await transaction.first(
                     "UPDATE orders SET dispatch_escalated_at = ? WHERE id = ? AND dispatch_escalated_at IS NULL RETURNING id",
                     [.date(now), .uuid(orderId)]) != nil

@@ -11,9 +11,12 @@ public struct FreeRider: Sendable, Equatable {
 /// What automatic dispatch reads and writes. Every write re-checks its conditions under the order's lock, so any
 /// number of dispatchers (threads or instances) can work on one order and at most one offer is open for it.
 public protocol DispatchRepository: Sendable {
-    /// READY_FOR_PICKUP orders without a rider, an open offer or a hand-over to dispatchers; with `vendors`, only
-    /// theirs; with `orderId`, only that one. Oldest first.
-    func ordersAwaitingDispatch(orderId: UUID?, vendors: Set<UUID>?, now: Date, limit: Int) async throws -> [Order]
+    /// Orders without a rider, an open offer or a hand-over to dispatchers: READY_FOR_PICKUP ones, and PREPARING
+    /// ones expected ready within `lead` seconds; with `vendors`, only theirs; with `orderId`, only that one. Ready
+    /// ones first, then oldest first.
+    func ordersAwaitingDispatch(
+        orderId: UUID?, vendors: Set<UUID>?, now: Date, lead: TimeInterval, limit: Int
+    ) async throws -> [Order]
     /// Riders who may get an offer for this order now: online, not suspended, without a task or an open offer, and
     /// never offered this order before.
     func freeRiders(for orderId: UUID, now: Date) async throws -> [FreeRider]

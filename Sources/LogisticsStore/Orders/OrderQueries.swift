@@ -31,8 +31,9 @@ extension SQLLogisticsRepository {
                 """
                 INSERT INTO orders (id, external_ref, created_by, vendor_id, vendor_name, vendor_address, vendor_lat,
                     vendor_lon, customer_id, customer_name, customer_phone, customer_address, customer_lat,
-                    customer_lon, pod_type, notes, status, otp_seed, otp_hash, created_at, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    customer_lon, pod_type, notes, status, otp_seed, otp_hash, expected_ready_at, created_at,
+                    updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [
                     .uuid(order.id), .text(order.externalRef), .uuid(order.createdBy), .uuid(vendorId),
@@ -41,7 +42,8 @@ extension SQLLogisticsRepository {
                     .text(order.customer.phone), .text(order.customer.address),
                     .double(order.customer.location.lat), .double(order.customer.location.lon),
                     .text(order.podType.rawValue), .text(order.notes), .text(order.status.rawValue),
-                    .text(order.otpSeed), .text(order.otpHash), .date(order.createdAt), .date(order.updatedAt),
+                    .text(order.otpSeed), .text(order.otpHash), .date(order.expectedReadyAt), .date(order.createdAt),
+                    .date(order.updatedAt),
                 ])
             try await EventLog(transaction: transaction).append(
                 .init(
@@ -59,22 +61,40 @@ extension SQLLogisticsRepository {
     public func markReady(orderId: UUID, by actor: Actor, now: Date) async throws -> Order {
         try await database.transaction { transaction in
             let order = try await lockedOrder(orderId, in: transaction)
+            let status: OrderStatus
+            var notifications: [QueuedNotification] = []
             switch order.status {
-            case .readyForPickup:
+            case .readyForPickup,
+                .riderAssigned where order.readyAt != nil:
                 return order
             case .pendingVendorAcceptance, .preparing:
-                try await EventLog(transaction: transaction).append(
-                    .init(
-                        orderId: orderId, type: OrderEventType.orderReady,
-                        status: OrderStatus.readyForPickup.rawValue, occurredAt: now, receivedAt: now, actor: actor),
-                    settingOrderStatus: .readyForPickup)
-                return try await lockedOrder(orderId, in: transaction)
+                status = .readyForPickup
+            case .riderAssigned:
+                // A rider was sent ahead on the preparation time: the order keeps its rider and its status, the
+                // log and the rider learn that the goods are ready.
+                status = .riderAssigned
+                notifications =
+                    order.assignedRiderId.map {
+                        [
+                            QueuedNotification.catalog(
+                                NotificationKey.orderReady, to: $0, role: .rider,
+                                arguments: ["vendor": order.vendor.name])
+                        ]
+                    } ?? []
             case .cancelled:
                 throw LogisticsError(.orderCancelled, "The order was cancelled")
             default:
                 throw LogisticsError.invalidTransition(
-                    from: order.status, "Only an order still being prepared can be marked ready")
+                    from: order.status, "Only an order still being prepared or waiting for pickup can be marked ready")
             }
+            try await transaction.query(
+                "UPDATE orders SET ready_at = ? WHERE id = ?", [.date(now), .uuid(orderId)])
+            try await EventLog(transaction: transaction).append(
+                .init(
+                    orderId: orderId, type: OrderEventType.orderReady, status: status.rawValue, occurredAt: now,
+                    receivedAt: now, actor: actor),
+                settingOrderStatus: status, notify: notifications)
+            return try await lockedOrder(orderId, in: transaction)
         }
     }
 
@@ -204,6 +224,8 @@ extension Order {
             otpSeed: row.optionalString("otp_seed"),
             otpHash: row.optionalString("otp_hash"),
             cancelReason: row.optionalString("cancel_reason"),
+            expectedReadyAt: row.optionalDate("expected_ready_at"),
+            readyAt: row.optionalDate("ready_at"),
             createdAt: try row.date("created_at"),
             updatedAt: try row.date("updated_at"))
     }

@@ -235,5 +235,17 @@ enum Schema {
                 "CREATE INDEX orders_status ON orders (status)",
             ]
         ),
+        Migration(
+            version: 11, name: "preparation times: when the vendor expects an order ready, and when it said so",
+            common: [
+                "ALTER TABLE orders ADD COLUMN expected_ready_at BIGINT",
+                "ALTER TABLE orders ADD COLUMN ready_at BIGINT",
+                // Orders marked ready before this column: their last change is the best time there is.
+                """
+                UPDATE orders SET ready_at = updated_at
+                WHERE status NOT IN ('PENDING_VENDOR_ACCEPTANCE', 'PREPARING', 'CANCELLED')
+                """,
+            ]
+        ),
     ]
 }

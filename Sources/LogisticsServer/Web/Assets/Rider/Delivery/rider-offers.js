@@ -83,6 +83,11 @@ function offerDistances(offer) {
   else if (offer.pickup && offer.dropoff) {
     parts.push(t('toCustomerAbout', { distance: distanceText(metres(offer.pickup.location, offer.dropoff.location)) }));
   }
+  // Sent ahead while the store prepares the order: the rider knows the goods will be ready as they arrive.
+  const readyAt = Date.parse(offer.expectedReadyAt || '');
+  if (Number.isFinite(readyAt) && readyAt > Date.now()) {
+    parts.push(t('readyIn', { minutes: Math.max(1, Math.round((readyAt - Date.now()) / 60000)) }));
+  }
   return parts.join(' · ');
 }
 
