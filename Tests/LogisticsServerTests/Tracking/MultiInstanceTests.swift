@@ -169,12 +169,23 @@ struct MultiInstanceTests {
                 try await PushNotificationTests.register(
                     servers[1], try await servers[1].token(.customer, customerId), device: "phone",
                     platform: "android", pushToken: "fcm-shared", locale: nil)
-                // 20 orders created and cancelled, alternately on each instance, all at once.
+                // 20 orders created and cancelled, alternately on each instance, all at once, each over its own
+                // connection as separate clients would: through the test client's one connection they queued
+                // behind each other (pipelined) and timed out on a loaded run.
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     for index in 0..<20 {
                         group.addTask {
-                            _ = try await PushNotificationTests.cancelledOrder(
-                                servers[index % 2], customerId: customerId)
+                            let server = servers[index % 2]
+                            let dispatcher = try await server.token(.dispatcher)
+                            let created = try await ConcurrentClient.send(
+                                port: server.port, .post, "/api/v1/orders", token: dispatcher,
+                                jsonBody: try JSONSerialization.data(
+                                    withJSONObject: Fixtures.order(customerId: customerId)))
+                            let orderId = try #require(created["orderId"] as? String, "\(created.status)")
+                            let cancelled = try await ConcurrentClient.send(
+                                port: server.port, .post, "/api/v1/orders/\(orderId)/cancel", token: dispatcher,
+                                jsonBody: try JSONSerialization.data(withJSONObject: ["reason": "test"]))
+                            #expect(cancelled.status == 200, "\(cancelled.text)")
                         }
                     }
                     try await group.waitForAll()
