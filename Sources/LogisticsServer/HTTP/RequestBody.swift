@@ -36,6 +36,11 @@ public enum RequestBody {
         do {
             return try APIJSON.decoder.decode(type, from: data)
         } catch let error as DecodingError {
+            if case .dataCorrupted(let context) = error, context.codingPath.isEmpty,
+                let field = FractionalNumberProbe.field(type, in: data, decoder: APIJSON.decoder)
+            {
+                throw LogisticsError.validation([field])
+            }
             throw LogisticsError.validation([fieldError(from: error)])
         } catch let error as LogisticsError {
             throw error

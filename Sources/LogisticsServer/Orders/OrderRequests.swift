@@ -10,13 +10,8 @@ struct CreateOrderRequest: Decodable {
     /// Kept as text: an unknown value is stored as PHOTO with a warning, not refused (requirement).
     var podType: String?
     var notes: String?
-    /// Minutes the vendor expects to need; automatic dispatch sends a rider to arrive as the goods are ready. Read
-    /// as a number and checked to be whole here: Foundation's decoder on Linux calls 2.5 for an `Int` "not valid
-    /// JSON" without naming the field.
-    var preparationMinutes: Double?
-
-    /// The preparation time once `validationErrors()` found it whole and in range.
-    var wholePreparationMinutes: Int? { preparationMinutes.map { Int($0) } }
+    /// Minutes the vendor expects to need; automatic dispatch sends a rider to arrive as the goods are ready.
+    var preparationMinutes: Int?
 
     func validationErrors() -> [FieldError] {
         var errors: [FieldError] = []
@@ -48,9 +43,7 @@ struct CreateOrderRequest: Decodable {
             )
         }
         text(notes, "notes", required: false, max: 2000)
-        if let preparationMinutes,
-            !(1...240).contains(preparationMinutes) || preparationMinutes.rounded() != preparationMinutes
-        {
+        if let preparationMinutes, !(1...240).contains(preparationMinutes) {
             errors.append(
                 FieldError(field: "preparationMinutes", message: "must be a whole number of 1 to 240 minutes"))
         }

@@ -35,7 +35,7 @@ struct OrderRoutes {
         }
         let newOrder = NewOrder(
             externalRef: body.externalRef, vendor: body.vendor, customer: body.customer, podType: podType.type,
-            notes: body.notes, preparationMinutes: body.wholePreparationMinutes)
+            notes: body.notes, preparationMinutes: body.preparationMinutes)
         var generator = SystemRandomNumberGenerator()
         let now = clock.now()
         let order = intake.makeOrder(newOrder, id: UUID(), by: actor, now: now, generator: &generator)
