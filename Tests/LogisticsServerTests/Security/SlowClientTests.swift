@@ -125,3 +125,48 @@ struct SlowClientTests {
         }
     }
 }
+
+extension SlowClientTests {
+    @Test("pipelined requests split anywhere are told apart: all answered, and the connection then has its idle time")
+    func pipelined() async throws {
+        try await TestServer.run(
+            .sqlite,
+            configure: {
+                $0.connectionLimits.headerSeconds = 2
+                $0.connectionLimits.bodyGapSeconds = 2
+                $0.connectionLimits.idleSeconds = 8
+            }
+        ) { server in
+            let token = try await server.token(.dispatcher)
+            var order = Fixtures.order()
+            order["vendor"] = [
+                "name": "Cafe", "address": "Place du Casino", "location": ["lat": 43.7396, "lon": 7.4276],
+            ]
+            let body = Array(try JSONSerialization.data(withJSONObject: order))
+            let head = Array(
+                ("POST /api/v1/orders HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n"
+                    + "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n").utf8)
+            let request = head + body
+            let stream = request + request
+            // One piece holds the end of the first body, the whole second head and the start of its body: read as
+            // one, it once made the guard take the next body for a head and cut the connection at the header time.
+            let cuts = [request.count - 10, request.count + head.count + 20, stream.count]
+            let socket = try RawSocket(port: server.port)
+            var from = 0
+            for cut in cuts {
+                try socket.write(bytes: Array(stream[from..<cut]))
+                from = cut
+                try await Task.sleep(for: .milliseconds(300))
+            }
+            let answers = await socket.read(within: .seconds(8)) {
+                String(decoding: $0, as: UTF8.self).components(separatedBy: "HTTP/1.1 201").count == 3
+            }
+            #expect(String(decoding: answers.bytes, as: UTF8.self).components(separatedBy: "HTTP/1.1 201").count == 3)
+            #expect(!answers.closed)
+            #expect(try await server.count("orders") == 2)
+            // Past the header and body limits, within the idle time: the connection still serves.
+            try await Task.sleep(for: .seconds(4))
+            #expect(await Self.answered(socket), "the connection was cut before its idle time")
+        }
+    }
+}

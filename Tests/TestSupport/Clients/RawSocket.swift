@@ -34,7 +34,10 @@ final class RawSocket: @unchecked Sendable {
     deinit { close(descriptor) }
 
     func write(_ text: String) throws {
-        let bytes = Array(text.utf8)
+        try write(bytes: Array(text.utf8))
+    }
+
+    func write(bytes: [UInt8]) throws {
         let sent = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         guard sent == bytes.count else { throw RawSocketError("send() wrote \(sent) of \(bytes.count) bytes") }
     }

@@ -53,25 +53,30 @@ final class ConnectionRegistry: Sendable {
 /// request, which the WebSocket upgrade pipeline parses before any handler of ours is added): closes a connection
 /// whose request head takes longer than `headerSeconds` from its first byte, whose body goes silent for
 /// `bodyGapSeconds`, or that sits idle for `idleSeconds`; refuses connections past the per-address cap. After a
-/// WebSocket upgrade (a `101` written) it steps aside: sockets have their own ping and limits.
+/// WebSocket upgrade (a `101` written) it steps aside: sockets have their own ping and limits. The bytes are read as
+/// a stream of requests, so pipelined ones (several in one read, or one's body and the next's head together) are
+/// told apart; while the server owes answers, only the processing limit runs, since the server reads no further
+/// until it has answered.
 final class SlowClientGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
     typealias OutboundIn = IOData
     typealias OutboundOut = IOData
 
-    private enum Phase {
-        case idle
+    /// Where the client's byte stream stands.
+    private enum Phase: Equatable {
+        /// Between requests.
+        case between
         case head
         /// This many body bytes are still to come (`Int.max`: chunked, until the answer starts).
         case body(remaining: Int)
-        /// The request is in; the server is working on it, however long that takes.
-        case processing
     }
 
     private let limits: ConnectionLimits
     private let registry: ConnectionRegistry
-    private var phase = Phase.idle
+    private var phase = Phase.between
+    /// Requests wholly received and not yet answered: while there are any, the server is working.
+    private var owed = 0
     /// The head so far (bounded by the HTTP decoder's own limits, which close longer ones).
     private var head: [UInt8] = []
     /// The server answered before the body was all in (a 413, a 401): once it is, the connection is idle.
@@ -124,45 +129,63 @@ final class SlowClientGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let bytes = unwrapInboundIn(data)
-        switch phase {
-        case .idle, .processing:
-            phase = .head
-            head = []
-            answeredEarly = false
-            arm(context, seconds: limits.headerSeconds)
-            scanHead(context, bytes.readableBytesView[...])
-        case .head:
-            scanHead(context, bytes.readableBytesView[...])
-        case .body(let remaining):
-            received(context, bodyBytes: bytes.readableBytes, of: remaining)
+        let before = (phase: phase, owed: owed)
+        var bytes = unwrapInboundIn(data).readableBytesView[...]
+        while !bytes.isEmpty {
+            switch phase {
+            case .between:
+                phase = .head
+                head = []
+                answeredEarly = false
+            case .head:
+                let searchFrom = max(0, head.count - 3)
+                let taken = head.count
+                head += bytes
+                guard let end = Self.endOfHead(in: head, from: searchFrom) else {
+                    bytes = bytes[bytes.endIndex...]
+                    break
+                }
+                let bodyLength = Self.bodyLength(head[..<end])
+                bytes = bytes.dropFirst(end - taken)
+                head = []
+                phase = .body(remaining: bodyLength)
+                if bodyLength == 0 { requestIn() }
+            case .body(let remaining) where remaining == Int.max:
+                bytes = bytes[bytes.endIndex...]
+            case .body(let remaining):
+                let taken = min(remaining, bytes.count)
+                bytes = bytes.dropFirst(taken)
+                phase = .body(remaining: remaining - taken)
+                if taken == remaining { requestIn() }
+            }
         }
+        // Pipelined bytes read while the server owes answers do not renew its processing limit.
+        if before.owed == 0 { rearm(context, newHead: before.phase != .head && phase == .head) }
         context.fireChannelRead(data)
     }
 
-    private func scanHead(_ context: ChannelHandlerContext, _ bytes: ByteBufferView.SubSequence) {
-        let searchFrom = max(0, head.count - 3)
-        head += bytes
-        guard let end = Self.endOfHead(in: head, from: searchFrom) else { return }
-        let bodyLength = Self.bodyLength(head[..<end])
-        let alreadyHere = head.count - end
-        head = []
-        received(context, bodyBytes: alreadyHere, of: bodyLength)
+    /// A request is wholly in; unless the server already answered it (a 413, a 401), it owes an answer.
+    private func requestIn() {
+        phase = .between
+        if answeredEarly {
+            answeredEarly = false
+        } else {
+            owed += 1
+        }
     }
 
-    private func received(_ context: ChannelHandlerContext, bodyBytes: Int, of remaining: Int) {
-        let left = remaining == Int.max ? remaining : remaining - bodyBytes
-        if left > 0 {
-            phase = .body(remaining: left)
-            arm(context, seconds: limits.bodyGapSeconds)
-        } else if answeredEarly {
-            phase = .idle
-            arm(context, seconds: limits.idleSeconds)
-        } else {
-            phase = .processing
+    /// The limit that applies now. A head's deadline runs from its first byte, so more bytes of it do not renew it.
+    private func rearm(_ context: ChannelHandlerContext, newHead: Bool) {
+        if owed > 0 {
             // The server answers within seconds (database calls give up at 5 s); a head it cannot parse gets no
             // answer at all from the HTTP decoder, and would otherwise hold the connection for ever.
             arm(context, seconds: limits.processingSeconds)
+            return
+        }
+        switch phase {
+        case .between: arm(context, seconds: limits.idleSeconds)
+        case .head: if newHead { arm(context, seconds: limits.headerSeconds) }
+        case .body: arm(context, seconds: limits.bodyGapSeconds)
         }
     }
 
@@ -203,16 +226,22 @@ final class SlowClientGuard: ChannelDuplexHandler, RemovableChannelHandler {
                 context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
                 return
             }
-            if start.starts(with: Self.response) {
-                switch phase {
-                case .processing: phase = .idle
-                case .body: answeredEarly = true
-                case .idle, .head: break
+            // A final answer's head ("HTTP/1.1 200"); an interim one ("HTTP/1.1 100") answers nothing yet.
+            if start.starts(with: Self.response), buffer.readableBytesView.dropFirst(9).first != UInt8(ascii: "1") {
+                if owed > 0 {
+                    owed -= 1
+                    // The server is free again: what the client sent meanwhile is read now, under its own limit.
+                    if owed == 0 { rearm(context, newHead: phase == .head) }
+                } else if phase == .body(remaining: Int.max) {
+                    // A chunked body's end is not counted here; the server answers once it has read it.
+                    phase = .between
+                } else if phase != .between {
+                    answeredEarly = true
                 }
             }
         }
         // Writing is activity too: a long download to a reading client is not idle.
-        if case .idle = phase { arm(context, seconds: limits.idleSeconds) }
+        if owed == 0 && phase == .between { arm(context, seconds: limits.idleSeconds) }
         context.write(data, promise: promise)
     }
 
