@@ -21,6 +21,7 @@ struct CrashBenchTests {
         #expect(summary.hasPrefix("0 lost of "), "\(text)")
         #expect(summary.contains("0 sequence gaps, 0 half-done orders"))
         let acknowledged = Int(summary.split(separator: " ")[3]) ?? 0
-        #expect(acknowledged > 20, "the load must have been running when the server was killed: \(summary)")
+        // Each round kills after its first acknowledged write; fewer than one a round means the load never ran.
+        #expect(acknowledged >= 3, "the load must have been running when the server was killed: \(summary)")
     }
 }
