@@ -73,7 +73,7 @@ def outcome(solver, doc, run):
     listed = [entry.get("id") for entry in solution.get("unassigned", [])]
     return result | {"cost": cost, "reported_cost": solution.get("summary", {}).get("cost"), "time": wall,
                      "unassigned": unassigned, "unassigned_ids": listed, "errors": errors, "feasible": not errors,
-                     "claims_feasible": own_verdict}
+                     "claims_feasible": own_verdict, "iterations": solution.get("summary", {}).get("iterations")}
 
 
 def run_instance(instance, args, server):
