@@ -55,3 +55,22 @@ struct WholeNumberTests {
                 == "count: must be an integer")
     }
 }
+
+/// U+0000 in a string is refused naming the field: SQLite would keep the text only up to it, PostgreSQL refuses it.
+@Suite("NUL characters in text")
+struct NulCharacterTests {
+    @Test("a NUL in any string is VALIDATION_FAILED naming the field; an escaped backslash before u0000 is text")
+    func refused() {
+        var order = Fixtures.order()
+        order["vendor"] = ["name": "\u{0}", "address": "1 Quai", "location": ["lat": 43.73, "lon": 7.42]]
+        let body = String(decoding: try! JSONSerialization.data(withJSONObject: order), as: UTF8.self)
+        #expect(body.contains(#"\u0000"#))
+        #expect(
+            WholeNumberTests.refusal(CreateOrderRequest.self, body)
+                == "vendor.name: must not contain the NUL character (U+0000)")
+        #expect(
+            WholeNumberTests.refusal(CancelOrderRequest.self, #"{"reason": "late\u0000"}"#)
+                == "reason: must not contain the NUL character (U+0000)")
+        #expect(WholeNumberTests.refusal(CancelOrderRequest.self, #"{"reason": "C:\\u0000 path"}"#) == nil)
+    }
+}
