@@ -128,8 +128,10 @@ public actor ActionQueue {
     /// before the app was killed, or the order was cancelled meanwhile); returns what was dropped.
     @discardableResult
     public func reconcile(activeTask: RiderTask?) throws -> [RiderAction] {
-        let stale = actions.filter { $0.taskId != activeTask?.taskId }
-        actions.removeAll { $0.taskId != activeTask?.taskId }
+        // With batching the trip's other tasks are live too: taps queued for them stay.
+        let live = Set([activeTask?.taskId].compactMap { $0 } + (activeTask?.stops.map(\.taskId) ?? []))
+        let stale = actions.filter { !live.contains($0.taskId) }
+        actions.removeAll { !live.contains($0.taskId) }
         try persist()
         if activeTask != nil { lastTask = activeTask }
         return stale

@@ -64,6 +64,14 @@ public struct RiderOffer: Decodable, Sendable, Equatable {
     public var secondsLeft: Int?
     /// Set when automatic dispatch sent the rider ahead while the store prepares the order.
     public var expectedReadyAt: Date?
+    /// Set when the offer adds the order to the rider's current trip (batching).
+    public var trip: TripPlacement?
+
+    public struct TripPlacement: Decodable, Sendable, Equatable {
+        public var stopCount: Int
+        public var pickupSequence: Int
+        public var dropoffSequence: Int
+    }
 }
 
 /// The rider's task as `GET /rider/tasks/active` and every status change return it.
@@ -78,6 +86,20 @@ public struct RiderTask: Decodable, Sendable, Equatable {
         public var name: String
         public var location: GeoPoint
     }
+    /// One stop of the rider's trip, in sequence; with batching the stops of several orders, each moved by its
+    /// own task's status.
+    public struct TripStop: Decodable, Sendable, Equatable {
+        public var sequence: Int
+        public var kind: StopKind
+        public var taskId: String
+        public var orderId: String
+        public var name: String
+        public var address: String
+        public var location: GeoPoint
+        public var status: TaskStatus
+        public var done: Bool
+        public var current: Bool
+    }
     public var taskId: String
     public var orderId: String
     public var status: TaskStatus
@@ -90,9 +112,14 @@ public struct RiderTask: Decodable, Sendable, Equatable {
     public var route: Route?
     /// The server's geofence radius for the arrival question; servers before it was sent used the default.
     public var geofenceRadiusM: Double
+    /// The trip's stops in order (empty from servers before batching, and once the task has ended).
+    public var stops: [TripStop]
+
+    /// More than one order on the trip: the rider's next action may belong to another task than this one.
+    public var isBatched: Bool { Set(stops.map(\.taskId)).count > 1 }
 
     private enum CodingKeys: String, CodingKey {
-        case taskId, orderId, status, allowedNext, podType, vendor, customer, nextStop, route, geofenceRadiusM
+        case taskId, orderId, status, allowedNext, podType, vendor, customer, nextStop, route, geofenceRadiusM, stops
     }
 
     public init(from decoder: any Decoder) throws {
@@ -108,6 +135,7 @@ public struct RiderTask: Decodable, Sendable, Equatable {
         route = try container.decodeIfPresent(Route.self, forKey: .route)
         geofenceRadiusM =
             try container.decodeIfPresent(Double.self, forKey: .geofenceRadiusM) ?? RiderAppRules.defaultGeofenceRadiusM
+        stops = try container.decodeIfPresent([TripStop].self, forKey: .stops) ?? []
     }
 }
 

@@ -14,11 +14,14 @@ public struct DeliveryTask: Sendable, Equatable {
     public var otpFailedAttempts: Int
     public var failureApproved: Bool
     public var issueReportedAt: Date?
+    /// Where the task's store and customer come in the rider's trip (batching); a lone task is 0 and 1.
+    public var pickupRank: Int
+    public var dropoffRank: Int
 
     public init(
         id: UUID, orderId: UUID, riderId: UUID, offerId: UUID?, status: TaskStatus, acceptedAt: Date, updatedAt: Date,
         podAccepted: Bool = false, podOverride: Bool = false, otpFailedAttempts: Int = 0, failureApproved: Bool = false,
-        issueReportedAt: Date? = nil
+        issueReportedAt: Date? = nil, pickupRank: Int = 0, dropoffRank: Int = 1
     ) {
         self.id = id
         self.orderId = orderId
@@ -32,9 +35,20 @@ public struct DeliveryTask: Sendable, Equatable {
         self.otpFailedAttempts = otpFailedAttempts
         self.failureApproved = failureApproved
         self.issueReportedAt = issueReportedAt
+        self.pickupRank = pickupRank
+        self.dropoffRank = dropoffRank
     }
 
     public var otpLocked: Bool { otpFailedAttempts >= DeliveryRules.maximumOTPAttempts }
+
+    /// The trip rank of the stop this task waits for: its store before pickup, its customer after.
+    public var nextStopRank: Int? {
+        switch status.nextStop {
+        case .store: pickupRank
+        case .customer: dropoffRank
+        case nil: nil
+        }
+    }
 }
 
 public struct Offer: Sendable, Equatable {
@@ -45,10 +59,13 @@ public struct Offer: Sendable, Equatable {
     public var createdAt: Date
     public var expiresAt: Date
     public var closedAt: Date?
+    /// For an offer that adds the order to the rider's trip (batching): the trip's remaining stops as planned,
+    /// the new order's among them. Nil for an ordinary offer to a free rider.
+    public var tripStops: [TripStop]?
 
     public init(
         id: UUID, orderId: UUID, riderId: UUID, status: OfferStatus, createdAt: Date, expiresAt: Date,
-        closedAt: Date? = nil
+        closedAt: Date? = nil, tripStops: [TripStop]? = nil
     ) {
         self.id = id
         self.orderId = orderId
@@ -57,6 +74,7 @@ public struct Offer: Sendable, Equatable {
         self.createdAt = createdAt
         self.expiresAt = expiresAt
         self.closedAt = closedAt
+        self.tripStops = tripStops
     }
 
     public func isOpen(at now: Date) -> Bool { status == .open && now < expiresAt }

@@ -32,10 +32,11 @@ public enum OfferAcceptance {
         return .mayAccept
     }
 
-    /// The rider's own state and the order's readiness: online, free, and the order waiting for a rider.
-    public static func checkRider(_ rider: Rider, order: Order) throws {
+    /// The rider's own state and the order's readiness: online, free (unless the offer adds the order to the
+    /// rider's trip, which the store checks is still the trip it was planned for), and the order waiting for a rider.
+    public static func checkRider(_ rider: Rider, order: Order, joiningTrip: Bool = false) throws {
         if rider.availability == .offline { throw LogisticsError(.riderNotOnline, "Go online to accept offers") }
-        if rider.activeTaskId != nil || rider.availability == .onTask {
+        if !joiningTrip && (rider.activeTaskId != nil || rider.availability == .onTask) {
             throw LogisticsError(.riderHasActiveTask, "Finish your current delivery before accepting another")
         }
         // An offer made ahead on the preparation time may be accepted while the order is still PREPARING.

@@ -21,10 +21,11 @@ struct RiderTaskRoutes {
 
     @Sendable func activeTask(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
         let rider = try context.caller(.rider)
-        guard let (task, order) = try await deliveries.activeTask(riderId: rider.id) else {
+        let trip = try await deliveries.activeTrip(riderId: rider.id)
+        guard let current = trip.current else {
             throw LogisticsError(.noActiveTask, "You have no delivery in progress")
         }
-        var representation = TaskRepresentation(task, order, configuration: configuration)
+        var representation = TaskRepresentation(current.task, current.order, configuration: configuration, trip: trip)
         // The route to the next stop from the last fix; the task is shown even when no route can be made.
         if let stop = representation.nextStop?.location,
             let (position, _) = try await locations.lastPosition(riderId: rider.id)
@@ -47,7 +48,8 @@ struct RiderTaskRoutes {
         let (task, order) = try await deliveries.changeStatus(
             taskId: taskId, eventId: body.eventId, change: change, by: rider, now: clock.now(),
             settings: settings)
-        return try .json(TaskRepresentation(task, order, configuration: configuration))
+        return try .json(
+            try await TaskRepresentation.forRider(task, order, deliveries: deliveries, configuration: configuration))
     }
 
     @Sendable func reportIssue(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {

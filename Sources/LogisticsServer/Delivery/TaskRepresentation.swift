@@ -1,5 +1,6 @@
 import Foundation
 import LogisticsCore
+import LogisticsStore
 import RoadRouting
 
 /// A task as its rider sees it: what to do next, where, and what proof is needed.
@@ -22,6 +23,25 @@ struct TaskRepresentation: Encodable {
     var geofenceRadiusM: Double
     var acceptedAt: Date
     var updatedAt: Date
+    /// Every stop of the rider's trip in sequence: this task's two, or with batching those of every order the
+    /// rider carries. The rider works through them in this order; each names the task whose status it moves.
+    var stops: [TripStopRepresentation]
+
+    struct TripStopRepresentation: Encodable {
+        var sequence: Int
+        var kind: StopKind
+        var taskId: String
+        var orderId: String
+        var externalRef: String?
+        var name: String
+        var address: String
+        var location: GeoPoint
+        /// The status of the stop's task (two stops share one).
+        var status: TaskStatus
+        var done: Bool
+        /// The first stop not yet made: where the rider is heading.
+        var current: Bool
+    }
 
     struct ProofState: Encodable {
         var accepted: Bool
@@ -48,7 +68,8 @@ struct TaskRepresentation: Encodable {
         var location: GeoPoint
     }
 
-    init(_ task: DeliveryTask, _ order: Order, configuration: ServerConfiguration) {
+    /// `trip`, the rider's unfinished tasks, gives the stops when the task is one of several.
+    init(_ task: DeliveryTask, _ order: Order, configuration: ServerConfiguration, trip: RiderTrip? = nil) {
         taskId = task.id.lowercased
         orderId = order.id.lowercased
         externalRef = order.externalRef
@@ -80,6 +101,37 @@ struct TaskRepresentation: Encodable {
         geofenceRadiusM = configuration.geofenceRadiusM
         acceptedAt = task.acceptedAt
         updatedAt = task.updatedAt
+        var sequence: [(DeliveryTask, Order, StopKind, Bool)]
+        if let trip, trip.legs.count > 1, trip.legs.contains(where: { $0.task.id == task.id }) {
+            sequence = trip.stops.map { ($0.leg.task, $0.leg.order, $0.kind, $0.done) }
+        } else if underWay {
+            sequence = [(task, order, .store, task.status.nextStop != .store), (task, order, .customer, false)]
+        } else {
+            // An ended task: the rider keeps nothing of the customer, the stops included.
+            sequence = []
+        }
+        let current = sequence.firstIndex { !$0.3 }
+        stops = sequence.enumerated().map { index, stop in
+            let (stopTask, stopOrder, kind, done) = stop
+            let atStore = kind == .store
+            return TripStopRepresentation(
+                sequence: index + 1, kind: kind, taskId: stopTask.id.lowercased, orderId: stopOrder.id.lowercased,
+                externalRef: stopOrder.externalRef,
+                name: atStore ? stopOrder.vendor.name : stopOrder.customer.name,
+                address: atStore ? stopOrder.vendor.address : stopOrder.customer.address,
+                location: atStore ? stopOrder.vendor.location : stopOrder.customer.location, status: stopTask.status,
+                done: done,
+                current: index == current)
+        }
+    }
+
+    /// The task as its rider sees it, with the whole trip's stops when it is one of several (batching).
+    static func forRider(
+        _ task: DeliveryTask, _ order: Order, deliveries: any DeliveryRepository, configuration: ServerConfiguration
+    ) async throws -> TaskRepresentation {
+        // A task that was never batched keeps ranks 0 and 1: its own two stops are the trip.
+        let trip = task.dropoffRank > 1 ? try await deliveries.activeTrip(riderId: task.riderId) : nil
+        return TaskRepresentation(task, order, configuration: configuration, trip: trip)
     }
 }
 

@@ -89,8 +89,21 @@ final class AutoDispatcher: Service, Sendable {
         }
         let now = clock.now()
         let free = try await repository.freeRiders(for: order.id, now: now)
+        let onTrips =
+            settings.batching == nil
+            ? [] : try await repository.tripRiders(for: order.id, maxOrders: settings.batchMaxOrders, now: now)
         let store = order.vendor.location
-        let (candidates, measure) = try await OffPool.run { [self] in roadTimes(free, to: store) }
+        let (freeCandidates, measure, plans) = try await OffPool.run { [self] in
+            let (candidates, measure) = roadTimes(free, to: store)
+            return (candidates, measure, tripPlans(for: order, among: onTrips, now: now))
+        }
+        // A rider on a trip competes with the time the plan gets them to the store, and never wins a tie against
+        // a rider who has been waiting.
+        let candidates =
+            freeCandidates
+            + plans.map {
+                DispatchCandidate(riderId: $0.key, roadSeconds: $0.value.newStoreArrivalSeconds, freeSince: now)
+            }
         // Seconds until the vendor expects the goods, for an order still being prepared.
         let readyIn = order.status == .preparing ? order.expectedReadyAt.map { max(0, $0.timeIntervalSince(now)) } : nil
         switch settings.ranking.rank(candidates) {
@@ -120,8 +133,14 @@ final class AutoDispatcher: Service, Sendable {
                     details["reason"]! +=
                         "; sent ahead: the vendor expects the order ready in \(Int(readyIn.rounded())) s"
                 }
+                let plan = plans[candidate.riderId]
+                if let plan {
+                    details["reason"] = tripReason(plan, for: order) + (readyIn == nil ? "" : "; sent ahead")
+                }
+                if let plan { details["tripStops"] = plan.stops.map(\.token).joined(separator: ",") }
                 let offer = try await repository.makeAutomaticOffer(
-                    orderId: order.id, riderId: candidate.riderId, ttl: offerTTL, details: details, now: now)
+                    orderId: order.id, riderId: candidate.riderId, ttl: offerTTL, tripStops: plan?.stops,
+                    details: details, now: now)
                 if let offer {
                     scheduleLapse(of: offer)
                     return
@@ -158,6 +177,20 @@ final class AutoDispatcher: Service, Sendable {
             },
             measure
         )
+    }
+
+    private func tripPlans(for order: Order, among riders: [TripRider], now: Date) -> [UUID: TripPlanner.Plan] {
+        guard let batching = settings.batching, !riders.isEmpty else { return [:] }
+        return TripCandidates(
+            navigator: navigator, settings: batching, reachMetres: settings.ranking.maxRoadSeconds * 36
+        ).plans(for: order, among: riders, now: now)
+    }
+
+    private func tripReason(_ plan: TripPlanner.Plan, for order: Order) -> String {
+        let others = plan.delaySeconds.count
+        return "adds the order to a rider's trip of \(others) order(s): at the store in "
+            + "\(Int(plan.newStoreArrivalSeconds.rounded())) s by road, customers already on the trip reached at most "
+            + "\(Int(plan.largestDelaySeconds.rounded())) s later (limit \(Int(settings.batching?.maxDelaySeconds ?? 0)) s)"
     }
 
     private func reason(

@@ -16,6 +16,10 @@ public struct DispatchSettings: Sendable, Equatable {
     public var rounds: Int = 5
     /// How automatic dispatch ranks riders (road-time tie band, farthest rider it will ask).
     public var ranking = DispatchRanking()
+    /// Batching (off by default): riders on a trip may be offered another order on the way, within these limits.
+    public var batching: TripPlanner.Settings?
+    /// The most orders one trip carries when batching is on.
+    public var batchMaxOrders: Int = 2
     /// How often the dispatcher looks for orders it was not told about (other instances, lapsed offers).
     public var sweepSeconds: Double = 1
     /// The most sources or destinations `POST /api/v1/matrix` takes.
@@ -62,6 +66,21 @@ public struct DispatchSettings: Sendable, Equatable {
             ranking.tieSeconds = Double(
                 try ServerConfiguration.parseInt(seconds, name: "LOGISTICS_AUTO_DISPATCH_TIE_SECONDS", range: 0...600))
         }
+        if let batching = environment["LOGISTICS_BATCHING"], !batching.isEmpty {
+            switch batching.lowercased() {
+            case "on", "true", "1": self.batching = self.batching ?? TripPlanner.Settings()
+            case "off", "false", "0": self.batching = nil
+            default: throw ConfigurationError("LOGISTICS_BATCHING must be on or off, not \(batching)")
+            }
+        }
+        if let seconds = environment["LOGISTICS_BATCH_MAX_DELAY_SECONDS"] {
+            let limit = try ServerConfiguration.parseInt(
+                seconds, name: "LOGISTICS_BATCH_MAX_DELAY_SECONDS", range: 0...3_600)
+            batching?.maxDelaySeconds = Double(limit)
+        }
+        if let count = environment["LOGISTICS_BATCH_MAX_ORDERS"] {
+            batchMaxOrders = try ServerConfiguration.parseInt(count, name: "LOGISTICS_BATCH_MAX_ORDERS", range: 2...4)
+        }
         if let count = environment["LOGISTICS_PLAN_MAX_TASKS"] {
             planMaxTasks = try ServerConfiguration.parseInt(count, name: "LOGISTICS_PLAN_MAX_TASKS", range: 1...5_000)
         }
@@ -79,7 +98,11 @@ public struct DispatchSettings: Sendable, Equatable {
             case .everyVendor: "on for every vendor"
             case .vendors(let ids): "on for \(ids.count) vendor(s)"
             }
+        let trips =
+            batching.map {
+                "batching up to \(batchMaxOrders) orders a trip, customers delayed at most \(Int($0.maxDelaySeconds)) s"
+            } ?? "no batching"
         return "automatic \(scope); \(rounds) rounds, riders within \(Int(ranking.maxRoadSeconds)) s by road, "
-            + "ties within \(Int(ranking.tieSeconds)) s go to the longest wait"
+            + "ties within \(Int(ranking.tieSeconds)) s go to the longest wait; \(trips)"
     }
 }

@@ -15,6 +15,15 @@ struct OfferRepresentation: Encodable {
     var distances: Distances?
     /// When the store expects the goods ready, for an order offered while still being prepared.
     var expectedReadyAt: Date?
+    /// For an offer that adds the order to the rider's current trip (batching): where its stops fall among the
+    /// stops left, counted from 1.
+    var trip: TripPlacement?
+
+    struct TripPlacement: Encodable {
+        var stopCount: Int
+        var pickupSequence: Int
+        var dropoffSequence: Int
+    }
 
     struct Distances: Encodable {
         /// From the rider's last known position to the store.
@@ -37,5 +46,11 @@ struct OfferRepresentation: Encodable {
         pickup = order?.vendor
         dropoff = order.map { Dropoff(address: $0.customer.address, location: $0.customer.location) }
         expectedReadyAt = order.flatMap { $0.status == .preparing ? $0.expectedReadyAt : nil }
+        if let stops = offer.tripStops,
+            let pickup = stops.firstIndex(of: TripStop(orderId: offer.orderId, kind: .store)),
+            let dropoff = stops.firstIndex(of: TripStop(orderId: offer.orderId, kind: .customer))
+        {
+            trip = TripPlacement(stopCount: stops.count, pickupSequence: pickup + 1, dropoffSequence: dropoff + 1)
+        }
     }
 }

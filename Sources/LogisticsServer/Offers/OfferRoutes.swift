@@ -63,7 +63,8 @@ struct OfferRoutes {
         let offerId = try context.uuidParameter("offerId")
         let (task, order) = try await deliveries.acceptOffer(
             offerId: offerId, by: rider, now: clock.now())
-        return try .json(TaskRepresentation(task, order, configuration: configuration))
+        return try .json(
+            try await TaskRepresentation.forRider(task, order, deliveries: deliveries, configuration: configuration))
     }
 
     @Sendable func decline(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {

@@ -20,7 +20,9 @@ extension SQLLogisticsRepository {
                 let riderRow = try await transaction.first(
                     "SELECT * FROM riders WHERE id = ?\(transaction.forUpdate)", [.uuid(rider.id)])
             else { throw LogisticsError.notFound("rider") }
-            try OfferAcceptance.checkRider(try Rider(row: riderRow), order: order)
+            let joiningTrip = offer.tripStops != nil
+            try OfferAcceptance.checkRider(try Rider(row: riderRow), order: order, joiningTrip: joiningTrip)
+            let ranks = joiningTrip ? try await tripRanks(for: offer, riderId: rider.id, in: transaction) : [:]
 
             // The compare-and-set also takes the order's next event number.
             let taskId = UUID()
@@ -33,21 +35,38 @@ extension SQLLogisticsRepository {
                     RETURNING *
                     """, [.uuid(rider.id), .uuid(taskId), .date(now), .uuid(order.id)])
             else { throw LogisticsError(.orderAlreadyAssigned, "Another rider accepted this order first") }
+            // A free rider becomes busy with this task; one on a trip stays busy (the rider row is locked above,
+            // so the trip checked there is the trip this joins).
             let busy = try await transaction.query(
                 """
-                UPDATE riders SET availability = 'ON_TASK', active_task_id = ?, updated_at = ?
-                WHERE id = ? AND availability = 'ONLINE' AND active_task_id IS NULL RETURNING id
+                UPDATE riders SET availability = 'ON_TASK', active_task_id = COALESCE(active_task_id, ?), updated_at = ?
+                WHERE id = ? AND \(joiningTrip ? "availability IN ('ONLINE', 'ON_TASK')" : "availability = 'ONLINE' AND active_task_id IS NULL")
+                RETURNING id
                 """, [.uuid(taskId), .date(now), .uuid(rider.id)])
             guard !busy.isEmpty else {
                 throw LogisticsError(.riderHasActiveTask, "Finish your current delivery before accepting another")
             }
+            let rank = ranks[order.id] ?? (0, 1)
             guard
                 let taskRow = try await transaction.first(
                     """
-                    INSERT INTO tasks (id, order_id, rider_id, offer_id, status, accepted_at, updated_at)
-                    VALUES (?, ?, ?, ?, 'ACCEPTED', ?, ?) RETURNING *
-                    """, [.uuid(taskId), .uuid(order.id), .uuid(rider.id), .uuid(offerId), .date(now), .date(now)])
+                    INSERT INTO tasks (id, order_id, rider_id, offer_id, status, accepted_at, updated_at, pickup_rank,
+                        dropoff_rank)
+                    VALUES (?, ?, ?, ?, 'ACCEPTED', ?, ?, ?, ?) RETURNING *
+                    """,
+                    [
+                        .uuid(taskId), .uuid(order.id), .uuid(rider.id), .uuid(offerId), .date(now), .date(now),
+                        .int(rank.pickup), .int(rank.dropoff),
+                    ])
             else { throw StoreError.corrupt("task insert returned nothing") }
+            if joiningTrip {
+                for (orderId, rank) in ranks where orderId != order.id {
+                    try await transaction.query(
+                        "UPDATE tasks SET pickup_rank = ?, dropoff_rank = ? WHERE order_id = ?",
+                        [.int(rank.pickup), .int(rank.dropoff), .uuid(orderId)])
+                }
+                try await settleRider(rider.id, at: now, in: transaction)
+            }
             try await transaction.query(
                 """
                 UPDATE offers SET status = CASE WHEN id = ? THEN 'ACCEPTED' ELSE 'SUPERSEDED' END, closed_at = ?
@@ -84,6 +103,7 @@ extension DeliveryTask {
             acceptedAt: try row.date("accepted_at"), updatedAt: try row.date("updated_at"),
             podAccepted: row.bool("pod_accepted"), podOverride: row.bool("pod_override"),
             otpFailedAttempts: row.optionalInt("otp_failed_attempts") ?? 0,
-            failureApproved: row.bool("failure_approved"), issueReportedAt: row.optionalDate("issue_reported_at"))
+            failureApproved: row.bool("failure_approved"), issueReportedAt: row.optionalDate("issue_reported_at"),
+            pickupRank: row.optionalInt("pickup_rank") ?? 0, dropoffRank: row.optionalInt("dropoff_rank") ?? 1)
     }
 }

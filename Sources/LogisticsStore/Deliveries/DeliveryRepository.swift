@@ -69,6 +69,8 @@ public protocol DeliveryRepository: Sendable {
     func acceptOffer(offerId: UUID, by rider: Actor, now: Date) async throws -> (DeliveryTask, Order)
     func task(id: UUID) async throws -> DeliveryTask?
     func activeTask(riderId: UUID) async throws -> (DeliveryTask, Order)?
+    /// The rider's unfinished tasks as one trip (several with batching).
+    func activeTrip(riderId: UUID) async throws -> RiderTrip
     func changeStatus(
         taskId: UUID, eventId: UUID, change: DeliveryRules.StatusChange, by rider: Actor, now: Date,
         settings: DeliveryRules.Settings

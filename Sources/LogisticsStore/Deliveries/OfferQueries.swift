@@ -103,7 +103,7 @@ extension SQLLogisticsRepository: DeliveryRepository {
         let rows = try await database.query(
             """
             SELECT o.*, f.id AS offer_id, f.status AS offer_status, f.created_at AS offer_created_at,
-                f.expires_at AS offer_expires_at, f.rider_id AS offer_rider_id
+                f.expires_at AS offer_expires_at, f.rider_id AS offer_rider_id, f.trip_plan AS offer_trip_plan
             FROM offers f JOIN orders o ON o.id = f.order_id
             WHERE f.rider_id = ? AND f.status = 'OPEN' AND f.expires_at > ? AND o.assigned_rider_id IS NULL
               AND o.status IN ('READY_FOR_PICKUP', 'PREPARING')
@@ -112,7 +112,8 @@ extension SQLLogisticsRepository: DeliveryRepository {
         return try rows.map { row in
             let offer = Offer(
                 id: try row.uuid("offer_id"), orderId: try row.uuid("id"), riderId: try row.uuid("offer_rider_id"),
-                status: .open, createdAt: try row.date("offer_created_at"), expiresAt: try row.date("offer_expires_at"))
+                status: .open, createdAt: try row.date("offer_created_at"), expiresAt: try row.date("offer_expires_at"),
+                tripStops: row.optionalString("offer_trip_plan").map(TripStop.parse))
             return (offer, try Order(row: row))
         }
     }
@@ -170,6 +171,18 @@ extension Offer {
         self.init(
             id: try row.uuid("id"), orderId: try row.uuid("order_id"), riderId: try row.uuid("rider_id"),
             status: OfferStatus(rawValue: try row.string("status")) ?? .expired, createdAt: try row.date("created_at"),
-            expiresAt: try row.date("expires_at"), closedAt: row.optionalDate("closed_at"))
+            expiresAt: try row.date("expires_at"), closedAt: row.optionalDate("closed_at"),
+            tripStops: row.optionalString("trip_plan").map(TripStop.parse))
+    }
+}
+
+extension TripStop {
+    /// The `trip_plan` column: stop tokens separated by commas.
+    static func parse(_ text: String) -> [TripStop] {
+        text.split(separator: ",").compactMap { TripStop(token: String($0)) }
+    }
+
+    static func column(_ stops: [TripStop]?) -> SQLValue {
+        stops.map { .text($0.map(\.token).joined(separator: ",")) } ?? .null
     }
 }

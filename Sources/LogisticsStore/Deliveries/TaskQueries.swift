@@ -7,16 +7,7 @@ extension SQLLogisticsRepository {
     }
 
     public func activeTask(riderId: UUID) async throws -> (DeliveryTask, Order)? {
-        guard
-            let row = try await database.first(
-                """
-                SELECT * FROM tasks WHERE rider_id = ? AND status NOT IN ('DELIVERED', 'CANCELLED', 'FAILED')
-                ORDER BY accepted_at DESC LIMIT 1
-                """, [.uuid(riderId)])
-        else { return nil }
-        let task = try DeliveryTask(row: row)
-        guard let order = try await order(id: task.orderId) else { throw StoreError.corrupt("task without order") }
-        return (task, order)
+        try await activeTrip(riderId: riderId).current.map { ($0.task, $0.order) }
     }
 
     public func changeStatus(
@@ -56,8 +47,10 @@ extension SQLLogisticsRepository {
                     "UPDATE tasks SET status = ?, updated_at = ? WHERE id = ? RETURNING *",
                     [.text(change.status.rawValue), .date(now), .uuid(taskId)])
             else { throw LogisticsError.notFound("task") }
-            if change.status.isFinal {
-                try await releaseRider(rider.id, from: taskId, at: now, in: transaction)
+            // A lone task keeps ranks 0 and 1 (batching re-ranks every task of a trip past them): only its end
+            // changes what the rider does next, so most changes spare the two statements.
+            if change.status.isFinal || task.dropoffRank > 1 {
+                try await settleRider(rider.id, at: now, in: transaction)
             }
             var notifications = [DeliveryRules.customerNotification(for: change.status, customerId: order.customer.id)]
                 .compactMap { $0 }
@@ -91,15 +84,6 @@ extension SQLLogisticsRepository {
         let task = try await lockedTask(taskId, in: transaction)
         guard task.riderId == rider.id else { throw LogisticsError(.forbidden, "This task belongs to another rider") }
         return (task, order)
-    }
-
-    /// Puts the rider back ONLINE when the task ends, if that task is still the rider's active one.
-    func releaseRider(_ riderId: UUID, from taskId: UUID, at now: Date, in transaction: any SQLExecutor) async throws {
-        try await transaction.query(
-            """
-            UPDATE riders SET availability = 'ONLINE', active_task_id = NULL, updated_at = ?, free_since = ?
-            WHERE id = ? AND active_task_id = ?
-            """, [.date(now), .date(now), .uuid(riderId), .uuid(taskId)])
     }
 
     /// The task's order, locked, in one statement.

@@ -46,6 +46,43 @@ extension SQLLogisticsRepository: DispatchRepository {
         }
     }
 
+    public func tripRiders(for orderId: UUID, maxOrders: Int, now: Date) async throws -> [TripRider] {
+        let riders = try await database.query(
+            """
+            SELECT r.id, r.last_lat, r.last_lon FROM riders r
+            WHERE r.availability = 'ON_TASK' AND r.suspended = 0 AND r.active_task_id IS NOT NULL
+              AND NOT EXISTS (SELECT 1 FROM offers f WHERE f.rider_id = r.id AND f.status = 'OPEN' AND f.expires_at > ?)
+              AND NOT EXISTS (SELECT 1 FROM offers f WHERE f.rider_id = r.id AND f.order_id = ?)
+              AND (SELECT COUNT(*) FROM tasks t
+                   WHERE t.rider_id = r.id AND t.status NOT IN ('DELIVERED', 'CANCELLED', 'FAILED')) < ?
+            """, [.date(now), .uuid(orderId), .int(maxOrders)])
+        guard !riders.isEmpty else { return [] }
+        let ids = try riders.map { try $0.uuid("id") }
+        let tasks = try await database.query(
+            """
+            SELECT * FROM tasks WHERE status NOT IN ('DELIVERED', 'CANCELLED', 'FAILED')
+              AND rider_id IN (\(Array(repeating: "?", count: ids.count).joined(separator: ", ")))
+            """, ids.map { .uuid($0) }
+        ).map(DeliveryTask.init(row:))
+        let orders = try await database.query(
+            "SELECT * FROM orders WHERE id IN (\(Array(repeating: "?", count: tasks.count).joined(separator: ", ")))",
+            tasks.map { .uuid($0.orderId) }
+        ).map(Order.init(row:))
+        let orderById = Dictionary(orders.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let legsByRider = Dictionary(
+            grouping: tasks.compactMap { task in orderById[task.orderId].map { RiderTrip.Leg(task: task, order: $0) } },
+            by: \.task.riderId)
+        return try riders.compactMap { row in
+            let riderId = try row.uuid("id")
+            guard let legs = legsByRider[riderId], !legs.isEmpty else { return nil }
+            var position: GeoPoint?
+            if let lat = row.optionalDouble("last_lat"), let lon = row.optionalDouble("last_lon") {
+                position = GeoPoint(lat: lat, lon: lon)
+            }
+            return TripRider(riderId: riderId, position: position, trip: RiderTrip(legs))
+        }
+    }
+
     public func automaticRounds(orderId: UUID) async throws -> Int {
         let row = try await database.first(
             "SELECT COUNT(*) AS rounds FROM offers WHERE order_id = ? AND automatic = 1", [.uuid(orderId)])
@@ -53,7 +90,7 @@ extension SQLLogisticsRepository: DispatchRepository {
     }
 
     public func makeAutomaticOffer(
-        orderId: UUID, riderId: UUID, ttl: TimeInterval, details: [String: String], now: Date
+        orderId: UUID, riderId: UUID, ttl: TimeInterval, tripStops: [TripStop]?, details: [String: String], now: Date
     ) async throws -> Offer? {
         try await database.transaction { transaction in
             let order = try await lockedOrder(orderId, in: transaction)
@@ -66,11 +103,12 @@ extension SQLLogisticsRepository: DispatchRepository {
             else { return nil }
             // The rider's row is locked after the order's, as acceptance takes them, so a rider cannot be given
             // two orders' offers at once by two dispatchers.
+            let riderState =
+                tripStops == nil ? "availability = 'ONLINE' AND active_task_id IS NULL" : "availability = 'ON_TASK'"
             guard
                 try await transaction.first(
                     """
-                    SELECT id FROM riders WHERE id = ? AND availability = 'ONLINE' AND suspended = 0
-                      AND active_task_id IS NULL\(transaction.forUpdate)
+                    SELECT id FROM riders WHERE id = ? AND \(riderState) AND suspended = 0\(transaction.forUpdate)
                     """, [.uuid(riderId)]) != nil,
                 try await transaction.first(
                     "SELECT 1 FROM offers WHERE rider_id = ? AND status = 'OPEN' AND expires_at > ?",
@@ -78,12 +116,24 @@ extension SQLLogisticsRepository: DispatchRepository {
             else { return nil }
             let offer = Offer(
                 id: UUID(), orderId: orderId, riderId: riderId, status: .open, createdAt: now,
-                expiresAt: now.addingTimeInterval(ttl))
+                expiresAt: now.addingTimeInterval(ttl), tripStops: tripStops)
+            // The trip may have moved on since it was planned (a task ended or joined): then the plan is stale.
+            if tripStops != nil {
+                do {
+                    _ = try await tripRanks(for: offer, riderId: riderId, in: transaction)
+                } catch let error as LogisticsError where error.code == .riderHasActiveTask {
+                    return nil
+                }
+            }
             try await transaction.query(
                 """
-                INSERT INTO offers (id, order_id, rider_id, status, created_at, expires_at, automatic)
-                VALUES (?, ?, ?, 'OPEN', ?, ?, 1)
-                """, [.uuid(offer.id), .uuid(orderId), .uuid(riderId), .date(now), .date(offer.expiresAt)])
+                INSERT INTO offers (id, order_id, rider_id, status, created_at, expires_at, automatic, trip_plan)
+                VALUES (?, ?, ?, 'OPEN', ?, ?, 1, ?)
+                """,
+                [
+                    .uuid(offer.id), .uuid(orderId), .uuid(riderId), .date(now), .date(offer.expiresAt),
+                    TripStop.column(tripStops),
+                ])
             var eventDetails = details
             eventDetails["riderIds"] = riderId.lowercased
             eventDetails["ttlSeconds"] = "\(Int(ttl))"

@@ -121,7 +121,7 @@ extension SQLLogisticsRepository {
                     UPDATE tasks SET status = 'CANCELLED', updated_at = ?
                     WHERE id = ? AND status NOT IN ('DELIVERED', 'CANCELLED', 'FAILED')
                     """, [.date(now), .uuid(taskId)])
-                try await releaseRider(riderId, from: taskId, at: now, in: transaction)
+                try await settleRider(riderId, at: now, in: transaction)
                 notifications.append(
                     QueuedNotification.catalog(NotificationKey.deliveryCancelled, to: riderId, role: .rider))
             }

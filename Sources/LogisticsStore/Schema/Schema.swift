@@ -247,5 +247,16 @@ enum Schema {
                 """,
             ]
         ),
+        Migration(
+            version: 12, name: "batching: a rider's trip holds several tasks, their stops ranked in one sequence",
+            common: [
+                "ALTER TABLE tasks ADD COLUMN pickup_rank INTEGER NOT NULL DEFAULT 0",
+                "ALTER TABLE tasks ADD COLUMN dropoff_rank INTEGER NOT NULL DEFAULT 1",
+                "ALTER TABLE offers ADD COLUMN trip_plan TEXT",
+                // One unfinished task per rider is now the acceptance's rule unless batching planned the trip;
+                // the rider row's compare-and-set and the trip check guard it.
+                "DROP INDEX tasks_one_active_per_rider",
+            ]
+        ),
     ]
 }

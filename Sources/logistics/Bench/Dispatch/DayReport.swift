@@ -1,6 +1,7 @@
 import Foundation
 
-/// The simulated hours three times, by hand, automatically at ready and ahead on the preparation time, side by side.
+/// The simulated hours four times, by hand, automatically at ready, ahead on the preparation time, and ahead with
+/// batching, side by side.
 enum DayReport {
     static func compare(map: String, riders: Int, hours: Double, rate: Double) async throws {
         Console.line(

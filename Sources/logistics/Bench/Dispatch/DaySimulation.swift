@@ -10,7 +10,8 @@ import RoadRouting
 /// city speed, wait at the counter for goods not yet ready, post their fixes, tap their statuses and prove delivery
 /// with the customer's code — all through the API. Dispatch by hand is what the dispatcher map's button does (the 3
 /// nearest free riders by road once the order is ready, again when the offers lapse); automatic dispatch offers
-/// each ready order itself; ahead, it also has the vendor's preparation time. Reports order→delivered,
+/// each ready order itself; ahead, it also has the vendor's preparation time; batching also offers riders on the
+/// way a second order (their trips followed stop by stop as the server sequences them). Reports order→delivered,
 /// ready→pickup, riders' wait at the store, idle share and offers per order.
 struct DaySimulation {
     let map: String
@@ -23,6 +24,9 @@ struct DaySimulation {
         case byHand = "by hand (3 nearest)"
         case atReady = "automatic, at ready"
         case ahead = "automatic, prep time"
+        case batching = "prep time + batching"
+
+        var usesPreparationTime: Bool { self == .ahead || self == .batching }
     }
 
     static let step: TimeInterval = 15
@@ -48,6 +52,7 @@ struct DaySimulation {
         configuration.mapPath = map
         configuration.dispatch.automatic = dispatch == .byHand ? .off : .everyVendor
         configuration.dispatch.sweepSeconds = 0.05
+        if dispatch == .batching { configuration.dispatch.batching = TripPlanner.Settings() }
         let logger = InProcessServer.logger
         let clock = ManualWallClock(Date())
         let (ports, reporter) = AsyncStream.makeStream(of: Int.self)

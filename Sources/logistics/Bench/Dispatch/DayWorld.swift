@@ -80,7 +80,7 @@ struct DayWorld {
             to: CustomerContact(
                 id: customerId, name: "Day customer", phone: "+377 93 15 00 01", address: home.name,
                 location: home.location))
-        if dispatch == .ahead { body["preparationMinutes"] = estimate }
+        if dispatch.usesPreparationTime { body["preparationMinutes"] = estimate }
         let created = try await client.call("create", .POST, "/api/v1/orders", token: vendor, json: body, expect: 201)
         let orderId = created["orderId"] as! String
         let now = clock.now()
@@ -122,6 +122,8 @@ struct DayWorld {
             }
             if let busy = riders[index].busyUntil, busy > clock.now() { continue }
             riders[index].busyUntil = nil
+            // On a trip with batching: a second order may be offered on the way.
+            if dispatch == .batching { try await takeAnOffer(index) }
             move(index, metres: DaySimulation.speedMps * DaySimulation.step)
             try await post(fixAt: riders[index].position, rider: riders[index])
             if riders[index].path.isEmpty { try await arrive(index) }
@@ -134,12 +136,27 @@ struct DayWorld {
         guard let offer = (open["offers"] as? [[String: Any]])?.first, let offerId = offer["offerId"] as? String,
             let task = try? await client.call(
                 "accept", .POST, "/api/v1/rider/offers/\(offerId)/accept", token: rider.token),
-            let taskId = task["taskId"] as? String, let orderId = task["orderId"] as? String
+            let orderId = task["orderId"] as? String
         else { return }
-        riders[index].taskId = taskId
-        riders[index].orderId = orderId
-        riders[index].toCustomer = false
         orders[orderId]?.assigned = true
+        try await followTrip(index)
+    }
+
+    /// The server says which task's stop comes next (one task, or with batching the trip's first); the rider
+    /// heads there, or is free when none is left.
+    private mutating func followTrip(_ index: Int) async throws {
+        let me = try await client.call("me", .GET, "/api/v1/rider/me", token: riders[index].token)
+        guard me["activeTaskId"] is String else {
+            riders[index].taskId = nil
+            riders[index].orderId = nil
+            return
+        }
+        let task = try await client.call("active", .GET, "/api/v1/rider/tasks/active", token: riders[index].token)
+        let taskId = task["taskId"] as? String
+        if taskId != riders[index].taskId { riders[index].atStoreSince = nil }
+        riders[index].taskId = taskId
+        riders[index].orderId = task["orderId"] as? String
+        riders[index].toCustomer = (task["nextStop"] as? [String: Any])?["kind"] as? String == "CUSTOMER"
         riders[index].path = try await route(index)
     }
 
@@ -186,8 +203,7 @@ struct DayWorld {
             figures.waitAtStore.append(now.timeIntervalSince(riders[index].atStoreSince ?? now))
             riders[index].atStoreSince = nil
             riders[index].position = order.store
-            riders[index].toCustomer = true
-            riders[index].path = try await route(index)
+            try await followTrip(index)
             riders[index].busyUntil = now.addingTimeInterval(DaySimulation.serviceSeconds)
             return
         }
@@ -205,8 +221,7 @@ struct DayWorld {
         figures.placedToDelivered.append(now.timeIntervalSince(order.placedAt))
         figures.delivered += 1
         riders[index].position = order.home
-        riders[index].taskId = nil
-        riders[index].orderId = nil
+        try await followTrip(index)
         riders[index].busyUntil = now.addingTimeInterval(DaySimulation.serviceSeconds)
     }
 

@@ -85,10 +85,13 @@ function markProofAccepted(taskId) {
 // The server's answer to a status change is the task as it now stands.
 function serverTaskChanged(task) {
   state.taskVersion++;
+  const previousStops = (state.task && state.task.stops) || [];
+  const trip = new Set([...previousStops, ...(task.stops || [])].map((stop) => stop.taskId)).size > 1;
   if (FINAL.includes(task.status)) {
     const previous = state.task;
+    const moreOnTrip = previousStops.some((stop) => stop.taskId !== task.taskId && !(stop.kind === 'CUSTOMER' && stop.done));
     state.task = null;
-    state.profile = { ...state.profile, availability: 'ONLINE', activeTaskId: null };
+    if (!moreOnTrip) state.profile = { ...state.profile, availability: 'ONLINE', activeTaskId: null };
     if (previous && task.status === 'FAILED') taskEnded(previous, 'failed');
     if (state.navigation) state.navigation.end();
     saveCache();
@@ -100,6 +103,8 @@ function serverTaskChanged(task) {
   }
   state.task = task;
   saveCache();
+  // On a trip the next stop may be another order's: the server says which task comes next.
+  if (trip) setTimeout(() => refresh(), 0);
 }
 
 // A tap the server refused for good: said, dropped, and the page takes the server's view again.

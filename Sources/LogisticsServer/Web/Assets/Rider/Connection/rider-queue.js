@@ -128,10 +128,11 @@ export class TapQueue {
     this.changed();
   }
 
-  // On launch, with the server's answer in hand: taps for a task that is no longer the rider's active one are
-  // dropped (applied before the page was closed, or the order was cancelled meanwhile).
-  async reconcile(activeTaskId) {
-    const stale = this.mine().filter((item) => item.taskId !== activeTaskId);
+  // On launch, with the server's answer in hand: taps for a task that is no longer one of the rider's (the active
+  // one and, with batching, the rest of its trip) are dropped (applied before the page was closed, or the order
+  // was cancelled meanwhile).
+  async reconcile(liveTaskIds) {
+    const stale = this.mine().filter((item) => !liveTaskIds.includes(item.taskId));
     for (const item of stale) await this.remove(item);
     return stale;
   }

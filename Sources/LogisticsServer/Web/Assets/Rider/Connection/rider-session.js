@@ -115,13 +115,15 @@ export async function refresh({ boot = false } = {}) {
 // The server's task replaces the page's; a task that ended without the rider ending it was cancelled.
 export async function adoptServerTask(task, { boot = false } = {}) {
   const previous = state.task;
+  // With batching every task of the trip is live, not only the one to act on now.
+  const live = task ? [task.taskId, ...(task.stops || []).map((stop) => stop.taskId)] : [];
   if (previous && (!task || task.taskId !== previous.taskId)) {
     const ending = pendingFor(previous.taskId).some((item) => item.kind === 'status' && FINAL.includes(item.status));
-    await queue.reconcile(task ? task.taskId : null);
+    await queue.reconcile(live);
     state.task = task;
-    if (!ending) taskEnded(previous, 'cancelled');
+    if (!ending && !live.includes(previous.taskId)) taskEnded(previous, 'cancelled');
   } else {
-    if (boot || task) await queue.reconcile(task ? task.taskId : null);
+    if (boot || task) await queue.reconcile(live);
     state.task = task;
   }
   if (state.navigation) state.navigation.taskChanged(displayTask());

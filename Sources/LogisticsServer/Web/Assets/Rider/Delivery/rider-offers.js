@@ -88,6 +88,9 @@ function offerDistances(offer) {
   if (Number.isFinite(readyAt) && readyAt > Date.now()) {
     parts.push(t('readyIn', { minutes: Math.max(1, Math.round((readyAt - Date.now()) / 60000)) }));
   }
+  if (offer.trip) {
+    parts.push(t('addsToTrip', { pickup: offer.trip.pickupSequence, dropoff: offer.trip.dropoffSequence, count: offer.trip.stopCount }));
+  }
   return parts.join(' · ');
 }
 
@@ -126,6 +129,8 @@ export async function accept() {
     state.profile = { ...state.profile, availability: 'ON_TASK', activeTaskId: task.taskId };
     notify('');
     saveCache();
+    // Added to a trip: the stop to make next may be another order's.
+    if (new Set((task.stops || []).map((stop) => stop.taskId)).size > 1) refresh();
   } catch (error) {
     if (error.status === 401 || isSuspended(error)) {
       state.accepting = false;

@@ -49,6 +49,7 @@ export function renderTask() {
   show($('resume-navigation'), resumable);
 
   fillNotes($('task-notes'), envNotes());
+  renderTrip(task);
 
   renderProof(task);
 
@@ -67,6 +68,22 @@ export function renderTask() {
     primary.disabled = needsProof || failing;
     $('primary-hint').textContent = needsProof ? t('deliveredNeedsProof') : failing ? t('failingHint') : '';
   }
+}
+
+// With batching the rider carries several orders: every stop in sequence, made ones ticked, the current one marked.
+function renderTrip(task) {
+  const stops = task.stops || [];
+  const batched = new Set(stops.map((stop) => stop.taskId)).size > 1;
+  show($('trip'), batched);
+  if (!batched) return;
+  $('trip-stops').replaceChildren(...stops.map((stop) => {
+    const item = document.createElement('li');
+    const words = t(stop.kind === 'STORE' ? 'tripPickup' : 'tripDropoff', { name: stop.name, ref: stop.externalRef || '' });
+    item.textContent = stop.done ? `${words} ✓` : words;
+    item.className = stop.done ? 'done' : stop.current ? 'current' : '';
+    if (stop.current) item.setAttribute('aria-current', 'step');
+    return item;
+  }));
 }
 
 function locationProblem() {
@@ -90,6 +107,14 @@ async function tapStatus(status, extra = {}) {
   if (!locationReady()) return;
   const action = await record('status', { status, confirmed: Boolean(extra.confirmed), reason: extra.reason || null, ...extra.at });
   if (!action) return;
+  // Arriving at a store is arriving for every order of the trip waiting there: one tap, not one per order.
+  if (status === 'ARRIVED_AT_STORE') {
+    for (const stop of task.stops || []) {
+      if (stop.kind !== 'STORE' || stop.taskId === task.taskId || stop.status !== 'ACCEPTED') continue;
+      if (metres(stop.location, task.vendor.location) > 50) continue;
+      await record('status', { status, taskId: stop.taskId, confirmed: false, reason: null });
+    }
+  }
   if (status === 'DELIVERED') taskEnded(task, 'delivered');
   if (state.navigation) state.navigation.taskChanged(displayTask());
   saveCache();
