@@ -1,11 +1,12 @@
 """The rider's web app (GET /rider) in a real browser, used as a rider uses it, against the real server binary.
 
 Run after `swift build`: python3 Tests/Browser/rider_app_test.py [scenario ...] (whole, offers, routing, bad,
-flaky, far, offline, photo; all by default). Debian's chromium driven by selenium; controls are found by their
-visible words (XPath on text). Screenshots of every screen at 360x740 and 1280x800 go to .ci/artifacts/rider-*.png,
-each checked for being drawn and for WCAG AA contrast; every page's console and requests are checked at the end.
-Only localhost is contacted. Two servers (one with a 3 s offer TTL and an unreachable routing service) and two
-phones at a time; about 75 s here. It stops by itself, prints ok/FAIL lines and a summary, exits non-zero on a FAIL.
+flaky, far, offline, photo, batching; all by default). Debian's chromium driven by selenium; controls are found by
+their visible words (XPath on text). Screenshots of every screen at 360x740 and 1280x800 go to
+.ci/artifacts/rider-*.png, each checked for being drawn and for WCAG AA contrast; every page's console and requests
+are checked at the end. Only localhost is contacted. Three servers (one with a 3 s offer TTL and an unreachable
+routing service, one with automatic dispatch and batching) and two phones at a time; about 90 s here. It stops by
+itself, prints ok/FAIL lines and a summary, exits non-zero on a FAIL.
 
 Beside chromedriver the test opens a second DevTools connection to the same browser (websocket-client comes with
 selenium) for what selenium cannot do: taking the service worker offline together with the page (the "offline" of
@@ -15,7 +16,8 @@ back, and answering 503 in the server's place.
 The test is split by job in the rider_app package next to this file: words (the app's words), devtools (the second
 DevTools connection), pictures (PNG and JPEG read back), page (the phone: controls by their words, waits,
 screenshots, sign-in), api and geometry (the server side through HTTP), and the scenarios by subject: delivery,
-navigation, offers, connection (offline taps, a flaky server), photos, security (sign-in refusals). This file runs
+navigation, offers, connection (offline taps, a flaky server), photos, security (sign-in refusals), batching (a
+trip of two orders). This file runs
 them in order and prints the summary.
 """
 
@@ -28,6 +30,7 @@ import traceback
 
 from browser_support import ARTIFACTS, Server, check, failures
 
+from rider_app.batching import batched_trip
 from rider_app.connection import flaky_server, offline_taps
 from rider_app.delivery import far_arrival, whole_delivery
 from rider_app.navigation import routing_down
@@ -76,13 +79,15 @@ def main():
     threads = [threading.Thread(target=start, args=("main",)),
                threading.Thread(target=start, args=("short",), kwargs={
                    "LOGISTICS_OFFER_TTL_SECONDS": str(ttl), "LOGISTICS_ROUTING_PROVIDER": "external",
-                   "LOGISTICS_ROUTING_URL": "http://127.0.0.1:9"})]
+                   "LOGISTICS_ROUTING_URL": "http://127.0.0.1:9"}),
+               threading.Thread(target=start, args=("trips",), kwargs={
+                   "LOGISTICS_AUTO_DISPATCH": "on", "LOGISTICS_BATCHING": "on"})]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
     try:
-        if "main" not in servers or "short" not in servers:
+        if len(servers) < 3:
             raise SystemExit("a server did not start")
         main_server, short = servers["main"], servers["short"]
         # `rider_app_test.py offers photo` runs only those scenarios.
@@ -98,6 +103,7 @@ def main():
             run("routing down", routing_down, short),
             run("bad input", bad_input, short),
             run("flaky server", flaky_server, short),
+            run("batching", batched_trip, servers["trips"]),
         ])
         second.start()
         run("whole delivery", whole_delivery, main_server)

@@ -121,6 +121,41 @@ struct RiderKitTests {
         }
     }
 
+    @Test("on a batched trip RiderKit has the stops in order, and a restart keeps the taps queued for every order")
+    func batchedTrip() async throws {
+        try await TestServer.run(.sqlite, configure: TripScenario.configuration()) { server in
+            let trip = try await TripScenario.onTheWay(server)
+            _ = try await DeliveryScenario.ready(server, podType: "OTP", customerLat: 43.7335)
+            let phone = try Self.phone(server, token: trip.rider.token)
+            let offer = try #require(
+                try await eventually { try await phone.session.api.offers().first }, "second order never offered")
+            #expect(offer.trip?.stopCount == 4)
+            #expect(offer.trip?.pickupSequence == 2)
+            let second = try await phone.session.accept(offerId: offer.offerId)
+            #expect(second.isBatched)
+            let current = try #require(try await phone.session.resume())
+            #expect(current.taskId == trip.firstTask, "the first order's store comes first")
+            #expect(current.stops.map(\.kind) == [.store, .store, .customer, .customer])
+            #expect(current.stops.map(\.taskId) == [trip.firstTask, second.taskId, trip.firstTask, second.taskId])
+            #expect(current.stops.map(\.current) == [true, false, false, false])
+
+            // Arrivals for both orders queued offline; the app is killed and started again before they go.
+            let file = phone.file
+            for taskId in [trip.firstTask, second.taskId] {
+                try await phone.session.queue.record(
+                    RiderAction(
+                        taskId: taskId, kind: .status(.arrivedAtStore, farFromDestinationConfirmed: false, reason: nil),
+                        occurredAt: server.clock.now(), location: Self.store))
+            }
+            let restarted = try Self.phone(server, token: trip.rider.token, file: file)
+            _ = try await restarted.session.resume()
+            #expect(await restarted.session.queue.pending.count == 2, "taps for the trip's other order are kept")
+            #expect(await restarted.session.queue.sync() == .idle)
+            let after = try #require(try await restarted.session.api.activeTask())
+            #expect(Set([after.status] + after.stops.map(\.status)) == [.arrivedAtStore])
+        }
+    }
+
     @Test(
         "a photo taken offline is kept on disk, sent once the network returns, then deleted",
         arguments: StoreKind.available, Transport.allCases)

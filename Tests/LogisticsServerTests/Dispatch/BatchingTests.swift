@@ -11,36 +11,13 @@ import Testing
 struct BatchingTests {
     typealias Auto = AutoDispatchTests
 
-    static let riderSpot = GeoPoint(lat: 43.7347, lon: 7.4206)
-
-    static func batching(maxDelaySeconds: Double? = 300) -> @Sendable (inout ServerConfiguration) -> Void {
-        { configuration in
-            Auto.automatic()(&configuration)
-            configuration.dispatch.batching = maxDelaySeconds.map { TripPlanner.Settings(maxDelaySeconds: $0) }
-        }
-    }
-
-    /// A rider who took the first order automatically and is on the way to the store.
-    static func riderOnTheWay(_ server: TestServer) async throws -> (
-        rider: (id: UUID, token: String), first: DeliveryScenario, task: String
-    ) {
-        let first = try await DeliveryScenario.ready(server, podType: "OTP")
-        let rider = try await first.onlineRider(name: "Batcher")
-        try await Auto.place(rider.id, at: riderSpot, on: server)
-        let offer = try #require(try await Auto.offer(for: rider.token, on: server), "first order never offered")
-        #expect(offer["trip"] == nil)
-        let accepted = try await server.send(
-            .post, "/api/v1/rider/offers/\(offer["offerId"] as! String)/accept", token: rider.token)
-        #expect(accepted.status == 200)
-        return (rider, first, try #require(accepted["taskId"] as? String))
-    }
-
     @Test(
         "a second order from the same store joins the trip; stops in sequence; each order delivered with its own proof",
         arguments: StoreKind.available)
     func sameStoreTrip(store: StoreKind) async throws {
-        try await TestServer.run(store, configure: Self.batching()) { server in
-            let (rider, first, firstTask) = try await Self.riderOnTheWay(server)
+        try await TestServer.run(store, configure: TripScenario.configuration()) { server in
+            let trip = try await TripScenario.onTheWay(server)
+            let (rider, first, firstTask) = (trip.rider, trip.first, trip.firstTask)
             let second = try await DeliveryScenario.ready(server, podType: "OTP", customerLat: 43.7335)
 
             let offer = try #require(try await Auto.offer(for: rider.token, on: server), "second order never offered")
@@ -118,8 +95,8 @@ struct BatchingTests {
     @Test("batching off, or a delay past the limit: a rider on a task gets no second offer")
     func notBatched() async throws {
         for limit in [nil, 30.0] as [Double?] {
-            try await TestServer.run(.sqlite, configure: Self.batching(maxDelaySeconds: limit)) { server in
-                let (rider, _, _) = try await Self.riderOnTheWay(server)
+            try await TestServer.run(.sqlite, configure: TripScenario.configuration(maxDelaySeconds: limit)) { server in
+                let rider = try await TripScenario.onTheWay(server).rider
                 let second = try await DeliveryScenario.ready(server, podType: "OTP", customerLat: 43.7335)
                 try await Task.sleep(for: .milliseconds(1_000))
                 let offers = try await server.send(.get, "/api/v1/rider/offers", token: rider.token)
@@ -132,8 +109,9 @@ struct BatchingTests {
 
     @Test("a cancelled order leaves the trip; the rider goes on with the other and is free after it")
     func cancelledLeg() async throws {
-        try await TestServer.run(.sqlite, configure: Self.batching()) { server in
-            let (rider, first, firstTask) = try await Self.riderOnTheWay(server)
+        try await TestServer.run(.sqlite, configure: TripScenario.configuration()) { server in
+            let trip = try await TripScenario.onTheWay(server)
+            let (rider, first, firstTask) = (trip.rider, trip.first, trip.firstTask)
             let second = try await DeliveryScenario.ready(server, podType: "OTP", customerLat: 43.7335)
             let offer = try #require(try await Auto.offer(for: rider.token, on: server))
             let accepted = try await server.send(
