@@ -113,6 +113,45 @@ struct PlanModel {
         return total + leg(previous, vehicleEnd[vehicle])
     }
 
+    /// The travel added by putting `stop` at each position `0...route.count` of the vehicle's route, into `added`
+    /// (reused, so the search's innermost loop allocates nothing).
+    func insertionCosts(of stop: Int, vehicle: Int, route: [Int], into added: inout [Int]) {
+        added.removeAll(keepingCapacity: true)
+        let place = stopLocation[stop]
+        let count = locationCount
+        let end = vehicleEnd[vehicle]
+        var before = vehicleStart[vehicle]
+        flatDurations.withUnsafeBufferPointer { durations in
+            stopLocation.withUnsafeBufferPointer { location in
+                route.withUnsafeBufferPointer { route in
+                    @inline(__always) func leg(_ from: Int, _ to: Int) -> Int {
+                        from < 0 || to < 0 ? 0 : durations[from * count + to]
+                    }
+                    for position in 0...route.count {
+                        let after = position == route.count ? end : location[route[position]]
+                        added.append(leg(before, place) + leg(place, after) - leg(before, after))
+                        before = after
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether the load the vehicle starts with (the deliveries of its jobs) stays within capacity once `stops` join
+    /// the route: a condition every feasible insertion meets, cheap enough to ask once per route.
+    func startLoadFits(vehicle: Int, route: [Int], adding stops: [Int]) -> Bool {
+        let dimensions = self.dimensions
+        return flatInitialLoad.withUnsafeBufferPointer { initial in
+            for dimension in 0..<dimensions {
+                var total = 0
+                for stop in route { total += initial[stop * dimensions + dimension] }
+                for stop in stops { total += initial[stop * dimensions + dimension] }
+                if total > flatCapacity[vehicle * dimensions + dimension] { return false }
+            }
+            return true
+        }
+    }
+
     /// Whether the route keeps every time window, the shift and the capacity. (A shipment's pickup precedes its
     /// delivery by construction: both are inserted and removed together, in that order.)
     func isFeasible(vehicle: Int, route: [Int], load: inout [Int]) -> Bool {

@@ -25,11 +25,22 @@ public struct PlanSolver {
     let options: PlanOptions
     /// Other requests by how near their first stop is, nearest first.
     private let neighbours: [[Int]]
+    private let hasShipments: Bool
+    /// Per request, the keys `order` sorts by: far from the first start first, tightest window, largest amount.
+    private let sortKeys: [[Int]]
 
     public init(problem: PlanProblem, options: PlanOptions = PlanOptions()) {
         let model = PlanModel(problem)
         self.model = model
         self.options = options
+        hasShipments = model.requestStops.contains { $0.count > 1 }
+        let start = model.problem.vehicles.first?.start
+        let firstStops = model.requestStops.map { $0[0] }
+        sortKeys = [
+            firstStops.map { -model.travel(start, model.stopLocation[$0]) },
+            firstStops.map { model.stopWindows[$0].last!.upperBound },
+            model.problem.requests.map { -$0.delivery.reduce(0, +) },
+        ]
         let first = model.requestStops.map { model.stopLocation[$0[0]] }
         neighbours = first.indices.map { request in
             first.indices.filter { $0 != request }.sorted {
@@ -87,6 +98,9 @@ public struct PlanSolver {
                 current = candidate
                 currentObjective = candidateObjective
                 if currentObjective < bestObjective {
+                    // A new best is polished within its routes, where ruin and recreate rarely looks.
+                    polish(&current, load: &load, until: started + options.timeLimit)
+                    currentObjective = objective(current)
                     best = current
                     bestObjective = currentObjective
                 }
@@ -98,45 +112,190 @@ public struct PlanSolver {
             solvingTime: ContinuousClock.now - started)
     }
 
-    /// Orders requests for reinsertion: at random, farthest from the first rider's start first, tightest window
-    /// first, or largest amount first (SISR's sorts).
-    private func order(_ requests: [Int], rule: Int, random: inout PlanRandom) -> [Int] {
-        let start = model.problem.vehicles.first?.start
-        switch rule {
-        case 0:
-            return requests.shuffled(using: &random)
-        case 1:
-            return requests.sorted {
-                (-model.travel(start, model.stopLocation[model.requestStops[$0][0]]), $0)
-                    < (-model.travel(start, model.stopLocation[model.requestStops[$1][0]]), $1)
+    /// Between routes, the best relocation of one stop or exchange of two routes' tails (2-opt*) while one saves
+    /// travel (until the budget ends); then within each route 2-opt (reverse a stretch) and or-opt (move a stretch of
+    /// up to three stops elsewhere) while either shortens the route and keeps it feasible. Costs are recomputed
+    /// whole, as road times are asymmetric. Only for problems without shipments: a reversal or a move could put a
+    /// delivery before its pickup.
+    private func polish(_ state: inout State, load: inout [Int], until deadline: ContinuousClock.Instant) {
+        guard !hasShipments else { return }
+        var rounds = 0
+        while rounds < 100, ContinuousClock.now < deadline,
+            relocateBetweenRoutes(&state, load: &load) || exchangeTails(&state, load: &load)
+        {
+            rounds += 1
+        }
+        for vehicle in state.routes.indices where state.routes[vehicle].count > 2 {
+            var route = state.routes[vehicle]
+            var cost = state.costs[vehicle]
+            var improved = true
+            while improved {
+                improved = false
+                for candidate in neighbourRoutes(of: route) {
+                    let candidateCost = model.cost(vehicle: vehicle, route: candidate)
+                    if candidateCost < cost && model.isFeasible(vehicle: vehicle, route: candidate, load: &load) {
+                        route = candidate
+                        cost = candidateCost
+                        improved = true
+                        break
+                    }
+                }
             }
-        case 2:
-            return requests.sorted {
-                (model.stopWindows[model.requestStops[$0][0]].last!.upperBound, $0)
-                    < (model.stopWindows[model.requestStops[$1][0]].last!.upperBound, $1)
-            }
-        default:
-            return requests.sorted {
-                (-model.problem.requests[$0].delivery.reduce(0, +), $0)
-                    < (-model.problem.requests[$1].delivery.reduce(0, +), $1)
+            state.routes[vehicle] = route
+            state.costs[vehicle] = cost
+        }
+    }
+
+    /// Moves one stop to the place in another route that saves most travel, if any saves some and both routes stay
+    /// feasible; true when a move was made.
+    private func relocateBetweenRoutes(_ state: inout State, load: inout [Int]) -> Bool {
+        var added: [Int] = []
+        var bestMove: (gain: Int, from: Int, at: Int, to: Int, position: Int)?
+        var routeOf = Array(repeating: -1, count: model.stopRequest.count)
+        for (vehicle, route) in state.routes.enumerated() { for stop in route { routeOf[stop] = vehicle } }
+        for from in state.routes.indices {
+            let route = state.routes[from]
+            for (at, stop) in route.enumerated() {
+                let before = at == 0 ? model.vehicleStart[from] : model.stopLocation[route[at - 1]]
+                let after = at == route.count - 1 ? model.vehicleEnd[from] : model.stopLocation[route[at + 1]]
+                let place = model.stopLocation[stop]
+                let saved = model.leg(before, place) + model.leg(place, after) - model.leg(before, after)
+                let request = model.stopRequest[stop]
+                // Only routes that hold one of the request's nearest neighbours (a granular neighbourhood, as in
+                // Toth & Vigo): a stop rarely belongs far from all of them, and big plans stay quick to polish.
+                var targets = Set<Int>()
+                for neighbour in neighbours[request].prefix(10) {
+                    let vehicle = routeOf[model.requestStops[neighbour][0]]
+                    if vehicle >= 0 && vehicle != from { targets.insert(vehicle) }
+                }
+                for to in targets.sorted() where model.allowed[request][to] {
+                    if !model.startLoadFits(vehicle: to, route: state.routes[to], adding: [stop]) { continue }
+                    model.insertionCosts(of: stop, vehicle: to, route: state.routes[to], into: &added)
+                    for (position, cost) in added.enumerated() where saved - cost > (bestMove?.gain ?? 0) {
+                        var shorter = route
+                        shorter.remove(at: at)
+                        var longer = state.routes[to]
+                        longer.insert(stop, at: position)
+                        if model.isFeasible(vehicle: to, route: longer, load: &load),
+                            model.isFeasible(vehicle: from, route: shorter, load: &load)
+                        {
+                            bestMove = (saved - cost, from, at, to, position)
+                        }
+                    }
+                }
             }
         }
+        guard let move = bestMove else { return false }
+        let stop = state.routes[move.from].remove(at: move.at)
+        state.routes[move.to].insert(stop, at: move.position)
+        for vehicle in [move.from, move.to] {
+            state.costs[vehicle] = model.cost(vehicle: vehicle, route: state.routes[vehicle])
+        }
+        return true
+    }
+
+    /// 2-opt*: two routes swap their tails (each keeps its direction) where that saves most travel and both stay
+    /// feasible; true when a swap was made.
+    private func exchangeTails(_ state: inout State, load: inout [Int]) -> Bool {
+        var bestSwap: (gain: Int, first: Int, cut: Int, second: Int, otherCut: Int)?
+        for first in state.routes.indices {
+            for second in state.routes.indices where second > first {
+                let a = state.routes[first]
+                let b = state.routes[second]
+                // Cut after `cut` stops of a and `otherCut` of b; the tails swap.
+                for cut in 0...a.count {
+                    let aBefore = cut == 0 ? model.vehicleStart[first] : model.stopLocation[a[cut - 1]]
+                    let aAfter = cut == a.count ? model.vehicleEnd[first] : model.stopLocation[a[cut]]
+                    for otherCut in 0...b.count where !(cut == 0 && otherCut == 0) {
+                        if cut == a.count && otherCut == b.count { continue }
+                        let bBefore = otherCut == 0 ? model.vehicleStart[second] : model.stopLocation[b[otherCut - 1]]
+                        let bAfter = otherCut == b.count ? model.vehicleEnd[second] : model.stopLocation[b[otherCut]]
+                        let aNext = otherCut == b.count ? model.vehicleEnd[first] : bAfter
+                        let bNext = cut == a.count ? model.vehicleEnd[second] : aAfter
+                        let gain =
+                            model.leg(aBefore, aAfter) + model.leg(bBefore, bAfter) - model.leg(aBefore, aNext)
+                            - model.leg(bBefore, bNext)
+                        guard gain > (bestSwap?.gain ?? 0) else { continue }
+                        let newA = Array(a[..<cut] + b[otherCut...])
+                        let newB = Array(b[..<otherCut] + a[cut...])
+                        guard newA.allSatisfy({ model.allowed[model.stopRequest[$0]][first] }),
+                            newB.allSatisfy({ model.allowed[model.stopRequest[$0]][second] }),
+                            model.isFeasible(vehicle: first, route: newA, load: &load),
+                            model.isFeasible(vehicle: second, route: newB, load: &load)
+                        else { continue }
+                        // The legs' sum is exact only when both riders end at the same place; check the whole cost.
+                        let exact =
+                            state.costs[first] + state.costs[second] - model.cost(vehicle: first, route: newA)
+                            - model.cost(vehicle: second, route: newB)
+                        if exact > (bestSwap?.gain ?? 0) { bestSwap = (exact, first, cut, second, otherCut) }
+                    }
+                }
+            }
+        }
+        guard let swap = bestSwap else { return false }
+        let a = state.routes[swap.first]
+        let b = state.routes[swap.second]
+        state.routes[swap.first] = Array(a[..<swap.cut] + b[swap.otherCut...])
+        state.routes[swap.second] = Array(b[..<swap.otherCut] + a[swap.cut...])
+        for vehicle in [swap.first, swap.second] {
+            state.costs[vehicle] = model.cost(vehicle: vehicle, route: state.routes[vehicle])
+        }
+        return true
+    }
+
+    /// The 2-opt and or-opt neighbours of a route, in a fixed order.
+    private func neighbourRoutes(of route: [Int]) -> some Sequence<[Int]> {
+        let count = route.count
+        let reversals = (0..<count).lazy.flatMap { from in
+            ((from + 1)..<count).lazy.map { to in
+                var changed = route
+                changed[from...to].reverse()
+                return changed
+            }
+        }
+        let moves = (1...min(3, count - 1)).lazy.flatMap { length in
+            (0...(count - length)).lazy.flatMap { from in
+                (0...(count - length)).lazy.filter { $0 != from }.map { to in
+                    var changed = route
+                    let stretch = Array(changed[from..<(from + length)])
+                    changed.removeSubrange(from..<(from + length))
+                    changed.insert(contentsOf: stretch, at: to)
+                    return changed
+                }
+            }
+        }
+        return [AnySequence(reversals), AnySequence(moves)].joined()
+    }
+
+    /// Orders requests for reinsertion: at random, farthest from the first rider's start first, tightest window
+    /// first, or largest amount first (SISR's sorts). The keys are made once, in `init`: a sort whose comparison
+    /// reads the model copies the solver (and retains each of its arrays) per comparison.
+    private func order(_ requests: [Int], rule: Int, random: inout PlanRandom) -> [Int] {
+        guard rule != 0 else { return requests.shuffled(using: &random) }
+        let keys = sortKeys[rule - 1]
+        return requests.map { (keys[$0], $0) }.sorted { $0 < $1 }.map(\.1)
     }
 
     /// Removes strings of consecutive stops around requests near a random one, from a few routes; returns the
     /// requests removed (whole: both stops of a shipment).
     private func ruin(_ state: inout State, random: inout PlanRandom) -> [Int] {
-        let assigned = state.routes.indices.flatMap { vehicle in state.routes[vehicle].map { model.stopRequest[$0] } }
+        // Which route holds each stop, read once: the neighbour scan below asks it for many requests.
+        var routeOf = Array(repeating: -1, count: model.stopRequest.count)
+        var assigned: [Int] = []
+        for (vehicle, route) in state.routes.enumerated() {
+            for stop in route {
+                routeOf[stop] = vehicle
+                assigned.append(model.stopRequest[stop])
+            }
+        }
         guard let seed = assigned.randomElement(using: &random) else { return [] }
         let averageRemoved = 10
         let target = 1 + Int(random.next() % UInt64(min(assigned.count, 2 * averageRemoved)))
         var removed: [Int] = []
         var ruinedRoutes: Set<Int> = []
         for request in [seed] + neighbours[seed] where removed.count < target {
-            guard !removed.contains(request), !state.unassigned.contains(request),
-                let vehicle = state.routes.firstIndex(where: { $0.contains(model.requestStops[request][0]) }),
-                !ruinedRoutes.contains(vehicle)
-            else { continue }
+            let vehicle = routeOf[model.requestStops[request][0]]
+            guard vehicle >= 0, !ruinedRoutes.contains(vehicle), !removed.contains(request) else { continue }
             ruinedRoutes.insert(vehicle)
             var route = state.routes[vehicle]
             let at = route.firstIndex(of: model.requestStops[request][0])!
@@ -179,8 +338,15 @@ public struct PlanSolver {
     ) -> Insertion? {
         var best: Insertion?
         let stops = model.requestStops[request]
+        var candidates: [(delta: Int, first: Int, second: Int)] = []
+        candidates.reserveCapacity(64)
+        var pickupAdded: [Int] = []
+        var deliveryAdded: [Int] = []
         for vehicle in state.routes.indices where model.allowed[request][vehicle] {
             let route = state.routes[vehicle]
+            // What the rider sets out with (every job's delivery) must fit wherever the request goes: a full rider
+            // is passed over without trying each position.
+            if !model.startLoadFits(vehicle: vehicle, route: route, adding: stops) { continue }
             let start = model.vehicleStart[vehicle]
             let end = model.vehicleEnd[vehicle]
             func location(before position: Int) -> Int {
@@ -189,24 +355,17 @@ public struct PlanSolver {
             func location(at position: Int) -> Int {
                 position == route.count ? end : model.stopLocation[route[position]]
             }
-            func added(_ stop: Int, at position: Int) -> Int {
-                let place = model.stopLocation[stop]
-                let before = location(before: position)
-                let after = location(at: position)
-                return model.leg(before, place) + model.leg(place, after) - model.leg(before, after)
-            }
-            var candidates: [(delta: Int, first: Int, second: Int)] = []
+            candidates.removeAll(keepingCapacity: true)
             let bound = best?.delta ?? .max
+            model.insertionCosts(of: stops[0], vehicle: vehicle, route: route, into: &pickupAdded)
             if stops.count == 1 {
-                for position in 0...route.count {
-                    let delta = added(stops[0], at: position)
-                    if delta < bound { candidates.append((delta, position, -1)) }
+                for position in 0...route.count where pickupAdded[position] < bound {
+                    candidates.append((pickupAdded[position], position, -1))
                 }
             } else {
                 let pickup = model.stopLocation[stops[0]]
                 let delivery = model.stopLocation[stops[1]]
-                let pickupAdded = (0...route.count).map { added(stops[0], at: $0) }
-                let deliveryAdded = (0...route.count).map { added(stops[1], at: $0) }
+                model.insertionCosts(of: stops[1], vehicle: vehicle, route: route, into: &deliveryAdded)
                 for first in 0...route.count {
                     for second in first...route.count {
                         let delta: Int
@@ -223,10 +382,7 @@ public struct PlanSolver {
                     }
                 }
             }
-            candidates.sort { ($0.delta, $0.first, $0.second) < ($1.delta, $1.first, $1.second) }
-            for candidate in candidates {
-                if candidate.delta >= best?.delta ?? .max { break }
-                if blink > 0 && random.unit() < blink { continue }
+            func tried(_ candidate: (delta: Int, first: Int, second: Int)) -> Bool {
                 var changed = route
                 if candidate.second < 0 {
                     changed.insert(stops[0], at: candidate.first)
@@ -234,10 +390,26 @@ public struct PlanSolver {
                     changed.insert(stops[1], at: candidate.second)
                     changed.insert(stops[0], at: candidate.first)
                 }
-                if model.isFeasible(vehicle: vehicle, route: changed, load: &load) {
-                    best = Insertion(vehicle: vehicle, route: changed, delta: candidate.delta)
-                    break
-                }
+                guard model.isFeasible(vehicle: vehicle, route: changed, load: &load) else { return false }
+                best = Insertion(vehicle: vehicle, route: changed, delta: candidate.delta)
+                return true
+            }
+            guard
+                let cheapest = candidates.indices.min(by: {
+                    let a = candidates[$0]
+                    let b = candidates[$1]
+                    return (a.delta, a.first, a.second) < (b.delta, b.first, b.second)
+                })
+            else { continue }
+            // Most often the cheapest place is feasible: try it before sorting the rest.
+            let blinked = blink > 0 && random.unit() < blink
+            if !blinked && tried(candidates[cheapest]) { continue }
+            candidates.swapAt(0, cheapest)
+            candidates[1...].sort { ($0.delta, $0.first, $0.second) < ($1.delta, $1.first, $1.second) }
+            for candidate in candidates.dropFirst() {
+                if candidate.delta >= best?.delta ?? .max { break }
+                if blink > 0 && random.unit() < blink { continue }
+                if tried(candidate) { break }
             }
         }
         return best
