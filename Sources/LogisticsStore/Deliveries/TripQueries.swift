@@ -12,17 +12,21 @@ extension SQLLogisticsRepository {
             "SELECT * FROM tasks WHERE rider_id = ? AND status NOT IN ('DELIVERED', 'CANCELLED', 'FAILED')",
             [.uuid(riderId)]
         ).map(DeliveryTask.init(row:))
-        guard !tasks.isEmpty else { return RiderTrip([]) }
+        return RiderTrip(try await legs(of: tasks, in: executor))
+    }
+
+    /// The tasks with their orders, read in one statement.
+    func legs(of tasks: [DeliveryTask], in executor: any SQLExecutor) async throws -> [RiderTrip.Leg] {
+        guard !tasks.isEmpty else { return [] }
         let orders = try await executor.query(
             "SELECT * FROM orders WHERE id IN (\(Array(repeating: "?", count: tasks.count).joined(separator: ", ")))",
             tasks.map { .uuid($0.orderId) }
         ).map(Order.init(row:))
         let byId = Dictionary(orders.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        return RiderTrip(
-            try tasks.map { task in
-                guard let order = byId[task.orderId] else { throw StoreError.corrupt("task without order") }
-                return RiderTrip.Leg(task: task, order: order)
-            })
+        return try tasks.map { task in
+            guard let order = byId[task.orderId] else { throw StoreError.corrupt("task without order") }
+            return RiderTrip.Leg(task: task, order: order)
+        }
     }
 
     /// After any change to one of the rider's tasks: the rider's active task becomes the one whose next stop comes

@@ -64,14 +64,7 @@ extension SQLLogisticsRepository: DispatchRepository {
               AND rider_id IN (\(Array(repeating: "?", count: ids.count).joined(separator: ", ")))
             """, ids.map { .uuid($0) }
         ).map(DeliveryTask.init(row:))
-        let orders = try await database.query(
-            "SELECT * FROM orders WHERE id IN (\(Array(repeating: "?", count: tasks.count).joined(separator: ", ")))",
-            tasks.map { .uuid($0.orderId) }
-        ).map(Order.init(row:))
-        let orderById = Dictionary(orders.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        let legsByRider = Dictionary(
-            grouping: tasks.compactMap { task in orderById[task.orderId].map { RiderTrip.Leg(task: task, order: $0) } },
-            by: \.task.riderId)
+        let legsByRider = Dictionary(grouping: try await legs(of: tasks, in: database), by: \.task.riderId)
         return try riders.compactMap { row in
             let riderId = try row.uuid("id")
             guard let legs = legsByRider[riderId], !legs.isEmpty else { return nil }
