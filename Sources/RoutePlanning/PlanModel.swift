@@ -20,6 +20,8 @@ struct PlanModel {
     // was half of the search's time.
     private let locationCount: Int
     private let flatDurations: [Int]
+    /// What each leg costs: the durations unless the problem gives costs.
+    private let flatCosts: [Int]
     private let flatInitialLoad: [Int]
     private let flatDelta: [Int]
     private let flatCapacity: [Int]
@@ -77,6 +79,7 @@ struct PlanModel {
         allowed = problem.requests.map { item in problem.vehicles.map { item.skills.isSubset(of: $0.skills) } }
         locationCount = problem.durations.count
         flatDurations = problem.durations.flatMap { $0 }
+        flatCosts = problem.costs.map { $0.flatMap { $0 } } ?? flatDurations
         flatInitialLoad = initial.flatMap { $0 }
         flatDelta = delta.flatMap { $0 }
         flatCapacity = problem.vehicles.flatMap { padded($0.capacity) }
@@ -96,13 +99,14 @@ struct PlanModel {
         return flatDurations[from * locationCount + to]
     }
 
-    /// Travel between locations where -1 means "none" (a vehicle without a start or an end): nothing to drive.
+    /// The cost of travel between locations, where -1 means "none" (a vehicle without a start or an end): nothing
+    /// to drive. The travel time unless the problem prices legs otherwise.
     @inline(__always)
     func leg(_ from: Int, _ to: Int) -> Int {
-        from < 0 || to < 0 ? 0 : flatDurations[from * locationCount + to]
+        from < 0 || to < 0 ? 0 : flatCosts[from * locationCount + to]
     }
 
-    /// Travel time of the route (its cost): start → stops → end.
+    /// The route's cost, what the search minimises: start → stops → end.
     func cost(vehicle: Int, route: [Int]) -> Int {
         var previous = vehicleStart[vehicle]
         var total = 0
@@ -113,7 +117,7 @@ struct PlanModel {
         return total + leg(previous, vehicleEnd[vehicle])
     }
 
-    /// The travel added by putting `stop` at each position `0...route.count` of the vehicle's route, into `added`
+    /// The cost added by putting `stop` at each position `0...route.count` of the vehicle's route, into `added`
     /// (reused, so the search's innermost loop allocates nothing).
     func insertionCosts(of stop: Int, vehicle: Int, route: [Int], into added: inout [Int]) {
         added.removeAll(keepingCapacity: true)
@@ -121,11 +125,11 @@ struct PlanModel {
         let count = locationCount
         let end = vehicleEnd[vehicle]
         var before = vehicleStart[vehicle]
-        flatDurations.withUnsafeBufferPointer { durations in
+        flatCosts.withUnsafeBufferPointer { costs in
             stopLocation.withUnsafeBufferPointer { location in
                 route.withUnsafeBufferPointer { route in
                     @inline(__always) func leg(_ from: Int, _ to: Int) -> Int {
-                        from < 0 || to < 0 ? 0 : durations[from * count + to]
+                        from < 0 || to < 0 ? 0 : costs[from * count + to]
                     }
                     for position in 0...route.count {
                         let after = position == route.count ? end : location[route[position]]

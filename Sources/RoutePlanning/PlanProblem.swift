@@ -75,13 +75,17 @@ public struct PlanProblem: Sendable {
 
     /// Seconds between matrix indices; `unreachable` where no route joins them.
     public var durations: [[Int]]
+    /// What a leg costs when the request prices travel otherwise than by its time (VROOM's `costs` matrix, of the
+    /// same shape); nil: the durations are the costs. Times, windows and shifts always follow the durations.
+    public var costs: [[Int]]?
     public var vehicles: [Vehicle]
     public var requests: [Request]
 
     public static let unreachable = 1 << 30
 
-    public init(durations: [[Int]], vehicles: [Vehicle], requests: [Request]) {
+    public init(durations: [[Int]], costs: [[Int]]? = nil, vehicles: [Vehicle], requests: [Request]) {
         self.durations = durations
+        self.costs = costs
         self.vehicles = vehicles
         self.requests = requests
     }

@@ -20,6 +20,9 @@ public struct PlanSolution: Sendable {
         public var visits: [Visit]
         /// Arrival at the end (or at the last visit's departure when the rider has no end).
         public var arrivalAtEnd: Int
+        /// Travel time, start to end.
+        public var duration: Int
+        /// What the route costs: its travel time unless the problem prices legs otherwise.
         public var cost: Int
         public var service: Int
         public var waiting: Int
@@ -82,7 +85,8 @@ public struct PlanSolution: Sendable {
         let last = model.travel(previous, rider.end)
         return Route(
             vehicle: vehicle, departure: rider.shift.lowerBound, startLoad: startLoad, visits: visits,
-            arrivalAtEnd: time + last, cost: travelled + last, service: serviceTotal, waiting: waitingTotal)
+            arrivalAtEnd: time + last, duration: travelled + last, cost: model.cost(vehicle: vehicle, route: route),
+            service: serviceTotal, waiting: waitingTotal)
     }
 
     /// Why a request is in no route: what no rider could do, tried one rider at a time on an empty route.

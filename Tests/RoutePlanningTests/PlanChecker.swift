@@ -26,7 +26,7 @@ enum PlanChecker {
             var picked: Set<Int> = []
             for visit in route.visits {
                 let leg = place.map { problem.durations[$0][visit.stop.location] } ?? 0
-                cost += leg
+                cost += place.map { (problem.costs ?? problem.durations)[$0][visit.stop.location] } ?? 0
                 let arrival = time + leg
                 if arrival != visit.arrival {
                     wrong.append("stop \(visit.stop.id): arrival \(visit.arrival), not \(arrival)")
@@ -59,7 +59,7 @@ enum PlanChecker {
                 if visit.load != load { wrong.append("stop \(visit.stop.id): load \(visit.load), not \(load)") }
             }
             let last = place.flatMap { from in vehicle.end.map { problem.durations[from][$0] } } ?? 0
-            cost += last
+            cost += place.flatMap { from in vehicle.end.map { (problem.costs ?? problem.durations)[from][$0] } } ?? 0
             if time + last > vehicle.shift.upperBound { wrong.append("vehicle \(vehicle.id) ends after its shift") }
             if cost != route.cost { wrong.append("vehicle \(vehicle.id): cost \(route.cost), not \(cost)") }
             total += cost

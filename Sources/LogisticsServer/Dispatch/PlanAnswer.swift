@@ -46,7 +46,7 @@ enum PlanAnswer {
             if vehicle.end != nil {
                 steps.append(
                     [
-                        "type": "end", "arrival": route.arrivalAtEnd, "duration": route.cost, "setup": 0,
+                        "type": "end", "arrival": route.arrivalAtEnd, "duration": route.duration, "setup": 0,
                         "service": 0, "waiting_time": 0, "load": route.visits.last?.load ?? route.startLoad,
                     ].merging(place(vehicle.end)) { $1 })
             }
@@ -54,13 +54,13 @@ enum PlanAnswer {
             let priority = requests.reduce(0) { $0 + problem.requests[$1].priority }
             routes.append([
                 "vehicle": vehicle.id, "cost": route.cost, "delivery": sum(amounts.map(\.delivery)),
-                "pickup": sum(amounts.map(\.pickup)), "setup": 0, "service": route.service, "duration": route.cost,
+                "pickup": sum(amounts.map(\.pickup)), "setup": 0, "service": route.service, "duration": route.duration,
                 "waiting_time": route.waiting, "priority": priority, "steps": steps, "violations": [Any](),
             ])
             totals.delivery += amounts.map(\.delivery)
             totals.pickup += amounts.map(\.pickup)
             totals.service += route.service
-            totals.duration += route.cost
+            totals.duration += route.duration
             totals.waiting += route.waiting
             totals.priority += priority
         }

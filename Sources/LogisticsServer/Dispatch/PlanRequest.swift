@@ -54,6 +54,8 @@ struct PlanRequest: Decodable {
 
     struct Matrix: Decodable {
         var durations: [[Int]]?
+        /// VROOM's custom costs: what the plan minimises instead of travel time.
+        var costs: [[Int]]?
     }
 
     struct Options: Decodable {
@@ -97,10 +99,21 @@ struct PlanInput {
         if request.taskCount > maxTasks {
             fail("jobs", "at most \(maxTasks) stops (jobs, and shipments counting two) are planned in one request")
         }
-        let given = request.matrices?.values.first { $0.durations != nil }?.durations
+        let profile = request.matrices?.values.first { $0.durations != nil }
+        let given = profile?.durations
+        let costs = profile?.costs
         if request.matrices != nil && given == nil { fail("matrices", "must hold a durations matrix") }
         if let given, given.contains(where: { $0.count != given.count }) || given.joined().contains(where: { $0 < 0 }) {
             fail("matrices.durations", "must be square, of non-negative whole seconds")
+        }
+        if costs == nil, request.matrices?.values.contains(where: { $0.costs != nil }) == true {
+            fail("matrices.costs", "give costs beside the durations matrix of the same profile")
+        }
+        if let costs, let given,
+            costs.count != given.count || costs.contains(where: { $0.count != given.count })
+                || costs.joined().contains(where: { $0 < 0 })
+        {
+            fail("matrices.costs", "must be square like durations, of non-negative whole numbers")
         }
         guard errors.isEmpty else { throw LogisticsError.validation(errors) }
 
@@ -212,7 +225,7 @@ struct PlanInput {
         let durations = try given ?? matrix(coordinates)
         let budget = request.options?.time_limit ?? min(5, 0.5 + Double(request.taskCount) / 100)
         return PlanInput(
-            problem: PlanProblem(durations: durations, vehicles: vehicles, requests: requests),
+            problem: PlanProblem(durations: durations, costs: costs, vehicles: vehicles, requests: requests),
             options: PlanOptions(
                 seed: request.options?.seed ?? 1, timeLimit: .milliseconds(Int(budget * 1000)),
                 maxIterations: request.options?.iterations),

@@ -33,10 +33,9 @@ public enum RequestBody {
 
     public static func decodeJSON<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
         guard !data.isEmpty else { throw LogisticsError.validation(field: "body", "a JSON body is required") }
+        let data = NulCharacters.replaced(in: data)
         do {
-            let value = try APIJSON.decoder.decode(type, from: data)
-            if let field = NulCharacterProbe.field(in: data) { throw LogisticsError.validation([field]) }
-            return value
+            return try APIJSON.decoder.decode(type, from: data)
         } catch let error as DecodingError {
             if case .dataCorrupted(let context) = error, context.codingPath.isEmpty,
                 let field = FractionalNumberProbe.field(type, in: data, decoder: APIJSON.decoder)

@@ -109,6 +109,40 @@ struct PlanTests {
         }
     }
 
+    @Test("VROOM's costs matrix: the plan minimises costs, its durations stay travel time; costs need durations")
+    func customCosts() async throws {
+        try await TestServer.run(.sqlite) { server in
+            // By time the rider goes 0 → 1 → 2 → 0 (30 s); a toll on 0 → 1 makes 0 → 2 → 1 → 0 cheaper (35 s of time).
+            let durations = [[0, 10, 10], [10, 0, 10], [10, 15, 0]]
+            let costs = [[0, 100, 10], [10, 0, 10], [10, 15, 0]]
+            var problem: [String: Any] = [
+                "vehicles": [["id": 1, "start_index": 0, "end_index": 0]],
+                "jobs": [["id": 1, "location_index": 1], ["id": 2, "location_index": 2]],
+                "matrices": ["car": ["durations": durations]],
+            ]
+            let admin = try await server.token(.admin)
+            let byTime = try await server.send(.post, "/api/v1/plans", token: admin, json: problem)
+            #expect((byTime["summary"] as? [String: Any])?["cost"] as? Int == 30)
+            problem["matrices"] = ["car": ["durations": durations, "costs": costs]]
+            let reply = try await server.send(.post, "/api/v1/plans", token: admin, json: problem)
+            #expect(reply.status == 200, "\(reply.text)")
+            let summary = try #require(reply["summary"] as? [String: Any])
+            #expect(summary["cost"] as? Int == 35)
+            #expect(summary["duration"] as? Int == 35)
+            let steps = try #require((reply["routes"] as? [[String: Any]])?.first?["steps"] as? [[String: Any]])
+            #expect(steps.compactMap { $0["id"] as? Int } == [2, 1])
+
+            problem["matrices"] = ["car": ["durations": durations, "costs": [[0, 1], [1, 0]]]]
+            let wrongShape = try await server.send(.post, "/api/v1/plans", token: admin, json: problem)
+            #expect(wrongShape.status == 400)
+            #expect(wrongShape.text.contains("matrices.costs"))
+            problem["matrices"] = ["car": ["durations": durations], "bike": ["costs": costs]]
+            let alone = try await server.send(.post, "/api/v1/plans", token: admin, json: problem)
+            #expect(alone.status == 400)
+            #expect(alone.text.contains("matrices.costs"))
+        }
+    }
+
     @Test("bad plans: 400 naming the field, over the size limit refused, 422 off the roads, 403 for riders")
     func badPlans() async throws {
         try await TestServer.run(
