@@ -49,6 +49,15 @@ public struct DeliveryTask: Sendable, Equatable {
         case nil: nil
         }
     }
+
+    /// Whether the task has been on a trip with others: batching ranks a trip's stops past every rank it used, so a
+    /// lone task keeps 0 and 1.
+    public var wasBatched: Bool { dropoffRank > 1 }
+
+    /// The order a rider works through a trip's tasks in: the one whose next stop comes first, then the earlier.
+    public static func comesFirst(_ a: DeliveryTask, _ b: DeliveryTask) -> Bool {
+        (a.nextStopRank ?? .max, a.acceptedAt) < (b.nextStopRank ?? .max, b.acceptedAt)
+    }
 }
 
 public struct Offer: Sendable, Equatable {

@@ -25,9 +25,7 @@ public struct RiderTrip: Sendable {
     public let legs: [Leg]
 
     public init(_ legs: [Leg]) {
-        self.legs = legs.filter { !$0.task.status.isFinal }.sorted {
-            ($0.task.nextStopRank ?? .max, $0.task.acceptedAt) < ($1.task.nextStopRank ?? .max, $1.task.acceptedAt)
-        }
+        self.legs = legs.filter { !$0.task.status.isFinal }.sorted { DeliveryTask.comesFirst($0.task, $1.task) }
     }
 
     /// The task the rider acts on now.

@@ -24,9 +24,9 @@ public struct TripStop: Sendable, Equatable, Hashable {
 
 /// Batching: where a new order's two stops go in a rider's trip. The new store and customer are inserted into the
 /// trip's remaining sequence at the places that end the trip soonest (cheapest insertion: the stops already
-/// promised keep their order, so nobody's plan is reshuffled), the store before the next drop-off, provided no customer already on the trip is reached
-/// more than `maxDelaySeconds` later than without the new order. Times count from now at the rider's position,
-/// with the time spent at each stop and any wait for goods that are not ready yet.
+/// promised keep their order, so nobody's plan is reshuffled), the store before the next drop-off, provided no
+/// customer already on the trip is reached more than `maxDelaySeconds` later than without the new order. Times
+/// count from now at the rider's position, with the time spent at each stop and any wait for goods not ready yet.
 public enum TripPlanner {
     public struct Settings: Sendable, Equatable {
         /// The most a customer already on the trip may be delayed by the new order.

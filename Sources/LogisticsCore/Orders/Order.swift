@@ -92,6 +92,13 @@ extension Order {
     public var awaitsRider: Bool {
         assignedRiderId == nil && (status == .readyForPickup || (status == .preparing && expectedReadyAt != nil))
     }
+
+    /// Seconds until the vendor expects the goods, for an order still being prepared with a preparation time; nil
+    /// otherwise (ready, or no time given).
+    public func secondsUntilReady(at now: Date) -> Double? {
+        guard status == .preparing, let expectedReadyAt else { return nil }
+        return max(0, expectedReadyAt.timeIntervalSince(now))
+    }
 }
 
 public struct NewOrder: Sendable {

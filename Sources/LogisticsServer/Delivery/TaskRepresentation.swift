@@ -101,27 +101,26 @@ struct TaskRepresentation: Encodable {
         geofenceRadiusM = configuration.geofenceRadiusM
         acceptedAt = task.acceptedAt
         updatedAt = task.updatedAt
-        var sequence: [(DeliveryTask, Order, StopKind, Bool)]
-        if let trip, trip.legs.count > 1, trip.legs.contains(where: { $0.task.id == task.id }) {
-            sequence = trip.stops.map { ($0.leg.task, $0.leg.order, $0.kind, $0.done) }
+        let sequence: [RiderTrip.Stop]
+        if let trip, trip.legs.contains(where: { $0.task.id == task.id }) {
+            sequence = trip.stops
         } else if underWay {
-            sequence = [(task, order, .store, task.status.nextStop != .store), (task, order, .customer, false)]
+            sequence = RiderTrip([RiderTrip.Leg(task: task, order: order)]).stops
         } else {
             // An ended task: the rider keeps nothing of the customer, the stops included.
             sequence = []
         }
-        let current = sequence.firstIndex { !$0.3 }
+        let current = sequence.firstIndex { !$0.done }
         stops = sequence.enumerated().map { index, stop in
-            let (stopTask, stopOrder, kind, done) = stop
-            let atStore = kind == .store
+            let (stopTask, stopOrder) = (stop.leg.task, stop.leg.order)
+            let atStore = stop.kind == .store
             return TripStopRepresentation(
-                sequence: index + 1, kind: kind, taskId: stopTask.id.lowercased, orderId: stopOrder.id.lowercased,
-                externalRef: stopOrder.externalRef,
+                sequence: index + 1, kind: stop.kind, taskId: stopTask.id.lowercased,
+                orderId: stopOrder.id.lowercased, externalRef: stopOrder.externalRef,
                 name: atStore ? stopOrder.vendor.name : stopOrder.customer.name,
                 address: atStore ? stopOrder.vendor.address : stopOrder.customer.address,
                 location: atStore ? stopOrder.vendor.location : stopOrder.customer.location, status: stopTask.status,
-                done: done,
-                current: index == current)
+                done: stop.done, current: index == current)
         }
     }
 
@@ -129,8 +128,8 @@ struct TaskRepresentation: Encodable {
     static func forRider(
         _ task: DeliveryTask, _ order: Order, deliveries: any DeliveryRepository, configuration: ServerConfiguration
     ) async throws -> TaskRepresentation {
-        // A task that was never batched keeps ranks 0 and 1: its own two stops are the trip.
-        let trip = task.dropoffRank > 1 ? try await deliveries.activeTrip(riderId: task.riderId) : nil
+        // A task never on a trip is its own trip.
+        let trip = task.wasBatched ? try await deliveries.activeTrip(riderId: task.riderId) : nil
         return TaskRepresentation(task, order, configuration: configuration, trip: trip)
     }
 }

@@ -105,7 +105,7 @@ final class AutoDispatcher: Service, Sendable {
                 DispatchCandidate(riderId: $0.key, roadSeconds: $0.value.newStoreArrivalSeconds, freeSince: now)
             }
         // Seconds until the vendor expects the goods, for an order still being prepared.
-        let readyIn = order.status == .preparing ? order.expectedReadyAt.map { max(0, $0.timeIntervalSince(now)) } : nil
+        let readyIn = order.secondsUntilReady(at: now)
         switch settings.ranking.rank(candidates) {
         case .nobodyYet:
             return
@@ -136,8 +136,8 @@ final class AutoDispatcher: Service, Sendable {
                 let plan = plans[candidate.riderId]
                 if let plan {
                     details["reason"] = tripReason(plan, for: order) + (readyIn == nil ? "" : "; sent ahead")
+                    details["tripStops"] = plan.stops.map(\.token).joined(separator: ",")
                 }
-                if let plan { details["tripStops"] = plan.stops.map(\.token).joined(separator: ",") }
                 let offer = try await repository.makeAutomaticOffer(
                     orderId: order.id, riderId: candidate.riderId, ttl: offerTTL, tripStops: plan?.stops,
                     details: details, now: now)

@@ -35,7 +35,7 @@ struct TripCandidates {
         var places: [TripStop: TripPlanner.Place] = [:]
         func add(_ stop: TripStop, of stopOrder: Order) {
             let location = stop.kind == .store ? stopOrder.vendor.location : stopOrder.customer.location
-            let readyIn = stop.kind == .store ? Self.readyIn(stopOrder, now: now) : 0
+            let readyIn = stop.kind == .store ? stopOrder.secondsUntilReady(at: now) ?? 0 : 0
             places[stop] = TripPlanner.Place(index: points.count, readyInSeconds: readyIn)
             points.append(location)
         }
@@ -52,11 +52,5 @@ struct TripCandidates {
         return TripPlanner.plan(
             current: current, newOrder: order.id, places: places, start: 0,
             travel: { table.durationsS[$0][$1] }, settings: settings)
-    }
-
-    /// Seconds until the vendor expects the goods: none once they are ready.
-    static func readyIn(_ order: Order, now: Date) -> Double {
-        guard order.status == .preparing, let expected = order.expectedReadyAt else { return 0 }
-        return max(0, expected.timeIntervalSince(now))
     }
 }

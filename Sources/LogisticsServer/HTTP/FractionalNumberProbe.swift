@@ -9,10 +9,10 @@ import LogisticsCore
 enum FractionalNumberProbe {
     static func field<T: Decodable>(_ type: T.Type, in data: Data, decoder: JSONDecoder) -> FieldError? {
         guard let tree = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else { return nil }
-        var paths: [[JSONFieldPath.Step]] = []
+        var paths: [[PathStep]] = []
         collect(tree, at: [], into: &paths)
         guard !paths.isEmpty else { return nil }
-        func stillCorrupted(truncating chosen: ArraySlice<[JSONFieldPath.Step]>) -> Bool {
+        func stillCorrupted(truncating chosen: ArraySlice<[PathStep]>) -> Bool {
             var changed = tree
             for path in chosen { changed = truncated(changed, at: path[...]) }
             guard let body = try? JSONSerialization.data(withJSONObject: changed, options: [.fragmentsAllowed]) else {
@@ -34,10 +34,15 @@ enum FractionalNumberProbe {
             let half = candidates.prefix(candidates.count / 2)
             candidates = stillCorrupted(truncating: half) ? candidates.dropFirst(half.count) : half
         }
-        return FieldError(field: JSONFieldPath.name(candidates.first!), message: "must be a whole number")
+        return FieldError(field: name(candidates.first!), message: "must be a whole number")
     }
 
-    private static func collect(_ value: Any, at path: [JSONFieldPath.Step], into paths: inout [[JSONFieldPath.Step]]) {
+    enum PathStep {
+        case key(String)
+        case index(Int)
+    }
+
+    private static func collect(_ value: Any, at path: [PathStep], into paths: inout [[PathStep]]) {
         switch value {
         case let object as [String: Any]:
             for key in object.keys.sorted() { collect(object[key]!, at: path + [.key(key)], into: &paths) }
@@ -50,7 +55,7 @@ enum FractionalNumberProbe {
         }
     }
 
-    private static func truncated(_ value: Any, at path: ArraySlice<JSONFieldPath.Step>) -> Any {
+    private static func truncated(_ value: Any, at path: ArraySlice<PathStep>) -> Any {
         guard let step = path.first else {
             return (value as? NSNumber).map { NSNumber(value: Int64($0.doubleValue.rounded(.towardZero))) } ?? value
         }
@@ -64,5 +69,15 @@ enum FractionalNumberProbe {
         default:
             return value
         }
+    }
+
+    private static func name(_ path: [PathStep]) -> String {
+        let joined = path.map { step in
+            switch step {
+            case .key(let key): ".\(key)"
+            case .index(let index): "[\(index)]"
+            }
+        }.joined()
+        return joined.hasPrefix(".") ? String(joined.dropFirst()) : joined
     }
 }

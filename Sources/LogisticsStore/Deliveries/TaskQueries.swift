@@ -47,9 +47,9 @@ extension SQLLogisticsRepository {
                     "UPDATE tasks SET status = ?, updated_at = ? WHERE id = ? RETURNING *",
                     [.text(change.status.rawValue), .date(now), .uuid(taskId)])
             else { throw LogisticsError.notFound("task") }
-            // A lone task keeps ranks 0 and 1 (batching re-ranks every task of a trip past them): only its end
-            // changes what the rider does next, so most changes spare the two statements.
-            if change.status.isFinal || task.dropoffRank > 1 {
+            // For a task never on a trip only its end changes what the rider does next: most changes spare the
+            // two statements.
+            if change.status.isFinal || task.wasBatched {
                 try await settleRider(rider.id, at: now, in: transaction)
             }
             var notifications = [DeliveryRules.customerNotification(for: change.status, customerId: order.customer.id)]

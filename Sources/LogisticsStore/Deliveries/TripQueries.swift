@@ -8,11 +8,14 @@ extension SQLLogisticsRepository {
     }
 
     func trip(riderId: UUID, in executor: any SQLExecutor) async throws -> RiderTrip {
-        let tasks = try await executor.query(
+        RiderTrip(try await legs(of: try await unfinishedTasks(riderId: riderId, in: executor), in: executor))
+    }
+
+    func unfinishedTasks(riderId: UUID, in executor: any SQLExecutor) async throws -> [DeliveryTask] {
+        try await executor.query(
             "SELECT * FROM tasks WHERE rider_id = ? AND status NOT IN ('DELIVERED', 'CANCELLED', 'FAILED')",
             [.uuid(riderId)]
         ).map(DeliveryTask.init(row:))
-        return RiderTrip(try await legs(of: tasks, in: executor))
     }
 
     /// The tasks with their orders, read in one statement.
@@ -32,19 +35,12 @@ extension SQLLogisticsRepository {
     /// After any change to one of the rider's tasks: the rider's active task becomes the one whose next stop comes
     /// first, and with none left the rider is ONLINE again and free from now.
     func settleRider(_ riderId: UUID, at now: Date, in transaction: any SQLExecutor) async throws {
-        let next = try await transaction.first(
-            """
-            SELECT id FROM tasks WHERE rider_id = ? AND status NOT IN ('DELIVERED', 'CANCELLED', 'FAILED')
-            ORDER BY CASE WHEN status IN ('ACCEPTED', 'ARRIVED_AT_STORE') THEN pickup_rank ELSE dropoff_rank END,
-                accepted_at
-            LIMIT 1
-            """, [.uuid(riderId)])
-        if let next {
+        if let next = try await unfinishedTasks(riderId: riderId, in: transaction).min(by: DeliveryTask.comesFirst) {
             try await transaction.query(
                 """
                 UPDATE riders SET active_task_id = ?, updated_at = ?
                 WHERE id = ? AND active_task_id IS NOT NULL AND active_task_id <> ?
-                """, [.uuid(try next.uuid("id")), .date(now), .uuid(riderId), .uuid(try next.uuid("id"))])
+                """, [.uuid(next.id), .date(now), .uuid(riderId), .uuid(next.id)])
         } else {
             try await transaction.query(
                 """
@@ -55,21 +51,21 @@ extension SQLLogisticsRepository {
     }
 
     /// Batching: before the order joins the rider's trip, the trip must still be the one the offer was planned
-    /// for (every unfinished task in the plan, so none joined meanwhile). Gives the ranks for each order's stops: after every
-    /// rank the trip has used, in the planned sequence.
+    /// for (every unfinished task in the plan, so none joined meanwhile). Gives the ranks for each order's stops:
+    /// after every rank the trip has used, in the planned sequence.
     func tripRanks(
         for offer: Offer, riderId: UUID, in transaction: any SQLExecutor
     ) async throws -> [UUID: (pickup: Int, dropoff: Int)] {
         let planned = offer.tripStops ?? []
-        let trip = try await trip(riderId: riderId, in: transaction)
+        let tasks = try await unfinishedTasks(riderId: riderId, in: transaction)
         let plannedOrders = Set(planned.map(\.orderId))
-        guard trip.legs.allSatisfy({ plannedOrders.contains($0.order.id) }) else {
+        guard tasks.allSatisfy({ plannedOrders.contains($0.orderId) }) else {
             throw LogisticsError(
                 .riderHasActiveTask, "Your trip has changed since this offer was made; it no longer fits")
         }
-        let base = (trip.legs.map { max($0.task.pickupRank, $0.task.dropoffRank) }.max() ?? -1) + 1
+        let base = (tasks.map { max($0.pickupRank, $0.dropoffRank) }.max() ?? -1) + 1
         var ranks: [UUID: (pickup: Int, dropoff: Int)] = [:]
-        for leg in trip.legs { ranks[leg.order.id] = (leg.task.pickupRank, leg.task.dropoffRank) }
+        for task in tasks { ranks[task.orderId] = (task.pickupRank, task.dropoffRank) }
         for (index, stop) in planned.enumerated() {
             var rank = ranks[stop.orderId] ?? (0, 1)
             switch stop.kind {

@@ -53,9 +53,7 @@ extension SQLLogisticsRepository: DispatchRepository {
             WHERE r.availability = 'ON_TASK' AND r.suspended = 0 AND r.active_task_id IS NOT NULL
               AND NOT EXISTS (SELECT 1 FROM offers f WHERE f.rider_id = r.id AND f.status = 'OPEN' AND f.expires_at > ?)
               AND NOT EXISTS (SELECT 1 FROM offers f WHERE f.rider_id = r.id AND f.order_id = ?)
-              AND (SELECT COUNT(*) FROM tasks t
-                   WHERE t.rider_id = r.id AND t.status NOT IN ('DELIVERED', 'CANCELLED', 'FAILED')) < ?
-            """, [.date(now), .uuid(orderId), .int(maxOrders)])
+            """, [.date(now), .uuid(orderId)])
         guard !riders.isEmpty else { return [] }
         let ids = try riders.map { try $0.uuid("id") }
         let tasks = try await database.query(
@@ -67,7 +65,8 @@ extension SQLLogisticsRepository: DispatchRepository {
         let legsByRider = Dictionary(grouping: try await legs(of: tasks, in: database), by: \.task.riderId)
         return try riders.compactMap { row in
             let riderId = try row.uuid("id")
-            guard let legs = legsByRider[riderId], !legs.isEmpty else { return nil }
+            // A full trip has no room; the tasks read here say how full it is.
+            guard let legs = legsByRider[riderId], !legs.isEmpty, legs.count < maxOrders else { return nil }
             var position: GeoPoint?
             if let lat = row.optionalDouble("last_lat"), let lon = row.optionalDouble("last_lon") {
                 position = GeoPoint(lat: lat, lon: lon)

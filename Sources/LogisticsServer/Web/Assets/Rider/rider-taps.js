@@ -1,7 +1,9 @@
 // Taps: stored at once in the queue, then sent in order; the server's answers and its refusals.
 import { uuid } from './rider-api.js';
 import { t } from './rider-i18n.js';
-import { FINAL, state, api, geo, fixes, queue, saveCache, point, pendingFor, displayTask } from './rider-state.js';
+import {
+  FINAL, state, api, geo, fixes, queue, saveCache, point, pendingFor, displayTask, tripTaskIds,
+} from './rider-state.js';
 import { notify, problemText, ask } from './rider-notice.js';
 import { render } from './rider-screens.js';
 import { refresh, taskEnded } from './rider-session.js';
@@ -85,13 +87,13 @@ function markProofAccepted(taskId) {
 // The server's answer to a status change is the task as it now stands.
 function serverTaskChanged(task) {
   state.taskVersion++;
-  const previousStops = (state.task && state.task.stops) || [];
-  const trip = new Set([...previousStops, ...(task.stops || [])].map((stop) => stop.taskId)).size > 1;
+  // An ended task has no stops left: the trip as the page last had it tells whether other orders remain.
+  const others = [...tripTaskIds(state.task), ...tripTaskIds(task)].filter((id) => id !== task.taskId);
+  const trip = others.length > 0;
   if (FINAL.includes(task.status)) {
     const previous = state.task;
-    const moreOnTrip = previousStops.some((stop) => stop.taskId !== task.taskId && !(stop.kind === 'CUSTOMER' && stop.done));
     state.task = null;
-    if (!moreOnTrip) state.profile = { ...state.profile, availability: 'ONLINE', activeTaskId: null };
+    if (!trip) state.profile = { ...state.profile, availability: 'ONLINE', activeTaskId: null };
     if (previous && task.status === 'FAILED') taskEnded(previous, 'failed');
     if (state.navigation) state.navigation.end();
     saveCache();

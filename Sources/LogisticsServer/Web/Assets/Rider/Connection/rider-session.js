@@ -3,6 +3,7 @@ import { claims, offline } from './rider-api.js';
 import { t } from './rider-i18n.js';
 import {
   $, FINAL, state, api, queue, geo, fixes, saveCache, loadCache, pendingFor, displayTask,
+  tripTaskIds,
 } from './rider-state.js';
 import { notify, problemText, isSuspended } from './rider-notice.js';
 import { render } from './rider-screens.js';
@@ -116,7 +117,7 @@ export async function refresh({ boot = false } = {}) {
 export async function adoptServerTask(task, { boot = false } = {}) {
   const previous = state.task;
   // With batching every task of the trip is live, not only the one to act on now.
-  const live = task ? [task.taskId, ...(task.stops || []).map((stop) => stop.taskId)] : [];
+  const live = tripTaskIds(task);
   if (previous && (!task || task.taskId !== previous.taskId)) {
     const ending = pendingFor(previous.taskId).some((item) => item.kind === 'status' && FINAL.includes(item.status));
     await queue.reconcile(live);

@@ -91,6 +91,11 @@ function nextStopFor(task, status) {
   return null;
 }
 
+// The tasks of the rider's trip: the task itself and, with batching, every other order's it carries.
+export function tripTaskIds(task) {
+  return task ? [...new Set([task.taskId, ...(task.stops || []).map((stop) => stop.taskId)])] : [];
+}
+
 export function displayTask() {
   const task = state.task;
   if (!task) return null;

@@ -2,7 +2,7 @@
 // (one retry when the answer is lost) and Decline.
 import { offline } from './rider-api.js';
 import { t, distanceText } from './rider-i18n.js';
-import { $, state, api, geo, saveCache, metres, currentOffer } from './rider-state.js';
+import { $, state, api, geo, saveCache, metres, currentOffer, tripTaskIds } from './rider-state.js';
 import { notify, problemText, isSuspended } from './rider-notice.js';
 import { render } from './rider-screens.js';
 import { refresh, refusedToken, adoptServerTask } from './rider-session.js';
@@ -130,7 +130,7 @@ export async function accept() {
     notify('');
     saveCache();
     // Added to a trip: the stop to make next may be another order's.
-    if (new Set((task.stops || []).map((stop) => stop.taskId)).size > 1) refresh();
+    if (tripTaskIds(task).length > 1) refresh();
   } catch (error) {
     if (error.status === 401 || isSuspended(error)) {
       state.accepting = false;

@@ -2,7 +2,9 @@
 // reporting a problem, marking failed, calling, and navigation (its code loaded on first use).
 import { offline } from './rider-api.js';
 import { t, config } from './rider-i18n.js';
-import { $, show, state, app, api, geo, pendingFor, displayTask, metres, point, saveCache } from './rider-state.js';
+import {
+  $, show, state, app, api, geo, pendingFor, displayTask, metres, point, saveCache, tripTaskIds,
+} from './rider-state.js';
 import { notify, ask } from './rider-notice.js';
 import { render, envNotes, fillNotes } from './rider-screens.js';
 import { taskEnded } from './rider-session.js';
@@ -72,11 +74,10 @@ export function renderTask() {
 
 // With batching the rider carries several orders: every stop in sequence, made ones ticked, the current one marked.
 function renderTrip(task) {
-  const stops = task.stops || [];
-  const batched = new Set(stops.map((stop) => stop.taskId)).size > 1;
+  const batched = tripTaskIds(task).length > 1;
   show($('trip'), batched);
   if (!batched) return;
-  $('trip-stops').replaceChildren(...stops.map((stop) => {
+  $('trip-stops').replaceChildren(...task.stops.map((stop) => {
     const item = document.createElement('li');
     const words = t(stop.kind === 'STORE' ? 'tripPickup' : 'tripDropoff', { name: stop.name, ref: stop.externalRef || '' });
     item.textContent = stop.done ? `${words} ✓` : words;
