@@ -18,4 +18,8 @@ public struct SQLLogisticsRepository: LogisticsRepository {
 extension SQLExecutor {
     /// `FOR UPDATE` where the dialect has row locks; SQLite's `BEGIN IMMEDIATE` already holds the write lock.
     var forUpdate: String { dialect == .postgres ? " FOR UPDATE" : "" }
+    /// `FOR NO KEY UPDATE`: the lock an `UPDATE` of the row's other columns takes. Unlike `FOR UPDATE` it does not
+    /// wait for the `FOR KEY SHARE` locks PostgreSQL takes on a row a foreign key points at, so two transactions
+    /// that both wrote a reference to the row can still queue for it instead of deadlocking.
+    var forNoKeyUpdate: String { dialect == .postgres ? " FOR NO KEY UPDATE" : "" }
 }

@@ -39,7 +39,8 @@ struct OfferAcceptanceTests {
     @Test("an open offer to this rider for a free order may be accepted")
     func mayAccept() throws {
         #expect(try OfferAcceptance.decide(offer: offer(), order: order(), riderId: riderId, now: now) == .mayAccept)
-        try OfferAcceptance.checkRider(rider(.online), order: order())
+        try OfferAcceptance.checkRider(rider(.online))
+        try OfferAcceptance.checkReady(order())
     }
 
     @Test("the winner asking again gets their task back, not a refusal")
@@ -72,13 +73,13 @@ struct OfferAcceptanceTests {
 
     @Test("the rider must be online and free, and the order ready for pickup")
     func riderState() {
-        #expect(refusal { try OfferAcceptance.checkRider(rider(.offline), order: order()) } == .riderNotOnline)
-        #expect(refusal { try OfferAcceptance.checkRider(rider(.onTask), order: order()) } == .riderHasActiveTask)
+        #expect(refusal { try OfferAcceptance.checkRider(rider(.offline)) } == .riderNotOnline)
+        #expect(refusal { try OfferAcceptance.checkRider(rider(.onTask)) } == .riderHasActiveTask)
         #expect(
-            refusal { try OfferAcceptance.checkRider(rider(.online, activeTask: UUID()), order: order()) }
+            refusal { try OfferAcceptance.checkRider(rider(.online, activeTask: UUID())) }
                 == .riderHasActiveTask)
         #expect(
-            refusal { try OfferAcceptance.checkRider(rider(.online), order: order(status: .preparing)) }
+            refusal { try OfferAcceptance.checkReady(order(status: .preparing)) }
                 == .invalidStatusTransition)
     }
 

@@ -1,8 +1,8 @@
 import Foundation
 
-/// RDR-BR-001, who may accept an offer, decided from the rows the store has locked. The store asks in two steps
-/// because the rider's row is read only once the offer and order allow an acceptance: most refusals in a race
-/// (the order already taken) then cost one statement less while the order row is locked.
+/// RDR-BR-001, who may accept an offer. Refusals come in this order: the offer and the order (`decide`), the rider
+/// (`checkRider`), the order's readiness (`checkReady`). The store asks in steps because the rider's row is read only
+/// once the offer and order allow an acceptance.
 public enum OfferAcceptance {
     public enum Decision: Sendable, Equatable {
         /// The winner asking again (a lost response, a double tap): answer with the task they already have.
@@ -32,14 +32,19 @@ public enum OfferAcceptance {
         return .mayAccept
     }
 
-    /// The rider's own state and the order's readiness: online, free (unless the offer adds the order to the
-    /// rider's trip, which the store checks is still the trip it was planned for), and the order waiting for a rider.
-    public static func checkRider(_ rider: Rider, order: Order, joiningTrip: Bool = false) throws {
+    /// The rider's own state: online, and free unless the offer adds the order to the rider's trip (which the store
+    /// checks is still the trip it was planned for).
+    public static func checkRider(_ rider: Rider, joiningTrip: Bool = false) throws {
         if rider.availability == .offline { throw LogisticsError(.riderNotOnline, "Go online to accept offers") }
         if !joiningTrip && (rider.activeTaskId != nil || rider.availability == .onTask) {
             throw LogisticsError(.riderHasActiveTask, "Finish your current delivery before accepting another")
         }
-        // An offer made ahead on the preparation time may be accepted while the order is still PREPARING.
+    }
+
+    /// The order waiting for a rider. An offer made ahead on the preparation time may be accepted while the order is
+    /// still PREPARING. (The store's compare-and-set holds the same condition, so an order read before it cannot
+    /// have stopped waiting meanwhile.)
+    public static func checkReady(_ order: Order) throws {
         guard order.status == .readyForPickup || (order.status == .preparing && order.expectedReadyAt != nil) else {
             throw LogisticsError.invalidTransition(from: order.status, "The order is not ready for pickup")
         }

@@ -120,8 +120,8 @@ extension SQLLogisticsRepository: DeliveryRepository {
 
     public func declineOffer(offerId: UUID, riderId: UUID, now: Date) async throws -> Offer {
         try await database.transaction { transaction in
-            _ = try await lockedOrder(ofOffer: offerId, in: transaction)
-            let offer = try await lockedOffer(offerId, in: transaction)
+            _ = try await order(ofOffer: offerId, locked: true, in: transaction)
+            let offer = try await offer(offerId, locked: true, in: transaction)
             guard offer.riderId == riderId else {
                 throw LogisticsError(.forbidden, "This offer was made to another rider")
             }
@@ -147,20 +147,21 @@ extension SQLLogisticsRepository: DeliveryRepository {
         ).count
     }
 
-    /// The offer's order, locked, in one statement: every writer takes the order row before its offers.
-    func lockedOrder(ofOffer offerId: UUID, in transaction: any SQLExecutor) async throws -> Order {
+    /// The offer's order in one statement; `locked`, it is taken for this transaction (every writer takes the order
+    /// row before its offers).
+    func order(ofOffer offerId: UUID, locked: Bool, in transaction: any SQLExecutor) async throws -> Order {
         guard
             let row = try await transaction.first(
-                "SELECT * FROM orders WHERE id = (SELECT order_id FROM offers WHERE id = ?)\(transaction.forUpdate)",
-                [.uuid(offerId)])
+                "SELECT * FROM orders WHERE id = (SELECT order_id FROM offers WHERE id = ?)"
+                    + (locked ? transaction.forUpdate : ""), [.uuid(offerId)])
         else { throw LogisticsError.notFound("offer") }
         return try Order(row: row)
     }
 
-    func lockedOffer(_ id: UUID, in transaction: any SQLExecutor) async throws -> Offer {
+    func offer(_ id: UUID, locked: Bool, in transaction: any SQLExecutor) async throws -> Offer {
         guard
             let row = try await transaction.first(
-                "SELECT * FROM offers WHERE id = ?\(transaction.forUpdate)", [.uuid(id)])
+                "SELECT * FROM offers WHERE id = ?" + (locked ? transaction.forUpdate : ""), [.uuid(id)])
         else { throw LogisticsError.notFound("offer") }
         return try Offer(row: row)
     }

@@ -38,7 +38,8 @@ struct AcceptanceRaceTests {
                     "round \(round): \(Dictionary(grouping: results, by: { "\($0.0) \($0.1 ?? "")" }).mapValues(\.count))"
                 )
                 #expect(
-                    results.filter { $0.0 == 409 && $0.1 == "ORDER_ALREADY_ASSIGNED" }.count == 49, "round \(round)")
+                    results.filter { $0.0 == 409 && $0.1 == "ORDER_ALREADY_ASSIGNED" }.count == 49,
+                    "round \(round): \(results)")
                 #expect(try await server.count("tasks", "order_id = ?", [.text(scenario.orderId)]) == 1)
                 let onTask = try await server.count("riders", "availability = 'ON_TASK'")
                 #expect(onTask == round + 1, "one more rider on task per round")
@@ -67,7 +68,9 @@ struct AcceptanceRaceTests {
                     port: port, .post, "/api/v1/rider/offers/\(offerB)/accept", token: rider.token)
                 let replies = try await [a, b]
                 #expect(replies.filter { $0.status == 200 }.count == 1)
-                #expect(replies.filter { $0.code == "RIDER_HAS_ACTIVE_TASK" }.count == 1)
+                #expect(
+                    replies.filter { $0.code == "RIDER_HAS_ACTIVE_TASK" }.count == 1,
+                    "\(replies.map { "\($0.status) \($0.code ?? "")" })")
                 #expect(try await server.count("tasks", "rider_id = ?", [.text(rider.id.lowercased)]) == 1)
                 // Free the rider for the next round.
                 _ = try await server.send(

@@ -71,7 +71,8 @@ struct MultiInstanceTests {
                         return try await group.reduce(into: []) { $0.append($1) }
                     }
                     #expect(statuses.filter { $0.0 == 200 }.count == 1, "round \(round)")
-                    #expect(statuses.filter { $0.1 == "ORDER_ALREADY_ASSIGNED" }.count == 49, "round \(round)")
+                    #expect(
+                        statuses.filter { $0.1 == "ORDER_ALREADY_ASSIGNED" }.count == 49, "round \(round): \(statuses)")
                     #expect(try await serverA.count("tasks", "order_id = ?", [.text(scenario.orderId)]) == 1)
                 }
             }
