@@ -119,7 +119,7 @@ let package = Package(
         .testTarget(
             name: "RoadRoutingTests",
             dependencies: [
-                "RoadRouting", "FuzzSupport",
+                "RoadRouting", "LogisticsCore", "FuzzSupport",
                 // To inflate a real block of the Monaco extract and damage it past the zlib checksum.
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -153,7 +153,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        .testTarget(name: "RoutePlanningTests", dependencies: ["RoutePlanning"]),
+        .testTarget(name: "RoutePlanningTests", dependencies: ["RoutePlanning", "LogisticsCore"]),
         .testTarget(name: "LogisticsStoreTests", dependencies: ["LogisticsStore", "LogisticsServer", "TestSupport"]),
         .testTarget(name: "RiderKitTests", dependencies: ["RiderKit", "RiderKitURLSession", "TestSupport"]),
     ],

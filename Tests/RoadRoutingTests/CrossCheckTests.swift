@@ -23,10 +23,10 @@ extension RoadRoutingSuites {
         }
 
         @Test("car shortest distances agree within 1% with networkx on 150 random Monaco pairs")
-        func agreesWithNetworkx() throws {
-            let graph = MonacoFixture.carWithoutRestrictions.graph
+        func agreesWithNetworkx() async throws {
+            let graph = await MonacoFixture.carWithoutRestrictions.graph
             let search = HierarchyQuery(
-                hierarchy: try #require(MonacoFixture.carWithoutRestrictions.hierarchies[.distance]))
+                hierarchy: try #require(await MonacoFixture.carWithoutRestrictions.hierarchies[.distance]))
             let pairs = try Self.referencePairs()
             var compared = 0
             var worst = 0.0
@@ -46,9 +46,9 @@ extension RoadRoutingSuites {
         }
 
         @Test("with turn restrictions, routes are never shorter than the unrestricted reference")
-        func restrictionsOnlyLengthen() throws {
-            let graph = MonacoFixture.car.graph
-            let search = HierarchyQuery(hierarchy: try #require(MonacoFixture.car.hierarchies[.distance]))
+        func restrictionsOnlyLengthen() async throws {
+            let graph = await MonacoFixture.car.graph
+            let search = HierarchyQuery(hierarchy: try #require(await MonacoFixture.car.hierarchies[.distance]))
             var longer = 0
             for pair in try Self.referencePairs() {
                 let from = try #require(graph.node(osm: pair.from))

@@ -42,18 +42,22 @@ extension RoadRoutingSuites {
         }
 
         @Test("mutated files and blocks import or give a MapImportError")
-        func mutatedGrid() {
+        func mutatedGrid() async {
+            var turns = CooperativeTurns()
             var mutator = ByteMutator(SeededGenerator(state: 20))
             let file = PBFWriter.file(dataBlocks: [PBFWriter.grid])
             var imported = 0
             for index in 0..<3_000 {
+                await turns.pass()
                 if Self.importOutcome(mutator.mutate(file), case: index, "file") { imported += 1 }
             }
             for index in 0..<3_000 {
+                await turns.pass()
                 let block = mutator.mutate(PBFWriter.grid)
                 if Self.importOutcome(PBFWriter.file(dataBlocks: [block]), case: index, "block") { imported += 1 }
             }
             for length in 0..<file.count {
+                await turns.pass()
                 Self.importOutcome(Array(file.prefix(length)), case: length, "truncated")
             }
             // Damage that leaves the framing whole must reach the graph builder, not only the framing checks.
@@ -61,7 +65,8 @@ extension RoadRoutingSuites {
         }
 
         @Test("the Monaco extract truncated and corrupted gives a MapImportError")
-        func monaco() throws {
+        func monaco() async throws {
+            var turns = CooperativeTurns()
             let bytes = try PBFReader(path: MonacoFixture.pbfPath).bytes
             var mutator = ByteMutator(SeededGenerator(state: 21))
             // Cut points spread over the file, and the first blocks in detail (headers, lengths, zlib streams).
@@ -74,6 +79,7 @@ extension RoadRoutingSuites {
                 boundaries.insert(position)
             }
             for (index, length) in cuts.enumerated() {
+                await turns.pass()
                 var counts = OSMElementCounts()
                 let elapsed = timed {
                     do {
@@ -90,6 +96,7 @@ extension RoadRoutingSuites {
             // The first blocks mutated: framing, blob headers and zlib streams (which their checksums catch).
             let head = Array(bytes.prefix(Self.firstDataBlockEnd(bytes)))
             for index in 0..<600 {
+                await turns.pass()
                 var counts = OSMElementCounts()
                 let elapsed = timed {
                     do {
@@ -105,11 +112,13 @@ extension RoadRoutingSuites {
         }
 
         @Test("a real Monaco block, inflated and damaged, decodes or gives a MapImportError")
-        func monacoBlock() throws {
+        func monacoBlock() async throws {
+            var turns = CooperativeTurns()
             let bytes = try PBFReader(path: MonacoFixture.pbfPath).bytes
             let block = try Self.smallestDataBlock(bytes)
             var mutator = ByteMutator(SeededGenerator(state: 22))
             for index in 0..<400 {
+                await turns.pass()
                 var counts = OSMElementCounts()
                 let file = PBFWriter.file(dataBlocks: [mutator.mutate(block)])
                 let elapsed = timed {

@@ -7,8 +7,8 @@ extension RoadRoutingSuites {
     @Suite("Prepared graph files and live traffic")
     struct RoadMapFileTests {
         @Test("a saved graph loads back and answers the same routes; damaged files are refused with a clear error")
-        func roundTrip() throws {
-            let map = MonacoFixture.motorcycle
+        func roundTrip() async throws {
+            let map = await MonacoFixture.motorcycle
             let path = FileManager.default.temporaryDirectory.appendingPathComponent("monaco-\(UUID()).graph").path
             defer { try? FileManager.default.removeItem(atPath: path) }
             try RoadMapFile.write(map, to: path)
@@ -39,8 +39,11 @@ extension RoadRoutingSuites {
         }
 
         @Test("fixes moving slowly along a road raise its congestion and ETA; stale speeds expire to free flow")
-        func liveTraffic() throws {
-            let map = try RoadMapLoader.prepare(pbf: MonacoFixture.pbfPath, profile: .motorcycle)
+        func liveTraffic() async throws {
+            // A map of its own (the test writes traffic into it), contracted off the cooperative pool.
+            let map = try await OffPool.run {
+                try RoadMapLoader.prepare(pbf: MonacoFixture.pbfPath, profile: .motorcycle)
+            }
             let planner = RoutePlanner(map: map)
             let request = RouteRequest(
                 from: GeoPoint(lat: 43.7396, lon: 7.4276), to: GeoPoint(lat: 43.7289, lon: 7.4170))

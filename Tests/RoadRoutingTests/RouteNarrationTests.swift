@@ -10,8 +10,8 @@ extension RoadRoutingSuites {
         static let fontvieille = GeoPoint(lat: 43.7289, lon: 7.4170)
 
         @Test("Place du Casino → Fontvieille by motorcycle: the maneuvers and street names a local would give")
-        func handCheckedRoute() throws {
-            let route = try RoutePlanner(map: MonacoFixture.motorcycle).route(
+        func handCheckedRoute() async throws {
+            let route = try RoutePlanner(map: await MonacoFixture.motorcycle).route(
                 RouteRequest(from: Self.casino, to: Self.fontvieille), now: Date())
             let steps = try #require(route.legs.first?.steps)
             // Checked against the OpenStreetMap map: down Boulevard des Moulins and Avenue d'Ostende to Sainte-Dévote,
@@ -48,8 +48,8 @@ extension RoadRoutingSuites {
         }
 
         @Test("geometry, step indices, congestion and voice announcements are consistent on random routes")
-        func consistency() throws {
-            let map = MonacoFixture.motorcycle
+        func consistency() async throws {
+            let map = await MonacoFixture.motorcycle
             let planner = RoutePlanner(map: map)
             var generator = SeededGenerator(state: 99)
             let nodes = map.graph.routableNodes
@@ -78,8 +78,8 @@ extension RoadRoutingSuites {
         }
 
         @Test("voice announcements warn at 400 m and 150 m before a maneuver on a long step")
-        func voiceDistances() throws {
-            let route = try RoutePlanner(map: MonacoFixture.motorcycle).route(
+        func voiceDistances() async throws {
+            let route = try RoutePlanner(map: await MonacoFixture.motorcycle).route(
                 RouteRequest(from: Self.casino, to: Self.fontvieille), now: Date())
             let costa = try #require(route.legs[0].steps.first { $0.name == "Avenue de la Costa" })
             let announcements = costa.voiceInstructions.map(\.announcement)

@@ -1,4 +1,5 @@
 import Foundation
+import FuzzSupport
 import LogisticsCore
 import RoadRouting
 import Testing
@@ -7,14 +8,17 @@ extension RoadRoutingSuites {
     @Suite("Profiles: oneway streets and turn restrictions")
     struct RoutingRulesTests {
         @Test("oneway=yes ways are driven only forward, oneway=-1 only backward, roundabouts only forward")
-        func onewayStreets() throws {
-            let graph = MonacoFixture.car.graph
+        func onewayStreets() async throws {
+            var turns = CooperativeTurns()
+            let graph = await MonacoFixture.car.graph
             var checked = (forward: 0, reverse: 0, roundabout: 0)
-            for way in OSMTagCollector.monaco.ways.values {
+            for way in await OSMTagCollector.monaco.ways.values {
+                await turns.pass()
                 guard let rules = RoutingProfile(.car).rules(for: way.tags), rules.forward != rules.backward else {
                     continue
                 }
                 for (a, b) in zip(way.nodeIds, way.nodeIds.dropFirst()) {
+                    await turns.pass()
                     guard let from = graph.node(osm: a), let to = graph.node(osm: b) else { continue }
                     #expect(graph.hasArc(from: from, to: to, osmWay: way.id) == rules.forward, "way \(way.id)")
                     #expect(graph.hasArc(from: to, to: from, osmWay: way.id) == rules.backward, "way \(way.id)")
@@ -29,7 +33,7 @@ extension RoadRoutingSuites {
             #expect(checked.roundabout > 20)
             // A route between the two ends of a one-way segment, against its direction, takes a detour.
             let way = try #require(
-                OSMTagCollector.monaco.ways.values.sorted { $0.id < $1.id }.first {
+                await OSMTagCollector.monaco.ways.values.sorted { $0.id < $1.id }.first {
                     $0.tags["oneway"] == "yes" && RoutingProfile(.car).rules(for: $0.tags) != nil
                         && $0.nodeIds.count == 2
                         && graph.node(osm: $0.nodeIds[0]).map { graph.isInMainComponent[Int($0)] } == true
@@ -46,7 +50,7 @@ extension RoadRoutingSuites {
         }
 
         @Test("access=private and foot-only ways are not routable; motorcycles may use tracks, cars may not")
-        func accessRules() {
+        func accessRules() async {
             let car = RoutingProfile(.car)
             let motorcycle = RoutingProfile(.motorcycle)
             #expect(car.rules(for: ["highway": "residential", "access": "private"]) == nil)
@@ -65,13 +69,13 @@ extension RoadRoutingSuites {
         }
 
         @Test("a no_* restriction of the extract is honoured: the forbidden turn is never taken")
-        func restrictionHonoured() throws {
-            let restricted = MonacoFixture.car
-            let unrestricted = MonacoFixture.carWithoutRestrictions
-            let ways = OSMTagCollector.monaco.ways
+        func restrictionHonoured() async throws {
+            let restricted = await MonacoFixture.car
+            let unrestricted = await MonacoFixture.carWithoutRestrictions
+            let ways = await OSMTagCollector.monaco.ways
             var detoursSeen = 0
             var turnsChecked = 0
-            for relation in OSMTagCollector.monaco.restrictions {
+            for relation in await OSMTagCollector.monaco.restrictions {
                 guard RoutingProfile(.car).restriction(from: relation.tags) == .forbidden,
                     let from = relation.members.first(where: { $0.role == "from" }).flatMap({ ways[$0.id] }),
                     let to = relation.members.first(where: { $0.role == "to" }).flatMap({ ways[$0.id] }),
@@ -107,8 +111,8 @@ extension RoadRoutingSuites {
         }
 
         @Test("positions far from any road are refused with the distance limit; near ones report the snap distance")
-        func snapping() throws {
-            let planner = RoutePlanner(map: MonacoFixture.motorcycle, maxSnapDistanceM: 300)
+        func snapping() async throws {
+            let planner = RoutePlanner(map: await MonacoFixture.motorcycle, maxSnapDistanceM: 300)
             let sea = GeoPoint(lat: 43.70, lon: 7.46)
             #expect(throws: RoutingError.notNearRoad(field: "to", point: sea, limitM: 300)) {
                 _ = try planner.route(RouteRequest(from: GeoPoint(lat: 43.7396, lon: 7.4276), to: sea), now: Date())

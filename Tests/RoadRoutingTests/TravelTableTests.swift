@@ -17,8 +17,8 @@ extension RoadRoutingSuites {
         }
 
         @Test("every cell equals the route planner's fastest route between the same two positions")
-        func cellsEqualRoutes() throws {
-            let planner = RoutePlanner(map: MonacoFixture.motorcycle, maxSnapDistanceM: 300)
+        func cellsEqualRoutes() async throws {
+            let planner = RoutePlanner(map: await MonacoFixture.motorcycle, maxSnapDistanceM: 300)
             let sources = Self.positions(25, seed: 7)
             let destinations = Self.positions(30, seed: 8)
             let table = try planner.table(from: sources, to: destinations)
@@ -54,8 +54,8 @@ extension RoadRoutingSuites {
         }
 
         @Test("a position far from any road has a row (or column) of nils and is named; the others are unaffected")
-        func unroutablePositions() throws {
-            let planner = RoutePlanner(map: MonacoFixture.motorcycle, maxSnapDistanceM: 300)
+        func unroutablePositions() async throws {
+            let planner = RoutePlanner(map: await MonacoFixture.motorcycle, maxSnapDistanceM: 300)
             let sea = GeoPoint(lat: 43.70, lon: 7.45)
             let casino = GeoPoint(lat: 43.7396, lon: 7.4277)
             let port = GeoPoint(lat: 43.7347, lon: 7.4206)

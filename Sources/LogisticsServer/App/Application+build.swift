@@ -58,7 +58,7 @@ public func buildApplication(
         let sealer = SecretSealer(serverSecret: Array(otpSecret.utf8))
         try await WebhookSecrets.sealStored(repository: repository, sealer: sealer, logger: logger)
         let metrics = RequestMetrics()
-        let directions = try DirectionsSetup.provider(configuration, logger: logger)
+        let directions = try await DirectionsSetup.provider(configuration, logger: logger)
         let navigator = Navigator(provider: directions, registry: metrics.registry, logger: logger)
         let hub = TrackingHub(staleAfterSeconds: TimeInterval(configuration.trackingStaleSeconds))
         // With PostgreSQL, several instances may serve one fleet: tracking updates cross over LISTEN/NOTIFY.

@@ -1,11 +1,12 @@
 import AsyncHTTPClient
 import Foundation
 import Logging
+import LogisticsCore
 import RoadRouting
 
 /// Chooses and prepares the directions provider the configuration names.
 enum DirectionsSetup {
-    static func provider(_ configuration: ServerConfiguration, logger: Logger) throws -> any DirectionsProvider {
+    static func provider(_ configuration: ServerConfiguration, logger: Logger) async throws -> any DirectionsProvider {
         switch configuration.routingProvider {
         case .external:
             guard let url = configuration.routingURL, URL(string: url)?.host != nil else {
@@ -25,7 +26,8 @@ enum DirectionsSetup {
                 logger.warning("no map configured: navigation answers 503 until LOGISTICS_MAP is set")
                 return UnavailableDirections(cause: "no map loaded; set LOGISTICS_MAP")
             }
-            return try builtin(path: path, configuration: configuration, logger: logger)
+            // Importing a map or reading its cache holds a thread for seconds: not one of the cooperative pool's.
+            return try await OffPool.run { try builtin(path: path, configuration: configuration, logger: logger) }
         }
     }
 

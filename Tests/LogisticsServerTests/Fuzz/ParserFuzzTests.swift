@@ -32,7 +32,8 @@ struct ParserFuzzTests {
     ]
 
     @Test("multipart/form-data: mutated photo forms give the form or a clear problem")
-    func multipart() throws {
+    func multipart() async throws {
+        var turns = CooperativeTurns()
         let seeds = [
             Self.form(photo: Photos.jpeg, fields: Self.fields), Self.form(photo: Photos.png, fields: Self.fields),
             Self.form(photo: [], fields: []),
@@ -42,6 +43,7 @@ struct ParserFuzzTests {
         var mutator = ByteMutator(SeededGenerator(state: 16))
         var outcomes: [String: Int] = [:]
         for index in 0..<10_000 {
+            await turns.pass()
             let input = mutator.mutate(seeds[index % seeds.count])
             let elapsed = timed {
                 do {
@@ -80,10 +82,12 @@ struct ParserFuzzTests {
     }
 
     @Test("multipart boundaries from mutated Content-Type headers")
-    func boundaries() {
+    func boundaries() async {
+        var turns = CooperativeTurns()
         var mutator = ByteMutator(SeededGenerator(state: 17))
         let header = Array("multipart/form-data; boundary=\"\(Self.boundary)\"; charset=utf-8".utf8)
         for index in 0..<3_000 {
+            await turns.pass()
             let text = String(decoding: mutator.mutate(header), as: UTF8.self)
             if let boundary = MultipartForm.boundary(fromContentType: text) {
                 #expect(!boundary.isEmpty && boundary.count <= 70, "case \(index): \(boundary)")
@@ -94,13 +98,15 @@ struct ParserFuzzTests {
     }
 
     @Test("photo sniffing: damaged headers are recognised only when their signature holds")
-    func photoSniffing() {
+    func photoSniffing() async {
+        var turns = CooperativeTurns()
         let heic = [0, 0, 0, 24] + Array("ftypheic".utf8) + [UInt8](repeating: 0, count: 20)
         let webp = Array("RIFF".utf8) + [36, 0, 0, 0] + Array("WEBPVP8 ".utf8) + [UInt8](repeating: 0, count: 20)
         let seeds = [Photos.jpeg, Photos.png, heic, webp]
         for seed in seeds { #expect(PhotoFormat.sniff(seed) != nil) }
         var mutator = ByteMutator(SeededGenerator(state: 18))
         for index in 0..<4_000 {
+            await turns.pass()
             let seed = seeds[index % seeds.count]
             let input = index % 5 == 0 ? Array(seed.prefix(mutator.int(0...40))) : mutator.mutate(seed)
             guard let format = PhotoFormat.sniff(input) else { continue }

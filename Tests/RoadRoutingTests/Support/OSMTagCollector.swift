@@ -1,3 +1,4 @@
+import LogisticsCore
 import RoadRouting
 
 /// Collects raw ways and restriction relations straight from the PBF, so tests can compare the graph with the tags.
@@ -15,15 +16,20 @@ struct OSMTagCollector: OSMElementVisitor {
         if relation.tags["type"] == "restriction" { restrictions.append(relation) }
     }
 
-    static let monaco: OSMTagCollector = {
-        var collector = OSMTagCollector()
-        do {
-            try PBFReader(path: MonacoFixture.pbfPath).read(into: &collector)
-        } catch {
-            fatalError("the committed Monaco extract must decode: \(error)")
+    /// Awaited, decoded on a thread of its own: see `MonacoFixture`.
+    static var monaco: OSMTagCollector { get async { await decoding.value } }
+
+    private static let decoding = Task {
+        await OffPool.run {
+            var collector = OSMTagCollector()
+            do {
+                try PBFReader(path: MonacoFixture.pbfPath).read(into: &collector)
+            } catch {
+                fatalError("the committed Monaco extract must decode: \(error)")
+            }
+            return collector
         }
-        return collector
-    }()
+    }
 }
 
 extension RoadGraph {

@@ -1,5 +1,5 @@
-import Dispatch
 import Foundation
+import LogisticsCore
 import LogisticsServer
 import RoadRouting
 
@@ -12,20 +12,17 @@ enum MapFixture {
     private static let directory = FileManager.default.temporaryDirectory
         .appendingPathComponent("logistics-test-maps-\(UUID())").path
 
-    /// The import runs on a Dispatch thread and is awaited, not computed in a `static let` initialiser: every
-    /// cooperative thread that touched such an initialiser blocked in it until the import ended, and on two cores
-    /// that stalled the whole run (a RiderKit timeout test measured 20 s for its 1 s timeout).
+    /// The import runs on a thread of its own (`OffPool`) and is awaited, not computed in a `static let` initialiser:
+    /// every cooperative thread that touched such an initialiser blocked in it until the import ended, and on two
+    /// cores that stalled the whole run (a RiderKit timeout test measured 20 s for its 1 s timeout).
     private static let importing = Task<Void, Never> {
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async {
-                do {
-                    for profile in RoutingProfile.Name.allCases {
-                        _ = try RoadMapLoader.load(path: pbfPath, profile: profile, cacheDirectory: directory)
-                    }
-                } catch {
-                    fatalError("the committed Monaco extract must import: \(error)")
+        await OffPool.run {
+            do {
+                for profile in RoutingProfile.Name.allCases {
+                    _ = try RoadMapLoader.load(path: pbfPath, profile: profile, cacheDirectory: directory)
                 }
-                done.resume()
+            } catch {
+                fatalError("the committed Monaco extract must import: \(error)")
             }
         }
     }
