@@ -93,7 +93,7 @@ final class AutoDispatcher: Service, Sendable {
             settings.batching == nil
             ? [] : try await repository.tripRiders(for: order.id, maxOrders: settings.batchMaxOrders, now: now)
         let store = order.vendor.location
-        let (freeCandidates, measure, plans) = try await OffPool.run { [self] in
+        let (freeCandidates, measure, plans) = await OffPool.run { [self] in
             let (candidates, measure) = roadTimes(free, to: store)
             return (candidates, measure, tripPlans(for: order, among: onTrips, now: now))
         }

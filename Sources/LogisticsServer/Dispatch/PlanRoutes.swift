@@ -30,7 +30,7 @@ struct PlanRoutes {
         let problem = input.problem
         let options = input.options
         // The search runs for its whole budget: on a thread of its own, so other requests are not held up.
-        let solution = try await OffPool.run { PlanSolver(problem: problem, options: options).solve() }
+        let solution = await OffPool.run { PlanSolver(problem: problem, options: options).solve() }
         return APIResponse(
             status: .ok, body: try PlanAnswer.json(solution, input: input, loading: loading),
             contentType: "application/json")
