@@ -197,6 +197,7 @@ func makeRouter(_ services: LogisticsServices) -> (Router<LogisticsRequestContex
         navigator: services.navigator, settings: services.configuration.dispatch,
         maxSnapDistanceM: services.configuration.maxSnapDistanceM
     ).register(in: &routes)
+    MatchRoutes(navigator: services.navigator).register(in: &routes)
     PlanRoutes(
         navigator: services.navigator, settings: services.configuration.dispatch,
         maxSnapDistanceM: services.configuration.maxSnapDistanceM

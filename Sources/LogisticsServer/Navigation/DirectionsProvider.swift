@@ -17,6 +17,8 @@ public protocol DirectionsProvider: Sendable {
     /// Durations and distances between every source and destination (a travel matrix).
     func table(from sources: [GeoPoint], to destinations: [GeoPoint], profile: RoutingProfile.Name?) throws
         -> TravelTable
+    /// A GPS trace matched to the roads driven.
+    func match(_ trace: [MapMatcher.Fix], profile: RoutingProfile.Name?) throws -> MapMatcher.Match
 }
 
 extension DirectionsProvider {
@@ -25,6 +27,11 @@ extension DirectionsProvider {
         -> TravelTable
     {
         throw RoutingError.providerUnavailable("the \(name) provider answers no travel matrix")
+    }
+
+    /// Only a provider holding the road graph can match a trace to it.
+    public func match(_ trace: [MapMatcher.Fix], profile: RoutingProfile.Name?) throws -> MapMatcher.Match {
+        throw RoutingError.providerUnavailable("the \(name) provider matches no traces")
     }
 }
 
@@ -59,6 +66,12 @@ public struct BuiltinDirections: DirectionsProvider {
         let profile = profile ?? defaultProfile
         guard let map = maps[profile] else { throw RoutingError.profileNotLoaded(profile) }
         return try RoutePlanner(map: map, maxSnapDistanceM: maxSnapDistanceM).table(from: sources, to: destinations)
+    }
+
+    public func match(_ trace: [MapMatcher.Fix], profile: RoutingProfile.Name?) throws -> MapMatcher.Match {
+        let profile = profile ?? defaultProfile
+        guard let map = maps[profile] else { throw RoutingError.profileNotLoaded(profile) }
+        return MapMatcher(map: map).match(trace)
     }
 
     public var roadTravelTime: RoadTravelTime? {

@@ -55,6 +55,17 @@ public struct Navigator: Sendable {
         }
     }
 
+    /// A trace matched to the roads by the provider, its failures turned into the API's errors as for routes.
+    public func match(_ trace: [MapMatcher.Fix], profile: RoutingProfile.Name?) throws -> MapMatcher.Match {
+        do {
+            return try provider.match(trace, profile: profile)
+        } catch let error as RoutingError {
+            throw mapped(error)
+        } catch {
+            throw mapped(.providerUnavailable("\(error)"))
+        }
+    }
+
     private func mapped(_ error: RoutingError) -> LogisticsError {
         switch error {
         case .notNearRoad(let field, let point, let limit):

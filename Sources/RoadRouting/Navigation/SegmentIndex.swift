@@ -124,6 +124,26 @@ public struct SegmentIndex: Sendable {
         return best
     }
 
+    /// Every segment within `maxDistanceM`, nearest first, at most `limit`: a map matcher's candidates for one fix.
+    public func candidates(near point: GeoPoint, maxDistanceM: Double, limit: Int) -> [Snap] {
+        let (cx, cy) = Self.cell(
+            latE7: Int32(point.lat * 1e7), lonE7: Int32(point.lon * 1e7), cellLat: cellDegreesLat,
+            cellLon: cellDegreesLon)
+        let reach = Int64((maxDistanceM / cellMetres).rounded(.up)) + 1
+        var seen = Set<Int32>()
+        var found: [Snap] = []
+        for x in (cx - reach)...(cx + reach) {
+            for y in (cy - reach)...(cy + reach) {
+                for segment in segments(inCell: Self.key(x, y)) where seen.insert(segment).inserted {
+                    let candidate = project(point, onto: Int(segment))
+                    if candidate.distanceM <= maxDistanceM { found.append(candidate) }
+                }
+            }
+        }
+        found.sort { $0.distanceM < $1.distanceM }
+        return Array(found.prefix(limit))
+    }
+
     private func segments(inCell key: Int64) -> ArraySlice<Int32> {
         var low = 0
         var high = cellKeys.count

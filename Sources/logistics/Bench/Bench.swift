@@ -9,7 +9,10 @@ import NIOHTTP1
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Load benchmarks against a server on localhost (not tests: they print figures).",
-        subcommands: [DeliveryBench.self, RoutingBench.self, TrackingBench.self, CrashBench.self, DispatchBench.self])
+        subcommands: [
+            DeliveryBench.self, RoutingBench.self, MatchingBench.self, TrackingBench.self, CrashBench.self,
+            DispatchBench.self,
+        ])
 }
 
 struct DeliveryBench: AsyncParsableCommand {

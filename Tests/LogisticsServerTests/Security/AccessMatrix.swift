@@ -208,6 +208,11 @@ enum AccessMatrix {
             "POST /api/v1/matrix": .staffOnly { _ in
                 Probe(path: "/api/v1/matrix", json: ["sources": [["lat": 43.7390, "lon": 7.4270]]])
             },
+            "POST /api/v1/match": .staffOnly { _ in
+                Probe(
+                    path: "/api/v1/match",
+                    json: ["trace": [["lat": 43.7390, "lon": 7.4270, "recordedAt": "2026-11-25T10:00:00Z"]]])
+            },
             "POST /api/v1/plans": .staffOnly { _ in
                 Probe(
                     path: "/api/v1/plans",

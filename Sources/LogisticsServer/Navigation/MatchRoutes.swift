@@ -1,0 +1,126 @@
+import Foundation
+import Hummingbird
+import LogisticsCore
+import RoadRouting
+
+/// `POST /api/v1/match`: a GPS trace matched to the roads driven (hidden Markov model, Newson & Krumm), for
+/// dispatchers looking back at a delivery and for tools checking traces.
+struct MatchRoutes {
+    let navigator: Navigator
+
+    /// A long shift's trace at one fix every few seconds, and no more: the search per fix is bounded, the fixes are not.
+    static let maximumFixes = 5_000
+    static let bodyLimit = 1024 * 1024
+
+    func register(in routes: inout RouteTable) {
+        routes.post("/match", bodyLimit: Self.bodyLimit, replay: .rerun, match)
+    }
+
+    @Sendable func match(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
+        _ = try context.caller(.dispatcher, .admin)
+        let body = try await RequestBody.decode(MatchRequest.self, from: request, limit: Self.bodyLimit)
+        let (trace, profile) = try body.validated(maximumFixes: Self.maximumFixes)
+        let navigator = self.navigator
+        let match = try await OffPool.run { try navigator.match(trace, profile: profile) }
+        return try .json(MatchAnswer(match, trace: trace))
+    }
+}
+
+/// `{trace: [{lat, lon, recordedAt, accuracyM?}], profile?}`.
+struct MatchRequest: Decodable {
+    struct TracePoint: Decodable {
+        var lat: Double
+        var lon: Double
+        var recordedAt: Date
+        var accuracyM: Double?
+    }
+
+    var trace: [TracePoint]
+    var profile: String?
+
+    func validated(maximumFixes: Int) throws -> ([MapMatcher.Fix], RoutingProfile.Name?) {
+        var errors: [FieldError] = []
+        if trace.isEmpty || trace.count > maximumFixes {
+            errors.append(FieldError(field: "trace", message: "must list 1 to \(maximumFixes) fixes"))
+        }
+        let fixes = trace.prefix(maximumFixes).map {
+            MapMatcher.Fix(
+                point: GeoPoint(lat: $0.lat, lon: $0.lon, accuracyM: $0.accuracyM), recordedAt: $0.recordedAt)
+        }
+        for (index, fix) in fixes.enumerated() {
+            errors += fix.point.validationErrors(field: "trace[\(index)]")
+        }
+        let name = NavigationRoutes.profile(profile, errors: &errors)
+        guard errors.isEmpty else { throw LogisticsError.validation(errors) }
+        return (fixes, name)
+    }
+}
+
+/// The matched path (every stretch joined, as a route's polyline6 `geometry`), each fix's place on it or null, the
+/// stretches one by one, and the runs of fixes nothing was matched to.
+struct MatchAnswer: Encodable {
+    struct Point: Encodable {
+        var lat: Double
+        var lon: Double
+        /// How far the fix was from where it was matched.
+        var distanceM: Double
+    }
+
+    struct Stretch: Encodable {
+        /// First and last fix of the stretch, as indices into the trace as sent.
+        var fromIndex: Int
+        var toIndex: Int
+        var fixCount: Int
+        var distanceM: Double
+        var geometry: String
+    }
+
+    struct Run: Encodable {
+        var fromIndex: Int
+        var toIndex: Int
+        var fixCount: Int
+    }
+
+    var geometry: String
+    var points: [Point?]
+    var stretches: [Stretch]
+    var unmatched: [Run]
+
+    init(_ match: MapMatcher.Match, trace: [MapMatcher.Fix]) {
+        geometry = Polyline.encode(match.stretches.flatMap(\.coordinates))
+        points = match.points.map { matched in
+            matched.map {
+                Point(
+                    lat: Self.rounded($0.point.lat), lon: Self.rounded($0.point.lon),
+                    distanceM: Self.metres($0.distanceM))
+            }
+        }
+        stretches = match.stretches.map { stretch in
+            let length = zip(stretch.coordinates, stretch.coordinates.dropFirst()).reduce(0) {
+                $0 + $1.0.distanceM(to: $1.1)
+            }
+            return Stretch(
+                fromIndex: stretch.fixes.first ?? 0, toIndex: stretch.fixes.last ?? 0, fixCount: stretch.fixes.count,
+                distanceM: Self.metres(length), geometry: Polyline.encode(stretch.coordinates))
+        }
+        // Runs of unmatched fixes in time order, as the matcher walked them.
+        let order = trace.indices.sorted { (trace[$0].recordedAt, $0) < (trace[$1].recordedAt, $1) }
+        var runs: [Run] = []
+        var current: [Int] = []
+        for index in order {
+            if match.points[index] == nil {
+                current.append(index)
+            } else if !current.isEmpty {
+                runs.append(Run(fromIndex: current.first!, toIndex: current.last!, fixCount: current.count))
+                current = []
+            }
+        }
+        if !current.isEmpty {
+            runs.append(Run(fromIndex: current.first!, toIndex: current.last!, fixCount: current.count))
+        }
+        unmatched = runs
+    }
+
+    private static func rounded(_ degrees: Double) -> Double { (degrees * 1e6).rounded() / 1e6 }
+    private static func metres(_ value: Double) -> Double { (value * 10).rounded() / 10 }
+}
