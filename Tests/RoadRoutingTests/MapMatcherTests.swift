@@ -34,7 +34,7 @@ extension RoadRoutingSuites {
             let route = MatchingCheck.routes(map, count: 1, seed: 5)[0]
             var generator = SeededGenerator(state: 3)
             let trace = MatchingCheck.drive(route, on: graph, noiseM: 10, generator: &generator)
-            let match = MapMatcher(graph: graph, index: map.index).match(trace.fixes)
+            let match = MapMatcher(map: map).match(trace.fixes)
             #expect(match.stretches.count == 1)
             let stretch = try #require(match.stretches.first)
             #expect(stretch.fixes == Array(trace.fixes.indices))
@@ -48,7 +48,7 @@ extension RoadRoutingSuites {
         func brokenTraces() async throws {
             let map = await MonacoFixture.motorcycle
             let graph = map.graph
-            let matcher = MapMatcher(graph: graph, index: map.index)
+            let matcher = MapMatcher(map: map)
             let route = MatchingCheck.routes(map, count: 1, seed: 9)[0]
             var generator = SeededGenerator(state: 4)
             let clean = MatchingCheck.drive(route, on: graph, noiseM: 5, generator: &generator).fixes

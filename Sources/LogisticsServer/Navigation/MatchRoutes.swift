@@ -22,7 +22,7 @@ struct MatchRoutes {
         let (trace, profile) = try body.validated(maximumFixes: Self.maximumFixes)
         let navigator = self.navigator
         let match = try await OffPool.run { try navigator.match(trace, profile: profile) }
-        return try .json(MatchAnswer(match, trace: trace))
+        return try .json(MatchAnswer(match))
     }
 }
 
@@ -86,7 +86,7 @@ struct MatchAnswer: Encodable {
     var stretches: [Stretch]
     var unmatched: [Run]
 
-    init(_ match: MapMatcher.Match, trace: [MapMatcher.Fix]) {
+    init(_ match: MapMatcher.Match) {
         geometry = Polyline.encode(match.stretches.flatMap(\.coordinates))
         points = match.points.map { matched in
             matched.map {
@@ -103,22 +103,7 @@ struct MatchAnswer: Encodable {
                 fromIndex: stretch.fixes.first ?? 0, toIndex: stretch.fixes.last ?? 0, fixCount: stretch.fixes.count,
                 distanceM: Self.metres(length), geometry: Polyline.encode(stretch.coordinates))
         }
-        // Runs of unmatched fixes in time order, as the matcher walked them.
-        let order = trace.indices.sorted { (trace[$0].recordedAt, $0) < (trace[$1].recordedAt, $1) }
-        var runs: [Run] = []
-        var current: [Int] = []
-        for index in order {
-            if match.points[index] == nil {
-                current.append(index)
-            } else if !current.isEmpty {
-                runs.append(Run(fromIndex: current.first!, toIndex: current.last!, fixCount: current.count))
-                current = []
-            }
-        }
-        if !current.isEmpty {
-            runs.append(Run(fromIndex: current.first!, toIndex: current.last!, fixCount: current.count))
-        }
-        unmatched = runs
+        unmatched = match.unmatched.map { Run(fromIndex: $0.first!, toIndex: $0.last!, fixCount: $0.count) }
     }
 
     private static func rounded(_ degrees: Double) -> Double { (degrees * 1e6).rounded() / 1e6 }

@@ -43,6 +43,8 @@ public struct MapMatcher: Sendable {
         /// One entry per fix of the trace as given: where it landed, or nil.
         public var points: [MatchedPoint?]
         public var stretches: [Stretch]
+        /// Runs of fixes in time order that landed nowhere, as indices into the trace as given.
+        public var unmatched: [[Int]]
     }
 
     /// GPS error when a fix does not say (Newson & Krumm measured 4.07 m; phones in cities do worse).
@@ -55,7 +57,8 @@ public struct MapMatcher: Sendable {
     /// Newson & Krumm's β: how much road and straight-line distance may differ between fixes before a transition
     /// turns unlikely, in metres.
     public var beta = 5.0
-    /// Faster than this between two fixes is not a road the rider drove.
+    /// How far the road search between two fixes looks: as far as this speed covers in the time between them (and
+    /// never past twice the straight line, plus 300 m).
     public var maximumSpeedMps = 50.0
 
     private let graph: RoadGraph
@@ -65,18 +68,7 @@ public struct MapMatcher: Sendable {
     /// rider arrived at, and a candidate only on the original's arc could not be reached from the road before.
     private let copies: [Int32: [Int32]]
 
-    public init(graph: RoadGraph, index: SegmentIndex) {
-        self.graph = graph
-        self.index = index
-        distanceWeights = graph.weights(.distance)
-        var copies: [Int32: [Int32]] = [:]
-        for node in 0..<Int32(graph.nodeCount) where graph.originalNode[Int(node)] != node {
-            copies[graph.originalNode[Int(node)], default: []].append(node)
-        }
-        self.copies = copies
-    }
-
-    /// A matcher on a prepared map, with the weights and copies it already holds.
+    /// A matcher on a prepared map, with the weights, snapping index and restriction copies it already holds.
     public init(map: RoadMap) {
         graph = map.graph
         index = map.index
@@ -99,7 +91,12 @@ public struct MapMatcher: Sendable {
         var candidates: [Candidate]
         var score: [Double]
         var back: [Int]
-        var setAside: [Int] = []
+        var setAside: [(fix: Int, candidates: [Candidate])] = []
+
+        /// The first layer of a chain: nothing before it, each candidate as likely as its fix says.
+        static func start(_ fix: Int, _ candidates: [Candidate]) -> Layer {
+            Layer(fix: fix, candidates: candidates, score: candidates.map(\.emission), back: candidates.map { _ in -1 })
+        }
     }
 
     public func match(_ trace: [Fix]) -> Match {
@@ -126,7 +123,7 @@ public struct MapMatcher: Sendable {
                 let matched = layers[layer].candidates[pick].matched
                 points[layers[layer].fix] = matched
                 stretch.fixes.append(layers[layer].fix)
-                stretch.fixes += layers[layer].setAside
+                stretch.fixes += layers[layer].setAside.map(\.fix)
                 if layer == 0 {
                     stretch.arcs = [matched.arc]
                     stretch.coordinates = [matched.point]
@@ -139,8 +136,8 @@ public struct MapMatcher: Sendable {
             let onPath = Set(stretch.arcs)
             for (layer, pick) in chosen.enumerated() {
                 for aside in layers[layer].setAside {
-                    points[aside] =
-                        candidates(for: trace[aside]).filter { onPath.contains($0.matched.arc) }
+                    points[aside.fix] =
+                        aside.candidates.filter { onPath.contains($0.matched.arc) }
                         .max { $0.emission < $1.emission }?.matched ?? layers[layer].candidates[pick].matched
                 }
             }
@@ -152,16 +149,13 @@ public struct MapMatcher: Sendable {
             let candidates = self.candidates(for: trace[fix])
             guard !candidates.isEmpty else { continue }
             guard let previous = layers.last else {
-                layers.append(
-                    Layer(
-                        fix: fix, candidates: candidates, score: candidates.map(\.emission),
-                        back: candidates.map { _ in -1 }))
+                layers.append(.start(fix, candidates))
                 continue
             }
             let from = trace[previous.fix]
             let straight = from.point.distanceM(to: trace[fix].point)
             if straight < 2 * sigma(of: trace[fix]) {
-                layers[layers.count - 1].setAside.append(fix)
+                layers[layers.count - 1].setAside.append((fix, candidates))
                 continue
             }
             let seconds = trace[fix].recordedAt.timeIntervalSince(from.recordedAt)
@@ -187,16 +181,24 @@ public struct MapMatcher: Sendable {
             if score.allSatisfy({ $0 == -.infinity }) {
                 // Nothing connects: what came before is a stretch of its own.
                 closeChain()
-                layers.append(
-                    Layer(
-                        fix: fix, candidates: candidates, score: candidates.map(\.emission),
-                        back: candidates.map { _ in -1 }))
+                layers.append(.start(fix, candidates))
             } else {
                 layers.append(Layer(fix: fix, candidates: candidates, score: score, back: back))
             }
         }
         closeChain()
-        return Match(points: points, stretches: stretches)
+        var unmatched: [[Int]] = []
+        var run: [Int] = []
+        for fix in order {
+            if points[fix] == nil {
+                run.append(fix)
+            } else if !run.isEmpty {
+                unmatched.append(run)
+                run = []
+            }
+        }
+        if !run.isEmpty { unmatched.append(run) }
+        return Match(points: points, stretches: stretches, unmatched: unmatched)
     }
 
     /// The positions a fix may stand for, one per direction of each segment in reach, with the log-likelihood of

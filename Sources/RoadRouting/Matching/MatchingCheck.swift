@@ -73,6 +73,15 @@ public enum MatchingCheck {
         [graph.originalNode[Int(graph.sourceNode(ofArc: arc))], graph.originalNode[Int(graph.arcTarget[arc])]]
     }
 
+    /// Whether a fix placed at `point` on `way` is on the road (OSM way) it was driven on, or within 3 m of where it
+    /// really was (at a junction a fix may land on the crossing road).
+    static func isOnRoad(way: Int32, at point: GeoPoint, fix index: Int, of trace: DrivenTrace, _ graph: RoadGraph)
+        -> Bool
+    {
+        graph.wayOSMId[Int(way)] == graph.wayOSMId[Int(graph.arcWay[trace.trueArcs[index]])]
+            || point.distanceM(to: trace.truePoints[index]) < 3
+    }
+
     /// How a matcher did on a set of traces.
     public struct Score: Sendable {
         /// Of the road driven between the first and the last fix, the share (by length) of its segments the matched
@@ -107,10 +116,7 @@ public enum MatchingCheck {
             score.fixes += trace.fixes.count
             for (index, matched) in match.points.enumerated() {
                 guard let matched else { continue }
-                if graph.wayOSMId[Int(graph.arcWay[matched.arc])]
-                    == graph.wayOSMId[Int(graph.arcWay[trace.trueArcs[index]])]
-                    || matched.point.distanceM(to: trace.truePoints[index]) < 3
-                {
+                if isOnRoad(way: graph.arcWay[matched.arc], at: matched.point, fix: index, of: trace, graph) {
                     onRoad += 1
                 }
             }
@@ -146,11 +152,7 @@ public enum MatchingCheck {
             for (index, fix) in trace.fixes.enumerated() {
                 total += 1
                 guard let snap = map.index.nearest(to: fix.point, maxDistanceM: 150) else { continue }
-                if graph.wayOSMId[Int(snap.way)] == graph.wayOSMId[Int(graph.arcWay[trace.trueArcs[index]])]
-                    || snap.point.distanceM(to: trace.truePoints[index]) < 3
-                {
-                    onRoad += 1
-                }
+                if isOnRoad(way: snap.way, at: snap.point, fix: index, of: trace, graph) { onRoad += 1 }
             }
         }
         return Double(onRoad) / Double(max(1, total))
