@@ -13,7 +13,9 @@ extension RoadRoutingSuites {
             // A few thousand searches: on a thread of their own, not one of the cooperative pool's that the other
             // suites' servers answer on.
             let (mismatches, brokenPaths) = await OffPool.run {
-                Self.compare(map: map, hierarchy: hierarchy, metric: metric, pairs: metric == .time ? 1_000 : 300)
+                Self.compare(
+                    graph: map.graph, hierarchy: hierarchy, weights: map.weights[metric]!,
+                    pairs: metric == .time ? 1_000 : 300)
             }
             #expect(brokenPaths.isEmpty, "\(brokenPaths.prefix(5))")
             #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")
@@ -21,13 +23,11 @@ extension RoadRoutingSuites {
 
         /// CH against Dijkstra on seeded random pairs: the pairs whose costs differ, and the CH paths that are not
         /// a connected path from source to target whose weights add up to the cost.
-        private static func compare(map: RoadMap, hierarchy: ContractionHierarchy, metric: RouteMetric, pairs: Int)
+        static func compare(graph: RoadGraph, hierarchy: ContractionHierarchy, weights: [UInt32], pairs: Int)
             -> (mismatches: [String], brokenPaths: [String])
         {
-            let graph = map.graph
             let query = HierarchyQuery(hierarchy: hierarchy)
-            let dijkstra = DijkstraSearch(graph: graph, metric: metric)
-            let weights = map.weights[metric]!
+            let dijkstra = DijkstraSearch(graph: graph, weights: weights)
             let main = graph.routableNodes
             var generator = SeededGenerator(state: 2024)
             var mismatches: [String] = []

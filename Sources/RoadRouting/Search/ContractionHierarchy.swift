@@ -42,6 +42,15 @@ public struct ContractionHierarchy: Sendable {
         var contractor = Contractor(graph: graph, weights: graph.weights(metric))
         return contractor.run(metric: metric, progress: progress)
     }
+
+    /// Contracts in a known order (`ranks[node]`, 0 first), as when only the weights changed: no priorities to
+    /// compute, one witness search per contracted node.
+    public static func build(graph: RoadGraph, weights: [UInt32], ranks: [Int32], metric: RouteMetric)
+        -> ContractionHierarchy
+    {
+        var contractor = Contractor(graph: graph, weights: weights)
+        return contractor.run(ranks: ranks, metric: metric)
+    }
 }
 
 /// The mutable state of one contraction run.
@@ -119,6 +128,23 @@ private struct Contractor {
             if done % step == 0 { progress(Double(done) / Double(nodeCount)) }
         }
         progress(1)
+        let (forwardFirst, forwardEdges) = Self.flatten(forwardUp)
+        let (backwardFirst, backwardEdges) = Self.flatten(backwardUp)
+        return ContractionHierarchy(
+            metric: metric, forwardFirst: forwardFirst, forwardEdges: forwardEdges, backwardFirst: backwardFirst,
+            backwardEdges: backwardEdges)
+    }
+
+    mutating func run(ranks: [Int32], metric: RouteMetric) -> ContractionHierarchy {
+        var order = [Int32](repeating: 0, count: nodeCount)
+        for node in 0..<nodeCount { order[Int(ranks[node])] = Int32(node) }
+        var forwardUp = [[Edge]](repeating: [], count: nodeCount)
+        var backwardUp = [[Edge]](repeating: [], count: nodeCount)
+        for node in order {
+            forwardUp[Int(node)] = outEdges[Int(node)]
+            backwardUp[Int(node)] = inEdges[Int(node)]
+            _ = contract(node)
+        }
         let (forwardFirst, forwardEdges) = Self.flatten(forwardUp)
         let (backwardFirst, backwardEdges) = Self.flatten(backwardUp)
         return ContractionHierarchy(

@@ -9,6 +9,12 @@ public struct DijkstraSearch: Sendable {
         self.weights = graph.weights(metric)
     }
 
+    /// Searches with any arc weights, such as customised traffic weights.
+    public init(graph: RoadGraph, weights: [UInt32]) {
+        self.graph = graph
+        self.weights = weights
+    }
+
     public func shortestPath(from sources: [SearchSeed], to targets: [SearchSeed]) -> SearchPath? {
         var distance = [UInt64](repeating: .max, count: graph.nodeCount)
         var parentArc = [Int32](repeating: -1, count: graph.nodeCount)

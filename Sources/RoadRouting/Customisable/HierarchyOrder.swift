@@ -1,0 +1,30 @@
+/// The order of an existing contraction hierarchy, recovered from its edges: every edge runs from the node
+/// contracted earlier to the one contracted later, so any topological order of the upward graph is an order the
+/// contraction could have used. Nodes are taken level by level (Kahn's algorithm, first in first out).
+public enum HierarchyOrder {
+    public static func ranks(of hierarchy: ContractionHierarchy) -> [Int32] {
+        let count = hierarchy.forwardFirst.count - 1
+        var pending = [Int32](repeating: 0, count: count)
+        for edge in hierarchy.forwardEdges { pending[Int(edge.other)] += 1 }
+        for edge in hierarchy.backwardEdges { pending[Int(edge.other)] += 1 }
+        var queue = (0..<Int32(count)).filter { pending[Int($0)] == 0 }
+        queue.reserveCapacity(count)
+        var head = 0
+        while head < queue.count {
+            let node = Int(queue[head])
+            head += 1
+            for rows in [
+                (hierarchy.forwardFirst, hierarchy.forwardEdges), (hierarchy.backwardFirst, hierarchy.backwardEdges),
+            ] {
+                for index in Int(rows.0[node])..<Int(rows.0[node + 1]) {
+                    let other = Int(rows.1[index].other)
+                    pending[other] -= 1
+                    if pending[other] == 0 { queue.append(Int32(other)) }
+                }
+            }
+        }
+        var ranks = [Int32](repeating: 0, count: count)
+        for (rank, node) in queue.enumerated() { ranks[Int(node)] = Int32(rank) }
+        return ranks
+    }
+}
