@@ -136,6 +136,8 @@ public func buildApplication(
                     repository: repository, senders: senders, policies: NotificationSetup.policies(configuration),
                     clock: clock, registry: metrics.registry, logger: logger),
             ] + (postgresRelay.map { [$0] } ?? []) + (services.autoDispatcher.map { [$0] } ?? []) + senderServices
+                + trafficRouting(
+                    directions, configuration: configuration, clock: clock, metrics: metrics, logger: logger)
                 + (tls.map { [CertificateReloader(identity: $0, logger: logger)] } ?? []),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
             logger: logger)
@@ -144,6 +146,19 @@ public func buildApplication(
         await database.close()
         throw error
     }
+}
+
+/// The built-in router's maps learn traffic; other providers route on their own data.
+private func trafficRouting(
+    _ directions: any DirectionsProvider, configuration: ServerConfiguration, clock: any WallClock,
+    metrics: RequestMetrics, logger: Logger
+) -> [any Service] {
+    guard let builtin = directions as? BuiltinDirections else { return [] }
+    return [
+        TrafficRouting(
+            maps: Array(builtin.maps.values), interval: .milliseconds(configuration.trafficCustomiseMilliseconds),
+            clock: clock, registry: metrics.registry, logger: logger)
+    ]
 }
 
 func makeRouter(_ services: LogisticsServices) -> (Router<LogisticsRequestContext>, [RegisteredRoute]) {
@@ -197,7 +212,8 @@ func makeRouter(_ services: LogisticsServices) -> (Router<LogisticsRequestContex
         navigator: services.navigator, settings: services.configuration.dispatch,
         maxSnapDistanceM: services.configuration.maxSnapDistanceM
     ).register(in: &routes)
-    MatchRoutes(navigator: services.navigator).register(in: &routes)
+    MatchRoutes(navigator: services.navigator, orders: services.repository, locations: services.locations).register(
+        in: &routes)
     PlanRoutes(
         navigator: services.navigator, settings: services.configuration.dispatch,
         maxSnapDistanceM: services.configuration.maxSnapDistanceM

@@ -50,6 +50,8 @@ public struct ServerConfiguration: Sendable {
     public var routingKeyFile: String?
     /// Positions farther than this from any routable road are refused with 422.
     public var maxSnapDistanceM: Double = 300
+    /// How often live speeds are customised into route choice (the built-in router).
+    public var trafficCustomiseMilliseconds: Int = 30_000
     /// A Google service-account JSON file; enables pushes to Android and web devices through FCM.
     public var fcmServiceAccountFile: String?
     public var fcmBaseURL: String = "https://fcm.googleapis.com"
@@ -172,6 +174,10 @@ public struct ServerConfiguration: Sendable {
         if let distance = environment["LOGISTICS_MAX_SNAP_DISTANCE_M"] {
             configuration.maxSnapDistanceM = Double(
                 try parseInt(distance, name: "LOGISTICS_MAX_SNAP_DISTANCE_M", range: 1...10_000))
+        }
+        if let interval = environment["LOGISTICS_TRAFFIC_CUSTOMISE_MS"] {
+            configuration.trafficCustomiseMilliseconds = try parseInt(
+                interval, name: "LOGISTICS_TRAFFIC_CUSTOMISE_MS", range: 100...3_600_000)
         }
         if let wait = environment["LOGISTICS_FAILED_WAIT_SECONDS"] {
             configuration.failedWaitSeconds = try parseInt(

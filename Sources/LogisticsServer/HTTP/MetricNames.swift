@@ -24,6 +24,11 @@ struct MetricName: Sendable {
         name: "matrix_duration_seconds", help: "Time to compute a travel matrix, by provider")
     static let dispatchDecisionDuration = MetricName(
         name: "dispatch_decision_seconds", help: "Time automatic dispatch takes to decide on one order")
+    static let trafficCustomisationDuration = MetricName(
+        name: "traffic_customisation_seconds",
+        help: "Time to fold live speeds into a map's fastest-route hierarchy and swap it in, by profile")
+    static let trafficLiveArcs = MetricName(
+        name: "traffic_live_arcs", help: "Arcs whose route weight comes from a live speed, by profile")
     static let routingProviderFailures = MetricName(
         name: "routing_provider_failures_total", help: "Routes a provider failed to compute")
 

@@ -14,9 +14,8 @@ public struct TravelTable: Sendable, Equatable {
 extension RoutePlanner {
     /// The fastest road path's duration and length between every pair, from one search per position.
     public func table(from sources: [GeoPoint], to destinations: [GeoPoint]) throws(RoutingError) -> TravelTable {
-        guard let hierarchy = map.hierarchies[.time], let weights = map.weights[.time],
-            let lengths = map.lengths(.time)
-        else { throw .profileNotLoaded(map.graph.profile) }
+        guard let snapshot = map.snapshot(.time) else { throw .profileNotLoaded(map.graph.profile) }
+        let (hierarchy, weights, lengths) = (snapshot.hierarchy, snapshot.weights, snapshot.lengths(graph: map.graph))
         let graph = map.graph
         func cost(_ piece: RoutePiece) -> UInt64 { piece.cost(weights) }
         func length(_ piece: RoutePiece) -> Double { Double(graph.arcDistanceM[piece.arc]) * (piece.to - piece.from) }

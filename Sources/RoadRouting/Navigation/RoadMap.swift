@@ -2,10 +2,11 @@ import Foundation
 import Synchronization
 
 /// Everything needed to answer route queries on one map and profile: the graph, a contraction hierarchy per
-/// metric, the snapping index and the live speeds. Immutable apart from the traffic, so one instance serves all
-/// requests concurrently.
+/// metric, the snapping index and the live speeds. Immutable apart from the traffic and the routing snapshots that
+/// live speeds are customised into, so one instance serves all requests concurrently.
 public final class RoadMap: Sendable {
     public let graph: RoadGraph
+    /// The hierarchies for the profile's free-flow speeds, as prepared (and saved in the map file).
     public let hierarchies: [RouteMetric: ContractionHierarchy]
     /// The integer weights the hierarchies were built with, to cost partial segments the same way.
     public let weights: [RouteMetric: [UInt32]]
@@ -13,13 +14,16 @@ public final class RoadMap: Sendable {
     public let traffic: LiveTraffic
     /// Restriction copies of each `via` node: a route that ends at the node may arrive at any of them.
     let copies: [Int32: [Int32]]
-    /// Edge lengths per hierarchy, worked out on the first travel matrix (most servers never ask for one).
-    private let lengthCache = Mutex<[RouteMetric: HierarchyLengths]>([:])
+    /// What queries search now, per metric: the prepared hierarchies until live speeds are customised in.
+    private let snapshots: Mutex<[RouteMetric: RoutingSnapshot]>
 
     public init(graph: RoadGraph, hierarchies: [RouteMetric: ContractionHierarchy], trafficExpiry: TimeInterval = 600) {
         self.graph = graph
         self.hierarchies = hierarchies
-        self.weights = Dictionary(uniqueKeysWithValues: hierarchies.keys.map { ($0, graph.weights($0)) })
+        let weights = Dictionary(uniqueKeysWithValues: hierarchies.keys.map { ($0, graph.weights($0)) })
+        self.weights = weights
+        self.snapshots = Mutex(
+            hierarchies.mapValues { RoutingSnapshot(metric: $0.metric, hierarchy: $0, weights: weights[$0.metric]!) })
         let index = SegmentIndex(graph: graph)
         self.index = index
         self.traffic = LiveTraffic(graph: graph, index: index, expiry: trafficExpiry)
@@ -43,16 +47,11 @@ public final class RoadMap: Sendable {
 
     public var profile: RoutingProfile.Name { graph.profile }
 
-    /// The lengths of `metric`'s hierarchy edges, for travel matrices; nil when that hierarchy is not loaded.
-    public func lengths(_ metric: RouteMetric) -> HierarchyLengths? {
-        guard let hierarchy = hierarchies[metric] else { return nil }
-        return lengthCache.withLock { cache in
-            if let known = cache[metric] { return known }
-            let lengths = HierarchyLengths(hierarchy: hierarchy, graph: graph)
-            cache[metric] = lengths
-            return lengths
-        }
-    }
+    /// The search data queries should use for `metric` now; nil when that metric is not loaded.
+    public func snapshot(_ metric: RouteMetric) -> RoutingSnapshot? { snapshots.withLock { $0[metric] } }
+
+    /// Swaps in new search data for its metric, whole: running queries finish on the snapshot they took.
+    public func install(_ snapshot: RoutingSnapshot) { snapshots.withLock { $0[snapshot.metric] = snapshot } }
 
     public var memoryBytes: Int { graph.memoryBytes + hierarchies.values.reduce(0) { $0 + $1.memoryBytes } }
 

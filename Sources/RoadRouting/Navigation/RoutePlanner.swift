@@ -48,9 +48,8 @@ public struct RoutePlanner: Sendable {
         guard let end = map.index.nearest(to: request.to, maxDistanceM: maxSnapDistanceM) else {
             throw .notNearRoad(field: "to", point: request.to, limitM: maxSnapDistanceM)
         }
-        guard let hierarchy = map.hierarchies[request.metric], let weights = map.weights[request.metric] else {
-            throw .profileNotLoaded(graph.profile)
-        }
+        guard let snapshot = map.snapshot(request.metric) else { throw .profileNotLoaded(graph.profile) }
+        let weights = snapshot.weights
         let sources = sourcePieces(start, heading: request.headingDeg)
         let targets = targetPieces(end)
         func cost(_ piece: RoutePiece) -> UInt64 { piece.cost(weights) }
@@ -65,7 +64,7 @@ public struct RoutePlanner: Sendable {
         }
         let sourceSeeds = sources.map { SearchSeed(node: graph.arcTarget[$0.arc], cost: cost($0)) }
         let targetSeeds = targets.map { SearchSeed(node: graph.sourceNode(ofArc: $0.arc), cost: cost($0)) }
-        if let path = HierarchyQuery(hierarchy: hierarchy).shortestPath(from: sourceSeeds, to: targetSeeds),
+        if let path = HierarchyQuery(hierarchy: snapshot.hierarchy).shortestPath(from: sourceSeeds, to: targetSeeds),
             path.cost < best?.cost ?? .max
         {
             let first = sources.filter { graph.arcTarget[$0.arc] == path.sourceNode }.min { cost($0) < cost($1) }!

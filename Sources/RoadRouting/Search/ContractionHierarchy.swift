@@ -143,7 +143,7 @@ private struct Contractor {
         for node in order {
             forwardUp[Int(node)] = outEdges[Int(node)]
             backwardUp[Int(node)] = inEdges[Int(node)]
-            _ = contract(node)
+            remove(node)
         }
         let (forwardFirst, forwardEdges) = Self.flatten(forwardUp)
         let (backwardFirst, backwardEdges) = Self.flatten(backwardUp)
@@ -172,18 +172,17 @@ private struct Contractor {
 
     /// Removes `node`, adds the shortcuts it requires, and returns its remaining neighbours.
     mutating func contract(_ node: Int32) -> [Int32] {
+        let neighbours = Set(inEdges[Int(node)].map(\.other) + outEdges[Int(node)].map(\.other))
+        remove(node)
+        return Array(neighbours)
+    }
+
+    /// Adds the shortcuts `node` requires and takes it out of the remaining graph.
+    mutating func remove(_ node: Int32) {
         _ = shortcutsNeeded(node, settleLimit: 500, apply: true)
         contracted[Int(node)] = true
-        var neighbours: [Int32] = []
-        for edge in inEdges[Int(node)] {
-            outEdges[Int(edge.other)].removeAll { $0.other == node }
-            neighbours.append(edge.other)
-        }
-        for edge in outEdges[Int(node)] {
-            inEdges[Int(edge.other)].removeAll { $0.other == node }
-            neighbours.append(edge.other)
-        }
-        return Array(Set(neighbours))
+        for edge in inEdges[Int(node)] { outEdges[Int(edge.other)].removeAll { $0.other == node } }
+        for edge in outEdges[Int(node)] { inEdges[Int(edge.other)].removeAll { $0.other == node } }
     }
 
     /// Counts (and with `apply`, inserts) the shortcuts `u → w` through `node` that no witness path replaces.

@@ -33,7 +33,7 @@ public final class LiveTraffic: Sendable {
     private let minimumMovingSpeed = 1.0
     private let graph: RoadGraph
     private let index: SegmentIndex
-    private let speeds = Mutex<[Int32: Observation]>([:])
+    private let speeds = Mutex<(byArc: [Int32: Observation], revision: Int)>(([:], 0))
 
     public init(graph: RoadGraph, index: SegmentIndex, expiry: TimeInterval = 600) {
         self.graph = graph
@@ -68,17 +68,18 @@ public final class LiveTraffic: Sendable {
     /// The hook for any speed source: one observed speed on one arc.
     public func record(arc: Int, metresPerSecond: Double, observedAt: Date) {
         guard arc >= 0, arc < graph.arcCount, metresPerSecond.isFinite, metresPerSecond >= 0 else { return }
-        speeds.withLock { speeds in
+        speeds.withLock { state in
             let key = Int32(arc)
-            if var known = speeds[key], observedAt.timeIntervalSince(known.observedAt) < expiry {
+            if var known = state.byArc[key], observedAt.timeIntervalSince(known.observedAt) < expiry {
                 guard observedAt >= known.observedAt else { return }
                 known.metresPerSecond = known.metresPerSecond * (1 - smoothing) + metresPerSecond * smoothing
                 known.observedAt = observedAt
                 known.samples += 1
-                speeds[key] = known
+                state.byArc[key] = known
             } else {
-                speeds[key] = Observation(metresPerSecond: metresPerSecond, observedAt: observedAt, samples: 1)
+                state.byArc[key] = Observation(metresPerSecond: metresPerSecond, observedAt: observedAt, samples: 1)
             }
+            state.revision += 1
         }
     }
 
@@ -95,15 +96,23 @@ public final class LiveTraffic: Sendable {
 
     /// Fresh observations for many arcs at once, under one lock.
     public func observations(arcs: [Int], now: Date) -> [Observation?] {
-        speeds.withLock { speeds in
+        speeds.withLock { state in
             arcs.map { arc in
-                guard let known = speeds[Int32(arc)], now.timeIntervalSince(known.observedAt) < expiry else {
+                guard let known = state.byArc[Int32(arc)], now.timeIntervalSince(known.observedAt) < expiry else {
                     return nil
                 }
                 return known
             }
         }
     }
+
+    /// Every fresh speed, by arc, under one lock: what a customisation folds into route choice.
+    public func freshSpeeds(now: Date) -> [Int32: Observation] {
+        speeds.withLock { state in state.byArc.filter { now.timeIntervalSince($0.value.observedAt) < expiry } }
+    }
+
+    /// Grows with every recorded observation: unchanged means no customisation is needed for new data.
+    public var revision: Int { speeds.withLock { $0.revision } }
 
     public static func congestion(liveMetresPerSecond: Double?, freeFlowMetresPerSecond: Double) -> Congestion {
         guard let live = liveMetresPerSecond, freeFlowMetresPerSecond > 0 else { return .unknown }
