@@ -213,6 +213,10 @@ def dispatch_page(server):
                 order_button.click()
                 wait_for("dispatch: an order's timeline opens",
                          lambda: "OrderCreated" in driver.find_element(By.ID, "timeline").text)
+                wait_for("dispatch: the timeline sums up the roads driven, matched from the rider's fixes",
+                         lambda: "matched from" in driver.find_element(By.CSS_SELECTOR, "#timeline .path").text)
+                print(f"     ({driver.find_element(By.CSS_SELECTOR, '#timeline .path').text})", flush=True)
+                driver.save_screenshot(os.path.join(ARTIFACTS, "dispatch-order-path-1280x800.png"))
                 check(not driver.find_element(By.ID, "offer").is_displayed(),
                       "dispatch: an order already on its way cannot be offered again")
                 ready_button = [b for b in driver.find_elements(By.CSS_SELECTOR, "#orders button")

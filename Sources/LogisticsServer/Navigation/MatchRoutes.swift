@@ -1,12 +1,16 @@
 import Foundation
 import Hummingbird
 import LogisticsCore
+import LogisticsStore
 import RoadRouting
 
 /// `POST /api/v1/match`: a GPS trace matched to the roads driven (hidden Markov model, Newson & Krumm), for
-/// dispatchers looking back at a delivery and for tools checking traces.
+/// dispatchers looking back at a delivery and for tools checking traces; and `GET /api/v1/orders/{orderId}/path`,
+/// the same for the fixes stored while riders worked on an order, which the dispatcher's timeline draws.
 struct MatchRoutes {
     let navigator: Navigator
+    let orders: any OrderRepository
+    let locations: any LocationRepository
 
     /// A long shift's trace at one fix every few seconds, and no more: the search per fix is bounded, the fixes are not.
     static let maximumFixes = 5_000
@@ -14,6 +18,7 @@ struct MatchRoutes {
 
     func register(in routes: inout RouteTable) {
         routes.post("/match", bodyLimit: Self.bodyLimit, replay: .rerun, match)
+        routes.get("/orders/{orderId}/path", orderPath)
     }
 
     @Sendable func match(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
@@ -23,6 +28,33 @@ struct MatchRoutes {
         let navigator = self.navigator
         let match = try await OffPool.run { try navigator.match(trace, profile: profile) }
         return try .json(MatchAnswer(match))
+    }
+
+    /// An order with no stored fix yet (not picked up, or a rider without GPS) answers an empty path, not an error.
+    @Sendable func orderPath(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
+        _ = try context.caller(.dispatcher, .admin)
+        let order = try await OrderLookup(orders: orders).visibleOrder(context, allowed: OrderAccess.canView)
+        let trail = try await locations.orderTrail(orderId: order.id, limit: Self.maximumFixes)
+        let fixes = trail.map { MapMatcher.Fix(point: $0.point, recordedAt: $0.recordedAt) }
+        let navigator = self.navigator
+        let match = try await OffPool.run { try navigator.match(fixes, profile: nil) }
+        return try .json(OrderPathAnswer(orderId: order.id.lowercased, fixCount: fixes.count, path: MatchAnswer(match)))
+    }
+}
+
+/// The order's matched path, with how many stored fixes it came from.
+struct OrderPathAnswer: Encodable {
+    var orderId: String
+    var fixCount: Int
+    var path: MatchAnswer
+
+    enum CodingKeys: String, CodingKey { case orderId, fixCount }
+
+    func encode(to encoder: any Encoder) throws {
+        try path.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(orderId, forKey: .orderId)
+        try container.encode(fixCount, forKey: .fixCount)
     }
 }
 

@@ -26,6 +26,14 @@ public protocol LocationRepository: Sendable {
     func lastShowableFix(riderId: UUID) async throws -> TrackedPosition?
     /// The rider's newest usable position and when it was recorded, if any.
     func lastPosition(riderId: UUID) async throws -> (GeoPoint, Date)?
+    /// The fixes kept while riders worked on the order, oldest first; the first `limit` of them.
+    func orderTrail(orderId: UUID, limit: Int) async throws -> [TrailFix]
+}
+
+/// A stored fix as a trace to match: where, how precisely, and when.
+public struct TrailFix: Sendable, Equatable {
+    public var point: GeoPoint
+    public var recordedAt: Date
 }
 
 extension LocationRepository {
@@ -42,6 +50,20 @@ extension LocationRepository {
 }
 
 extension SQLLogisticsRepository: LocationRepository {
+    public func orderTrail(orderId: UUID, limit: Int) async throws -> [TrailFix] {
+        try await database.query(
+            """
+            SELECT lat, lon, accuracy_m, recorded_at FROM rider_locations
+            WHERE order_id = ? ORDER BY recorded_at LIMIT ?
+            """, [.uuid(orderId), .int(Int64(limit))]
+        ).compactMap { row in
+            guard let lat = row.optionalDouble("lat"), let lon = row.optionalDouble("lon") else { return nil }
+            return TrailFix(
+                point: GeoPoint(lat: lat, lon: lon, accuracyM: row.optionalDouble("accuracy_m")),
+                recordedAt: try row.date("recorded_at"))
+        }
+    }
+
     public func lastPosition(riderId: UUID) async throws -> (GeoPoint, Date)? {
         try await database.first(
             "SELECT last_lat, last_lon, last_fix_at FROM riders WHERE id = ? AND last_fix_at IS NOT NULL",

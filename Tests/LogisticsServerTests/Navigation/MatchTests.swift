@@ -123,3 +123,44 @@ struct MatchTests {
         }
     }
 }
+
+@Suite("An order's roads driven", .timeLimit(.minutes(3)))
+struct OrderPathTests {
+    @Test("GET /orders/{id}/path: the fixes stored in transit, matched to the road; empty before any; 404 unknown")
+    func orderPath() async throws {
+        try await TestServer.run(.sqlite, configure: MapFixture.monaco) { server in
+            let (scenario, rider, _) = try await DeliveryScenario.inTransit(server)
+            let dispatcher = scenario.dispatcher
+            let empty = try await server.send(.get, "/api/v1/orders/\(scenario.orderId)/path", token: dispatcher)
+            #expect(empty.status == 200, "\(empty.text)")
+            #expect(empty["fixCount"] as? Int == 0)
+            #expect(empty["geometry"] as? String == "")
+
+            // The test trace, re-stamped one fix a second up to the server's now.
+            let (trace, routeM) = try await MatchTests.trace(server)
+            let now = server.clock.now()
+            let fixes = trace.enumerated().map { index, fix in
+                var fix = fix
+                fix["recordedAt"] = RFC3339.string(from: now.addingTimeInterval(Double(index - trace.count)))
+                fix["speedMps"] = 8
+                return fix
+            }
+            let posted = try await server.send(.post, "/api/v1/rider/locations", token: rider, json: ["fixes": fixes])
+            #expect(posted.status == 202, "\(posted.text)")
+
+            let path = try await server.send(.get, "/api/v1/orders/\(scenario.orderId)/path", token: dispatcher)
+            #expect(path.status == 200, "\(path.text)")
+            #expect(path["orderId"] as? String == scenario.orderId)
+            let stored = try #require(path["fixCount"] as? Int)
+            #expect(stored > fixes.count / 2 && stored <= fixes.count)
+            let points = try #require(Polyline.decode(path["geometry"] as? String ?? ""))
+            let length = zip(points, points.dropFirst()).reduce(0) { $0 + $1.0.distanceM(to: $1.1) }
+            #expect(abs(length - routeM) < routeM * 0.15, "matched \(length) m of a \(routeM) m route")
+            #expect((path["points"] as? [Any])?.count == stored)
+
+            let unknown = try await server.send(.get, "/api/v1/orders/\(UUID().lowercased)/path", token: dispatcher)
+            #expect(unknown.status == 404)
+            #expect(unknown.code == "NOT_FOUND")
+        }
+    }
+}

@@ -380,3 +380,30 @@ export class TileMap {
     g.stroke();
   }
 }
+
+// An encoded polyline (precision 6, as the API sends) to [{lat, lon}].
+export function decodePolyline(text, precision = 6) {
+  const factor = 10 ** precision;
+  const points = [];
+  let index = 0;
+  let lat = 0;
+  let lon = 0;
+  const next = () => {
+    let result = 0;
+    let shift = 0;
+    let byte;
+    do {
+      if (index >= text.length) throw new Error('truncated polyline');
+      byte = text.charCodeAt(index++) - 63;
+      result |= (byte & 0x1f) << shift;
+      shift += 5;
+    } while (byte >= 0x20);
+    return result & 1 ? ~(result >> 1) : result >> 1;
+  };
+  while (index < text.length) {
+    lat += next();
+    lon += next();
+    points.push({ lat: lat / factor, lon: lon / factor });
+  }
+  return points;
+}

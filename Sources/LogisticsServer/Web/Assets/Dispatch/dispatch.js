@@ -1,7 +1,8 @@
 // The dispatcher's live map: the fleet from GET /api/v1/riders, every rider's fixes and every order event from
-// WS /api/v1/dispatch/stream, the open orders, an order's timeline, and offering or cancelling it. The token comes
+// WS /api/v1/dispatch/stream, the open orders, an order's timeline and the roads driven for it, and offering or
+// cancelling it. The token comes
 // from the sign-in box or the URL fragment (#token=…, never sent to the server) and is kept in sessionStorage only.
-import { TileMap } from './map.js';
+import { TileMap, decodePolyline } from './map.js';
 
 const $ = (id) => document.getElementById(id);
 const riders = new Map();
@@ -185,6 +186,31 @@ async function showOrder(order) {
     item.textContent = `${new Date(event.occurredAt).toLocaleTimeString()} ${event.type}${event.status ? ' ' + event.status : ''}`;
     timeline.append(item);
   }
+  await showPath(order);
+}
+
+// The fixes stored for the order, matched to the roads (GET …/path), drawn on the map and summed up in the timeline.
+async function showPath(order) {
+  const item = document.createElement('li');
+  item.className = 'path';
+  $('timeline').append(item);
+  let path;
+  try {
+    path = await api('GET', `/api/v1/orders/${order.orderId}/path`);
+  } catch (error) {
+    item.textContent = `Roads driven: ${error.message}`;
+    return;
+  }
+  if (selected !== order) return;
+  const points = decodePolyline(path.geometry || '');
+  map.setRoute(points);
+  if (points.length > 1) map.fit(points);
+  const metres = path.stretches.reduce((sum, stretch) => sum + stretch.distanceM, 0);
+  const unmatched = path.unmatched.reduce((sum, run) => sum + run.fixCount, 0);
+  item.textContent = path.fixCount === 0
+    ? 'Roads driven: no fixes stored yet'
+    : `Roads driven: ${(metres / 1000).toFixed(1)} km matched from ${path.fixCount} fixes`
+      + (unmatched ? ` (${unmatched} off the roads)` : '');
 }
 
 function connect() {

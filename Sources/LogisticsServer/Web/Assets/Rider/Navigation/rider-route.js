@@ -3,6 +3,10 @@
 // fixes in a row off the route) asks for a new route, and "Searching for GPS signal" follows a silence.
 // No DOM here: rider-nav.js shows what this decides.
 
+import { decodePolyline } from './map.js';
+
+export { decodePolyline };
+
 const EARTH_RADIUS_M = 6371008.8;
 // An announcement whose spot is farther behind than this is skipped rather than spoken late.
 const STALE_ANNOUNCEMENT_M = 60;
@@ -27,32 +31,6 @@ export function bearingDeg(a, b) {
   return ((Math.atan2(y, x) * 180) / Math.PI + 360) % 360;
 }
 
-// An encoded polyline (precision 6, as the API sends) to [{lat, lon}].
-export function decodePolyline(text, precision = 6) {
-  const factor = 10 ** precision;
-  const points = [];
-  let index = 0;
-  let lat = 0;
-  let lon = 0;
-  const next = () => {
-    let result = 0;
-    let shift = 0;
-    let byte;
-    do {
-      if (index >= text.length) throw new Error('truncated polyline');
-      byte = text.charCodeAt(index++) - 63;
-      result |= (byte & 0x1f) << shift;
-      shift += 5;
-    } while (byte >= 0x20);
-    return result & 1 ? ~(result >> 1) : result >> 1;
-  };
-  while (index < text.length) {
-    lat += next();
-    lon += next();
-    points.push({ lat: lat / factor, lon: lon / factor });
-  }
-  return points;
-}
 
 // A route's geometry with the distance from its start to each point.
 export class RouteLine {
