@@ -19,6 +19,7 @@ from selenium.webdriver.common.by import By
 # The harness is shared with the rider app's test; SECRET and the rest stay reachable here for the benchmarks.
 from browser_support import (ARTIFACTS, BINARY, HOME, ROOT, SECRET, STORE, Server, browser, canvas_ink,  # noqa: F401
                              check, check_contrast, failures, now, requested_urls, wait_for)
+from rider_app.geometry import decode_polyline, resample  # noqa: E402
 
 
 def ready(server, customer_name, phone, ref=None, rider_name=None):
@@ -57,6 +58,19 @@ def ready_order(server):
     _, order_id, rider_id, rider, _ = ready(server, "Jon Berg", "+377 93 15 00 02", ref="READY-1")
     fix(server, rider, 43.7390, 7.4270)
     return order_id, rider_id, rider
+
+
+def drive(server, rider, dispatcher):
+    """The rider's fixes along the road from the store to the customer, one every 25 m, 3 s apart, ending now."""
+    route = server.call("GET", f"/api/v1/routes?from={STORE['lat']},{STORE['lon']}&to={HOME['lat']},{HOME['lon']}",
+                        dispatcher)
+    points = resample(decode_polyline(route["geometry"]), 25)
+    start = time.time() - 3 * len(points)
+    fixes = [{"lat": lat, "lon": lon, "accuracyM": 8, "speedMps": 8,
+              "recordedAt": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(start + 3 * index)) + "Z"}
+             for index, (lat, lon) in enumerate(points)]
+    server.call("POST", "/api/v1/rider/locations", rider, {"fixes": fixes})
+    return len(fixes)
 
 
 def fix(server, rider, lat, lon):
@@ -208,6 +222,7 @@ def dispatch_page(server):
                 wait_for("dispatch: the status change is in the event feed within 2 s",
                          lambda: "ARRIVED_AT_DESTINATION" in driver.find_element(By.ID, "feed").text, timeout=2)
                 print(f"     (event shown {time.time() - changed:.2f} s after the change)", flush=True)
+                drive(server, rider, dispatcher)
                 order_button = [b for b in driver.find_elements(By.CSS_SELECTOR, "#orders button")
                                 if "READY-1" not in b.text][0]
                 order_button.click()
@@ -215,7 +230,19 @@ def dispatch_page(server):
                          lambda: "OrderCreated" in driver.find_element(By.ID, "timeline").text)
                 wait_for("dispatch: the timeline sums up the roads driven, matched from the rider's fixes",
                          lambda: "matched from" in driver.find_element(By.CSS_SELECTOR, "#timeline .path").text)
-                print(f"     ({driver.find_element(By.CSS_SELECTOR, '#timeline .path').text})", flush=True)
+                summary = driver.find_element(By.CSS_SELECTOR, "#timeline .path").text
+                print(f"     ({summary})", flush=True)
+                check(not summary.startswith("Roads driven: 0.0 km"), "dispatch: the drive from the store is matched")
+                blue = driver.execute_script("""
+                    const data = document.getElementById('map').getContext('2d')
+                        .getImageData(0, 0, document.getElementById('map').width,
+                                      document.getElementById('map').height).data;
+                    let count = 0;  // the path's colour, #1a73e8 (traffic unknown)
+                    for (let i = 0; i < data.length; i += 4) {
+                        if (Math.abs(data[i] - 26) + Math.abs(data[i + 1] - 115) + Math.abs(data[i + 2] - 232) < 30) count++;
+                    }
+                    return count;""")
+                check(blue > 200, f"dispatch: the path is drawn on the map ({blue} pixels of its colour)")
                 driver.save_screenshot(os.path.join(ARTIFACTS, "dispatch-order-path-1280x800.png"))
                 check(not driver.find_element(By.ID, "offer").is_displayed(),
                       "dispatch: an order already on its way cannot be offered again")

@@ -51,7 +51,8 @@ export class TileMap {
   }
 
   // A route drawn under the markers in the colours of its traffic: points [{lat, lon}], congestion one entry per
-  // segment (LOW, MODERATE, HEAVY, SEVERE, UNKNOWN); `passed` (a segment index) greys out what lies behind.
+  // segment (LOW, MODERATE, HEAVY, SEVERE, UNKNOWN, or GAP for a segment left out, between two pieces of a path);
+  // `passed` (a segment index) greys out what lies behind.
   setRoute(points, congestion = [], passed = -1) {
     this.route = points && points.length > 1 ? { points, congestion, passed, z: null, xy: null } : null;
     this.draw();
@@ -324,23 +325,28 @@ export class TileMap {
     g.lineJoin = 'round';
     g.strokeStyle = '#ffffff';
     g.lineWidth = 10;
+    const gap = (i) => route.congestion[i] === 'GAP';
     g.beginPath();
     g.moveTo(...at(0));
-    for (let i = 1; i < xy.length; i++) g.lineTo(...at(i));
+    for (let i = 1; i < xy.length; i++) {
+      if (gap(i - 1)) g.moveTo(...at(i));
+      else g.lineTo(...at(i));
+    }
     g.stroke();
     // One path per run of segments of one colour.
     g.lineWidth = 6;
     let i = 0;
     while (i < xy.length - 1) {
       const runColour = colour(i);
+      const skipped = gap(i);
       g.strokeStyle = runColour;
       g.beginPath();
       g.moveTo(...at(i));
-      while (i < xy.length - 1 && colour(i) === runColour) {
+      while (i < xy.length - 1 && colour(i) === runColour && gap(i) === skipped) {
         i++;
         g.lineTo(...at(i));
       }
-      g.stroke();
+      if (!skipped) g.stroke();
     }
   }
 

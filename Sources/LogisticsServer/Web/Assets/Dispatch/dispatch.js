@@ -202,8 +202,18 @@ async function showPath(order) {
     return;
   }
   if (selected !== order) return;
-  const points = decodePolyline(path.geometry || '');
-  map.setRoute(points);
+  // Stretch by stretch: where no road joins two fixes (a jump, GPS lost), nothing is drawn between them.
+  const points = [];
+  const congestion = [];
+  for (const stretch of path.stretches) {
+    const piece = decodePolyline(stretch.geometry);
+    if (points.length && piece.length) congestion.push('GAP');
+    piece.forEach((point, index) => {
+      if (index > 0) congestion.push('UNKNOWN');
+      points.push(point);
+    });
+  }
+  map.setRoute(points, congestion);
   if (points.length > 1) map.fit(points);
   const metres = path.stretches.reduce((sum, stretch) => sum + stretch.distanceM, 0);
   const unmatched = path.unmatched.reduce((sum, run) => sum + run.fixCount, 0);
