@@ -34,9 +34,12 @@ struct TrackingSweeper: Service {
     var interval: Duration = .seconds(1)
 
     func run() async throws {
-        while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            hub.sweep(now: clock.now())
-            try? await Task.sleep(for: interval)
+        // The second's sleep ends when shutdown begins: every server stop waited for it.
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                hub.sweep(now: clock.now())
+                do { try await Task.sleep(for: interval) } catch { return }
+            }
         }
     }
 }
