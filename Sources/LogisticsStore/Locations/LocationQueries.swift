@@ -27,13 +27,7 @@ public protocol LocationRepository: Sendable {
     /// The rider's newest usable position and when it was recorded, if any.
     func lastPosition(riderId: UUID) async throws -> (GeoPoint, Date)?
     /// The fixes kept while riders worked on the order, oldest first; the first `limit` of them.
-    func orderTrail(orderId: UUID, limit: Int) async throws -> [TrailFix]
-}
-
-/// A stored fix as a trace to match: where, how precisely, and when.
-public struct TrailFix: Sendable, Equatable {
-    public var point: GeoPoint
-    public var recordedAt: Date
+    func orderTrail(orderId: UUID, limit: Int) async throws -> [LocationFix]
 }
 
 extension LocationRepository {
@@ -50,17 +44,18 @@ extension LocationRepository {
 }
 
 extension SQLLogisticsRepository: LocationRepository {
-    public func orderTrail(orderId: UUID, limit: Int) async throws -> [TrailFix] {
+    public func orderTrail(orderId: UUID, limit: Int) async throws -> [LocationFix] {
         try await database.query(
             """
-            SELECT lat, lon, accuracy_m, recorded_at FROM rider_locations
+            SELECT lat, lon, accuracy_m, speed_mps, heading_deg, recorded_at FROM rider_locations
             WHERE order_id = ? ORDER BY recorded_at LIMIT ?
             """, [.uuid(orderId), .int(Int64(limit))]
         ).compactMap { row in
             guard let lat = row.optionalDouble("lat"), let lon = row.optionalDouble("lon") else { return nil }
-            return TrailFix(
-                point: GeoPoint(lat: lat, lon: lon, accuracyM: row.optionalDouble("accuracy_m")),
-                recordedAt: try row.date("recorded_at"))
+            return LocationFix(
+                lat: lat, lon: lon, accuracyM: row.optionalDouble("accuracy_m"),
+                speedMps: row.optionalDouble("speed_mps"),
+                headingDeg: row.optionalDouble("heading_deg"), recordedAt: try row.date("recorded_at"))
         }
     }
 

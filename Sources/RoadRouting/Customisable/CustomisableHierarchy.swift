@@ -6,7 +6,6 @@
 /// `ContractionHierarchy` that the ordinary queries, matrices and path unpacking use unchanged.
 public struct CustomisableHierarchy: Sendable {
     public let nodeOfRank: [Int32]
-    public let rankOfNode: [Int32]
     /// Edges `{x, y}` with rank x < y, in rows by x: `first[x] ..< first[x + 1]`, `upper[e]` = y, ascending.
     /// Chordality guarantees that two higher neighbours of a node are neighbours themselves.
     let first: [Int32]
@@ -18,7 +17,7 @@ public struct CustomisableHierarchy: Sendable {
     public var edgeCount: Int { upper.count }
 
     /// Bytes of the structure; a customisation adds two weights and two unpacking entries per edge while it runs.
-    public var memoryBytes: Int { (nodeOfRank.count * 2 + first.count + upper.count + arcSlot.count) * 4 }
+    public var memoryBytes: Int { (nodeOfRank.count + first.count + upper.count + arcSlot.count) * 4 }
 
     /// The triangles a customisation relaxes: its cost, whatever the weights.
     public var triangleCount: Int {
@@ -74,7 +73,6 @@ public struct CustomisableHierarchy: Sendable {
             }
         }
         self.nodeOfRank = nodeOfRank
-        self.rankOfNode = ranks
         self.first = first
         self.upper = upper
         self.arcSlot = arcSlot

@@ -9,19 +9,19 @@ public enum HierarchyOrder {
         for edge in hierarchy.backwardEdges { pending[Int(edge.other)] += 1 }
         var queue = (0..<Int32(count)).filter { pending[Int($0)] == 0 }
         queue.reserveCapacity(count)
+        func release(_ node: Int, first: [Int32], edges: [ContractionHierarchy.Edge]) {
+            for index in Int(first[node])..<Int(first[node + 1]) {
+                let other = Int(edges[index].other)
+                pending[other] -= 1
+                if pending[other] == 0 { queue.append(Int32(other)) }
+            }
+        }
         var head = 0
         while head < queue.count {
             let node = Int(queue[head])
             head += 1
-            for rows in [
-                (hierarchy.forwardFirst, hierarchy.forwardEdges), (hierarchy.backwardFirst, hierarchy.backwardEdges),
-            ] {
-                for index in Int(rows.0[node])..<Int(rows.0[node + 1]) {
-                    let other = Int(rows.1[index].other)
-                    pending[other] -= 1
-                    if pending[other] == 0 { queue.append(Int32(other)) }
-                }
-            }
+            release(node, first: hierarchy.forwardFirst, edges: hierarchy.forwardEdges)
+            release(node, first: hierarchy.backwardFirst, edges: hierarchy.backwardEdges)
         }
         var ranks = [Int32](repeating: 0, count: count)
         for (rank, node) in queue.enumerated() { ranks[Int(node)] = Int32(rank) }

@@ -43,7 +43,6 @@ public final class TrafficCustomiser: Sendable {
     }
 
     /// The fastest-route weight of every arc now: from a fresh live speed where there is one, else free flow.
-    /// Durations follow the route narrator's, so the route chosen and the ETA given agree.
     public func weights(now: Date) -> (weights: [UInt32], liveArcs: Int, firstExpiry: Date?) {
         let graph = map.graph
         let live = map.traffic.freshSpeeds(now: now)
@@ -52,8 +51,7 @@ public final class TrafficCustomiser: Sendable {
         guard !live.isEmpty else { return (weights, 0, nil) }
         for arc in 0..<graph.arcCount {
             guard let observation = live[canonical[arc]] else { continue }
-            let seconds = Double(graph.arcDistanceM[arc]) / max(1, observation.metresPerSecond)
-            weights[arc] = UInt32(max(1, min(Double(UInt32.max / 4), (seconds * 1000).rounded())))
+            weights[arc] = RoadGraph.timeWeight(seconds: observation.seconds(over: Double(graph.arcDistanceM[arc])))
             liveArcs += 1
         }
         let oldest = live.values.map(\.observedAt).min()
@@ -69,7 +67,7 @@ public final class TrafficCustomiser: Sendable {
             structure?.customise(weights: weights, metric: .time)
             ?? ContractionHierarchy.build(graph: map.graph, weights: weights, ranks: ranks, metric: .time)
         let snapshot = RoutingSnapshot(
-            metric: .time, hierarchy: hierarchy, weights: weights, customisedAt: now, liveArcs: liveArcs)
+            metric: .time, hierarchy: hierarchy, weights: weights, liveArcs: liveArcs)
         map.install(snapshot)
         installed.withLock { $0 = (revision, firstExpiry) }
         return snapshot

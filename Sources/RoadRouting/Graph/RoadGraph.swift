@@ -57,9 +57,15 @@ public struct RoadGraph: Sendable {
     /// Integer arc weights for a search: milliseconds for the fastest route, centimetres for the shortest.
     public func weights(_ metric: RouteMetric) -> [UInt32] {
         switch metric {
-        case .time: arcDurationS.map { UInt32(max(1, ($0 * 1000).rounded())) }
+        case .time: arcDurationS.map { Self.timeWeight(seconds: Double($0)) }
         case .distance: arcDistanceM.map { UInt32(max(1, ($0 * 100).rounded())) }
         }
+    }
+
+    /// A duration as a fastest-route weight: whole milliseconds, at least 1, and small enough that a path of many
+    /// such weights cannot overflow a search's sums.
+    public static func timeWeight(seconds: Double) -> UInt32 {
+        UInt32(max(1, min(Double(UInt32.max / 4), (seconds * 1000).rounded())))
     }
 
     /// Approximate bytes held by the arrays.

@@ -64,7 +64,7 @@ struct RouteNarrator {
             let freeFlowDuration = Double(graph.arcDurationS[arc]) * share
             let freeFlowSpeed = Double(graph.arcDistanceM[arc]) / max(0.001, Double(graph.arcDurationS[arc]))
             let observation = observations[offset]
-            let duration = observation.map { distance / max(1, $0.metresPerSecond) } ?? freeFlowDuration
+            let duration = observation?.seconds(over: distance) ?? freeFlowDuration
             let way = Int(graph.arcWay[arc])
             return Leg(
                 start: a.interpolated(to: b, piece.from), end: a.interpolated(to: b, piece.to),

@@ -8,21 +8,15 @@ public final class RoutingSnapshot: Sendable {
     public let hierarchy: ContractionHierarchy
     /// The integer weights of every arc, to cost partial segments the way the hierarchy does.
     public let weights: [UInt32]
-    /// When live speeds were folded in; nil for the profile's free-flow speeds.
-    public let customisedAt: Date?
     /// Arcs whose weight came from a live speed.
     public let liveArcs: Int
     /// Edge lengths for travel matrices, worked out on the first matrix (most servers never ask for one).
     private let lengthCache = Mutex<HierarchyLengths?>(nil)
 
-    public init(
-        metric: RouteMetric, hierarchy: ContractionHierarchy, weights: [UInt32], customisedAt: Date? = nil,
-        liveArcs: Int = 0
-    ) {
+    public init(metric: RouteMetric, hierarchy: ContractionHierarchy, weights: [UInt32], liveArcs: Int = 0) {
         self.metric = metric
         self.hierarchy = hierarchy
         self.weights = weights
-        self.customisedAt = customisedAt
         self.liveArcs = liveArcs
     }
 

@@ -128,11 +128,7 @@ private struct Contractor {
             if done % step == 0 { progress(Double(done) / Double(nodeCount)) }
         }
         progress(1)
-        let (forwardFirst, forwardEdges) = Self.flatten(forwardUp)
-        let (backwardFirst, backwardEdges) = Self.flatten(backwardUp)
-        return ContractionHierarchy(
-            metric: metric, forwardFirst: forwardFirst, forwardEdges: forwardEdges, backwardFirst: backwardFirst,
-            backwardEdges: backwardEdges)
+        return Self.hierarchy(forwardUp: forwardUp, backwardUp: backwardUp, metric: metric)
     }
 
     mutating func run(ranks: [Int32], metric: RouteMetric) -> ContractionHierarchy {
@@ -145,8 +141,13 @@ private struct Contractor {
             backwardUp[Int(node)] = inEdges[Int(node)]
             remove(node)
         }
-        let (forwardFirst, forwardEdges) = Self.flatten(forwardUp)
-        let (backwardFirst, backwardEdges) = Self.flatten(backwardUp)
+        return Self.hierarchy(forwardUp: forwardUp, backwardUp: backwardUp, metric: metric)
+    }
+
+    /// Each node's upward edges, as kept when it was contracted, in compressed rows.
+    static func hierarchy(forwardUp: [[Edge]], backwardUp: [[Edge]], metric: RouteMetric) -> ContractionHierarchy {
+        let (forwardFirst, forwardEdges) = flatten(forwardUp)
+        let (backwardFirst, backwardEdges) = flatten(backwardUp)
         return ContractionHierarchy(
             metric: metric, forwardFirst: forwardFirst, forwardEdges: forwardEdges, backwardFirst: backwardFirst,
             backwardEdges: backwardEdges)

@@ -13,6 +13,10 @@ public final class LiveTraffic: Sendable {
         public var metresPerSecond: Double
         public var observedAt: Date
         public var samples: Int
+
+        /// Time to drive `metres` at this speed; a crawl counts as 1 m/s, so a parked rider never makes a road
+        /// endless. The ETA and the customised route weights both use it, so the route chosen and its ETA agree.
+        public func seconds(over metres: Double) -> Double { metres / max(1, metresPerSecond) }
     }
 
     /// How congested a segment is: the live speed as a share of its free-flow speed.

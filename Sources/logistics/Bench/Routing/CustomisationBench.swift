@@ -81,13 +81,9 @@ struct CustomisationBench: AsyncParsableCommand {
                 Double(snapshot!.hierarchy.memoryBytes) / 1_048_576, Double(graph.arcCount * 4) / 1_048_576,
                 Double(customiser.structureBytes) / 1_048_576))
 
-        let nodes = graph.routableNodes
-        var random = SeededGenerator(state: 7)
-        let queries = (0..<pairs).map { _ in
-            (nodes.randomElement(using: &random)!, nodes.randomElement(using: &random)!)
-        }
-        let staticRun = Self.query(prepared, queries)
-        let trafficRun = Self.query(snapshot!.hierarchy, queries)
+        let queries = RoutingBench.randomPairs(graph, count: pairs)
+        let staticRun = RoutingBench.timeQueries(prepared, queries)
+        let trafficRun = RoutingBench.timeQueries(snapshot!.hierarchy, queries)
         Console.line(
             "  static hierarchy, free flow over \(queries.count) pairs: \(RoutingBench.summary(staticRun.latencies))")
         Console.line(
@@ -102,7 +98,7 @@ struct CustomisationBench: AsyncParsableCommand {
         if dissection && graph.nodeCount <= 90_000 {
             let (structure, seconds) = Self.timed { CustomisableHierarchy.build(graph: graph) }
             let hierarchy = structure.customise(weights: snapshot!.weights, metric: .time)
-            let run = Self.query(hierarchy, queries)
+            let run = RoutingBench.timeQueries(hierarchy, queries)
             let median = LatencyRecorder.percentile(run.latencies.sorted(), 0.5)
             Console.line(
                 String(
@@ -133,22 +129,6 @@ struct CustomisationBench: AsyncParsableCommand {
             jammed += 1
         }
         return jammed
-    }
-
-    static func query(_ hierarchy: ContractionHierarchy, _ queries: [(Int32, Int32)]) -> (
-        latencies: [Double], costs: [UInt64?]
-    ) {
-        let query = HierarchyQuery(hierarchy: hierarchy)
-        var latencies: [Double] = []
-        var costs: [UInt64?] = []
-        for (source, target) in queries {
-            let start = DispatchTime.now().uptimeNanoseconds
-            let path = query.shortestPath(
-                from: [SearchSeed(node: source, cost: 0)], to: [SearchSeed(node: target, cost: 0)])
-            latencies.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
-            costs.append(path?.cost)
-        }
-        return (latencies, costs)
     }
 
     static func timed<T>(_ work: () -> T) -> (T, Double) {

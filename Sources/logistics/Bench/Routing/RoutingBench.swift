@@ -135,22 +135,9 @@ struct RoutingBench: AsyncParsableCommand {
 
     /// CH and Dijkstra on the same random pairs; also checks they agree.
     private func compare(_ roadMap: RoadMap, pairs: Int, dijkstraPairs: Int, metrics: [RouteMetric] = [.time]) {
-        let nodes = roadMap.graph.routableNodes
-        var random = SeededGenerator(state: 7)
-        let queries = (0..<pairs).map { _ in
-            (nodes.randomElement(using: &random)!, nodes.randomElement(using: &random)!)
-        }
+        let queries = Self.randomPairs(roadMap.graph, count: pairs)
         for metric in metrics {
-            let query = HierarchyQuery(hierarchy: roadMap.hierarchies[metric]!)
-            var chLatencies: [Double] = []
-            var chCosts: [UInt64?] = []
-            for (source, target) in queries {
-                let start = DispatchTime.now().uptimeNanoseconds
-                let path = query.shortestPath(
-                    from: [SearchSeed(node: source, cost: 0)], to: [SearchSeed(node: target, cost: 0)])
-                chLatencies.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
-                chCosts.append(path?.cost)
-            }
+            let (chLatencies, chCosts) = Self.timeQueries(roadMap.hierarchies[metric]!, queries)
             let dijkstra = DijkstraSearch(graph: roadMap.graph, metric: metric)
             var dijkstraLatencies: [Double] = []
             var disagreements = 0
@@ -173,6 +160,30 @@ struct RoutingBench: AsyncParsableCommand {
                     dijkstraMedian / max(chMedian, 1e-6),
                     disagreements, dijkstraLatencies.count))
         }
+    }
+
+    /// The same seeded pairs of routable nodes on every run, so runs compare.
+    static func randomPairs(_ graph: RoadGraph, count: Int) -> [(Int32, Int32)] {
+        let nodes = graph.routableNodes
+        var random = SeededGenerator(state: 7)
+        return (0..<count).map { _ in (nodes.randomElement(using: &random)!, nodes.randomElement(using: &random)!) }
+    }
+
+    /// One hierarchy query per pair, each timed in milliseconds, with the cost it found.
+    static func timeQueries(_ hierarchy: ContractionHierarchy, _ queries: [(Int32, Int32)]) -> (
+        latencies: [Double], costs: [UInt64?]
+    ) {
+        let query = HierarchyQuery(hierarchy: hierarchy)
+        var latencies: [Double] = []
+        var costs: [UInt64?] = []
+        for (source, target) in queries {
+            let start = DispatchTime.now().uptimeNanoseconds
+            let path = query.shortestPath(
+                from: [SearchSeed(node: source, cost: 0)], to: [SearchSeed(node: target, cost: 0)])
+            latencies.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+            costs.append(path?.cost)
+        }
+        return (latencies, costs)
     }
 
     static func summary(_ milliseconds: [Double]) -> String {
