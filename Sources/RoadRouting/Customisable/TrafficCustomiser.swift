@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
 
-/// Puts live speeds into route choice: turns the fresh observations of a map's `LiveTraffic` into arc weights,
+/// Puts live and learned speeds into route choice: turns the fresh observations of a map's `LiveTraffic` and the
+/// speeds its `LearnedSpeeds` hold for this time of the week into arc weights,
 /// customises a hierarchy for them in the prepared hierarchy's contraction order, and swaps it in for the fastest
 /// routes (travel matrices included) in one step.
 ///
@@ -22,8 +23,22 @@ public final class TrafficCustomiser: Sendable {
     private let ranks: [Int32]
     /// Per arc: the arc on the original node whose live speed it shares (restriction copies repeat arcs).
     private let canonical: [Int32]
-    /// The traffic revision the installed snapshot was customised from, and when its first live speed expires.
-    private let installed = Mutex<(revision: Int, firstExpiry: Date?)>((0, nil))
+    /// What the installed snapshot was customised from, and when its first live speed expires.
+    private struct Installed {
+        var live = 0
+        var learned = 0
+        var slot: WeekSlot?
+        var firstExpiry: Date?
+    }
+    private let installed = Mutex(Installed())
+
+    private struct Departure {
+        var snapshot: RoutingSnapshot
+        var revision: Int
+        var madeAt: Date
+    }
+    /// Departure search data by slot; at most 16 are kept.
+    private let departures = Mutex<[WeekSlot: Departure]>([:])
 
     /// The customisable structure's size, for the triangle method.
     public var structureEdges: Int? { structure?.edgeCount }
@@ -42,43 +57,89 @@ public final class TrafficCustomiser: Sendable {
         canonical = (0..<map.graph.arcCount).map { Int32(map.canonicalArc($0)) }
     }
 
-    /// The fastest-route weight of every arc now: from a fresh live speed where there is one, else free flow.
+    /// The fastest-route weight of every arc now: a fresh live speed beats the speed learned for this time of the
+    /// week, which beats free flow.
     public func weights(now: Date) -> (weights: [UInt32], liveArcs: Int, firstExpiry: Date?) {
-        let graph = map.graph
         let live = map.traffic.freshSpeeds(now: now)
-        var weights = map.weights[.time] ?? graph.weights(.time)
+        let learned = map.learned.speeds(slot: map.learned.slot(of: now), arcs: canonical)
+        var weights = map.weights[.time] ?? map.graph.weights(.time)
         var liveArcs = 0
-        guard !live.isEmpty else { return (weights, 0, nil) }
-        for arc in 0..<graph.arcCount {
-            guard let observation = live[canonical[arc]] else { continue }
-            weights[arc] = RoadGraph.timeWeight(seconds: observation.seconds(over: Double(graph.arcDistanceM[arc])))
-            liveArcs += 1
+        for arc in 0..<map.graph.arcCount {
+            let metres = Double(map.graph.arcDistanceM[arc])
+            if let observation = live[canonical[arc]] {
+                weights[arc] = RoadGraph.timeWeight(seconds: observation.seconds(over: metres))
+                liveArcs += 1
+            } else if let speed = learned[arc] {
+                weights[arc] = RoadGraph.timeWeight(seconds: metres / speed)
+            }
         }
         let oldest = live.values.map(\.observedAt).min()
         return (weights, liveArcs, oldest?.addingTimeInterval(map.traffic.expiry))
     }
 
+    /// The weights of a departure later than live speeds reach: learned speeds for its slot, else free flow.
+    func weights(slot: WeekSlot) -> [UInt32] {
+        let learned = map.learned.speeds(slot: slot, arcs: canonical)
+        var weights = map.weights[.time] ?? map.graph.weights(.time)
+        for arc in 0..<map.graph.arcCount {
+            guard let speed = learned[arc] else { continue }
+            weights[arc] = RoadGraph.timeWeight(seconds: Double(map.graph.arcDistanceM[arc]) / speed)
+        }
+        return weights
+    }
+
     /// Customises for the speeds known `now` and installs the result; returns it.
     @discardableResult
     public func customise(now: Date) -> RoutingSnapshot {
-        let revision = map.traffic.revision
+        let revisions = (map.traffic.revision, map.learned.revision)
+        let slot = map.learned.slot(of: now)
         let (weights, liveArcs, firstExpiry) = self.weights(now: now)
-        let hierarchy =
-            structure?.customise(weights: weights, metric: .time)
-            ?? ContractionHierarchy.build(graph: map.graph, weights: weights, ranks: ranks, metric: .time)
         let snapshot = RoutingSnapshot(
-            metric: .time, hierarchy: hierarchy, weights: weights, liveArcs: liveArcs)
+            metric: .time, hierarchy: hierarchy(weights), weights: weights, liveArcs: liveArcs)
         map.install(snapshot)
-        installed.withLock { $0 = (revision, firstExpiry) }
+        installed.withLock {
+            $0 = Installed(live: revisions.0, learned: revisions.1, slot: slot, firstExpiry: firstExpiry)
+        }
         return snapshot
     }
 
-    /// Customises only when something changed since the last time: new observations, or a live speed in use that
-    /// has expired. Nil when nothing needed doing.
+    /// Customises only when something changed since the last time: new observations, a live speed in use that has
+    /// expired, or a new quarter hour of learned speeds. Nil when nothing needed doing.
     public func customiseIfChanged(now: Date) -> RoutingSnapshot? {
         let last = installed.withLock { $0 }
         let expired = last.firstExpiry.map { now >= $0 } ?? false
-        guard map.traffic.revision != last.revision || expired else { return nil }
+        let changed =
+            map.traffic.revision != last.live || map.learned.revision != last.learned
+            || map.learned.slot(of: now) != last.slot
+        guard changed || expired else { return nil }
         return customise(now: now)
+    }
+
+    /// Search data for a departure at `date`, past the reach of live speeds: customised for the learned speeds of
+    /// its quarter hour, and kept for a minute per slot. Nil where customising per request would be too slow (the
+    /// re-contraction method): such departures are routed on the current weights and only timed by slot.
+    public func departureSnapshot(at date: Date, now: Date) -> RoutingSnapshot? {
+        guard structure != nil else { return nil }
+        let slot = map.learned.slot(of: date)
+        let revision = map.learned.revision
+        if let kept = departures.withLock({ $0[slot] }),
+            kept.revision == revision || now.timeIntervalSince(kept.madeAt) < 60
+        {
+            return kept.snapshot
+        }
+        let weights = self.weights(slot: slot)
+        let snapshot = RoutingSnapshot(metric: .time, hierarchy: hierarchy(weights), weights: weights)
+        departures.withLock { kept in
+            if kept.count >= 16, let oldest = kept.min(by: { $0.value.madeAt < $1.value.madeAt }) {
+                kept[oldest.key] = nil
+            }
+            kept[slot] = Departure(snapshot: snapshot, revision: revision, madeAt: now)
+        }
+        return snapshot
+    }
+
+    private func hierarchy(_ weights: [UInt32]) -> ContractionHierarchy {
+        structure?.customise(weights: weights, metric: .time)
+            ?? ContractionHierarchy.build(graph: map.graph, weights: weights, ranks: ranks, metric: .time)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LogisticsCore
 import Synchronization
 
 /// Everything needed to answer route queries on one map and profile: the graph, a contraction hierarchy per
@@ -12,6 +13,10 @@ public final class RoadMap: Sendable {
     public let weights: [RouteMetric: [UInt32]]
     public let index: SegmentIndex
     public let traffic: LiveTraffic
+    /// Speeds per segment and quarter hour of the week, learned from the fleet.
+    public let learned: LearnedSpeeds
+    /// Segments by the OSM nodes at their ends, as speed feeds and stored learned speeds name them.
+    public let segments: OSMSegments
     /// Restriction copies of each `via` node: a route that ends at the node may arrive at any of them.
     let copies: [Int32: [Int32]]
     /// What queries search now, per metric: the prepared hierarchies until live speeds are customised in.
@@ -27,6 +32,9 @@ public final class RoadMap: Sendable {
         let index = SegmentIndex(graph: graph)
         self.index = index
         self.traffic = LiveTraffic(graph: graph, index: index, expiry: trafficExpiry)
+        let segments = OSMSegments(graph: graph)
+        self.segments = segments
+        self.learned = LearnedSpeeds(graph: graph, segments: segments)
         var copies: [Int32: [Int32]] = [:]
         for node in 0..<Int32(graph.nodeCount) where graph.originalNode[Int(node)] != node {
             copies[graph.originalNode[Int(node)], default: []].append(node)
@@ -52,6 +60,19 @@ public final class RoadMap: Sendable {
 
     /// Swaps in new search data for its metric, whole: running queries finish on the snapshot they took.
     public func install(_ snapshot: RoutingSnapshot) { snapshots.withLock { $0[snapshot.metric] = snapshot } }
+
+    /// Learns from one of the fleet's fixes: the live speed of the segment driven, and its speed at this time of the
+    /// week. Returns the arc the fix was matched to, or nil when it says nothing about traffic.
+    @discardableResult
+    public func observe(position: GeoPoint, speedMps: Double?, headingDeg: Double?, recordedAt: Date) -> Int? {
+        guard
+            let arc = traffic.record(
+                position: position, speedMps: speedMps, headingDeg: headingDeg, recordedAt: recordedAt),
+            let speedMps
+        else { return nil }
+        learned.record(arc: arc, metresPerSecond: speedMps, at: recordedAt)
+        return arc
+    }
 
     public var memoryBytes: Int { graph.memoryBytes + hierarchies.values.reduce(0) { $0 + $1.memoryBytes } }
 

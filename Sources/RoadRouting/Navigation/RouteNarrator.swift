@@ -1,11 +1,14 @@
 import Foundation
 import LogisticsCore
 
-/// Turns the pieces of a found path into the route a rider follows: geometry, congestion, live durations, steps
-/// with maneuvers, text and voice instructions.
+/// Turns the pieces of a found path into the route a rider follows: geometry, congestion, durations, steps with
+/// maneuvers, text and voice instructions.
+///
+/// Each piece is timed for the moment the rider reaches it: by its live speed while that is still fresh then, else
+/// by the speed learned for that quarter hour of the week, else by the profile.
 struct RouteNarrator {
     let map: RoadMap
-    let now: Date
+    let departure: Date
 
     /// One piece with everything the narration needs.
     struct Leg {
@@ -35,10 +38,10 @@ struct RouteNarrator {
         let graph = map.graph
         return Route(
             distanceM: distance.roundedTo(1), durationS: duration.roundedTo(1),
-            etaAt: RFC3339.string(from: now.addingTimeInterval(duration)), geometry: Polyline.encode(points),
+            etaAt: RFC3339.string(from: departure.addingTimeInterval(duration)), geometry: Polyline.encode(points),
             legs: [RouteLeg(distanceM: distance.roundedTo(1), durationS: duration.roundedTo(1), steps: steps)],
             congestion: legs.map(\.congestion.rawValue), provider: "builtin",
-            dataAgeS: newest.map { max(0, Int(now.timeIntervalSince($0))) },
+            dataAgeS: newest.map { max(0, Int(departure.timeIntervalSince($0))) },
             waypoints: [
                 Waypoint(
                     location: start.point.rounded(), name: graph.name(ofWay: start.way),
@@ -52,7 +55,8 @@ struct RouteNarrator {
     private func describe(_ pieces: [RoutePiece]) -> [Leg] {
         let graph = map.graph
         let canonical = pieces.map { map.canonicalArc($0.arc) }
-        let observations = map.traffic.observations(arcs: canonical, now: now)
+        let observations = map.traffic.observations(arcs: canonical, now: departure)
+        var reached = departure
         return pieces.enumerated().map { offset, piece in
             let arc = piece.arc
             let source = graph.sourceNode(ofArc: arc)
@@ -61,16 +65,24 @@ struct RouteNarrator {
             let b = graph.coordinate(target)
             let share = piece.to - piece.from
             let distance = Double(graph.arcDistanceM[arc]) * share
-            let freeFlowDuration = Double(graph.arcDurationS[arc]) * share
             let freeFlowSpeed = Double(graph.arcDistanceM[arc]) / max(0.001, Double(graph.arcDurationS[arc]))
-            let observation = observations[offset]
-            let duration = observation?.seconds(over: distance) ?? freeFlowDuration
+            let observation = observations[offset].flatMap {
+                reached.timeIntervalSince($0.observedAt) < map.traffic.expiry ? $0 : nil
+            }
+            let learned =
+                observation == nil
+                ? map.learned.metresPerSecond(arc: canonical[offset], slot: map.learned.slot(of: reached)) : nil
+            let duration =
+                observation?.seconds(over: distance) ?? learned.map { distance / $0 }
+                ?? Double(graph.arcDurationS[arc]) * share
+            reached.addTimeInterval(duration)
             let way = Int(graph.arcWay[arc])
             return Leg(
                 start: a.interpolated(to: b, piece.from), end: a.interpolated(to: b, piece.to),
                 distanceM: distance, durationS: duration,
                 congestion: LiveTraffic.congestion(
-                    liveMetresPerSecond: observation?.metresPerSecond, freeFlowMetresPerSecond: freeFlowSpeed),
+                    liveMetresPerSecond: observation?.metresPerSecond ?? learned,
+                    freeFlowMetresPerSecond: freeFlowSpeed),
                 observedAt: observation?.observedAt, name: graph.name(ofWay: Int32(way)),
                 isRoundabout: graph.wayIsRoundabout[way], bearing: Bearing.degrees(from: a, to: b),
                 endNode: piece.to >= 1 ? graph.originalNode[Int(target)] : nil,

@@ -8,12 +8,17 @@ public struct RouteRequest: Sendable, Equatable {
     /// The rider's current heading; the route then starts in that direction when the road allows it.
     public var headingDeg: Double?
     public var metric: RouteMetric
+    /// A later departure: the route is timed (and, where the map allows, chosen) on the speeds learned for then.
+    public var departAt: Date?
 
-    public init(from: GeoPoint, to: GeoPoint, headingDeg: Double? = nil, metric: RouteMetric = .time) {
+    public init(
+        from: GeoPoint, to: GeoPoint, headingDeg: Double? = nil, metric: RouteMetric = .time, departAt: Date? = nil
+    ) {
         self.from = from
         self.to = to
         self.headingDeg = headingDeg
         self.metric = metric
+        self.departAt = departAt
     }
 }
 
@@ -40,7 +45,10 @@ public struct RoutePlanner: Sendable {
         self.maxSnapDistanceM = maxSnapDistanceM
     }
 
-    public func route(_ request: RouteRequest, now: Date) throws(RoutingError) -> Route {
+    /// `snapshot` replaces the map's current search data, as for a later departure (same metric as the request).
+    public func route(_ request: RouteRequest, now: Date, snapshot chosen: RoutingSnapshot? = nil) throws(RoutingError)
+        -> Route
+    {
         let graph = map.graph
         guard let start = map.index.nearest(to: request.from, maxDistanceM: maxSnapDistanceM) else {
             throw .notNearRoad(field: "from", point: request.from, limitM: maxSnapDistanceM)
@@ -48,7 +56,7 @@ public struct RoutePlanner: Sendable {
         guard let end = map.index.nearest(to: request.to, maxDistanceM: maxSnapDistanceM) else {
             throw .notNearRoad(field: "to", point: request.to, limitM: maxSnapDistanceM)
         }
-        guard let snapshot = map.snapshot(request.metric) else { throw .profileNotLoaded(graph.profile) }
+        guard let snapshot = chosen ?? map.snapshot(request.metric) else { throw .profileNotLoaded(graph.profile) }
         let weights = snapshot.weights
         let sources = sourcePieces(start, heading: request.headingDeg)
         let targets = targetPieces(end)
@@ -75,7 +83,7 @@ public struct RoutePlanner: Sendable {
             best = (path.cost, ([first] + middle + [last]).filter { $0.to > $0.from })
         }
         guard let best else { throw .noRoute }
-        return RouteNarrator(map: map, now: now).route(
+        return RouteNarrator(map: map, departure: request.departAt ?? now).route(
             pieces: best.pieces, start: start, end: end)
     }
 

@@ -6,8 +6,8 @@ import Synchronization
 /// its direction of travel; its GPS speed updates an exponentially smoothed speed for that arc. Speeds older than
 /// `expiry` fall back to the profile's free-flow speed.
 ///
-/// External feeds plug in through `record(arc:metresPerSecond:observedAt:)` (or the OSM-node variant), which take
-/// the same path as the fleet's own observations.
+/// External feeds plug in through `record(arc:metresPerSecond:observedAt:)`, the same path as the fleet's own
+/// observations (`OSMSegments` finds the arc a feed names by its OSM nodes).
 public final class LiveTraffic: Sendable {
     public struct Observation: Sendable, Equatable {
         public var metresPerSecond: Double
@@ -85,17 +85,6 @@ public final class LiveTraffic: Sendable {
             }
             state.revision += 1
         }
-    }
-
-    /// Records a speed for the segment between two OSM nodes, in that direction; returns false if no such arc.
-    @discardableResult
-    public func record(fromOSMNode: Int64, toOSMNode: Int64, metresPerSecond: Double, observedAt: Date) -> Bool {
-        guard let from = graph.osmNodeId.firstIndex(of: fromOSMNode) else { return false }
-        for arc in graph.arcs(from: Int32(from)) where graph.osmNodeId[Int(graph.arcTarget[arc])] == toOSMNode {
-            record(arc: arc, metresPerSecond: metresPerSecond, observedAt: observedAt)
-            return true
-        }
-        return false
     }
 
     /// Fresh observations for many arcs at once, under one lock.
