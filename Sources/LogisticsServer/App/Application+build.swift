@@ -137,7 +137,8 @@ public func buildApplication(
                     clock: clock, registry: metrics.registry, logger: logger),
             ] + (postgresRelay.map { [$0] } ?? []) + (services.autoDispatcher.map { [$0] } ?? []) + senderServices
                 + trafficRouting(
-                    directions, configuration: configuration, clock: clock, metrics: metrics, logger: logger)
+                    directions, repository: repository, configuration: configuration, clock: clock, metrics: metrics,
+                    logger: logger)
                 + (tls.map { [CertificateReloader(identity: $0, logger: logger)] } ?? []),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
             logger: logger)
@@ -150,14 +151,18 @@ public func buildApplication(
 
 /// The built-in router's maps learn traffic; other providers route on their own data.
 private func trafficRouting(
-    _ directions: any DirectionsProvider, configuration: ServerConfiguration, clock: any WallClock,
-    metrics: RequestMetrics, logger: Logger
+    _ directions: any DirectionsProvider, repository: any LearnedSpeedRepository, configuration: ServerConfiguration,
+    clock: any WallClock, metrics: RequestMetrics, logger: Logger
 ) -> [any Service] {
     guard let builtin = directions as? BuiltinDirections else { return [] }
     return [
+        SpeedLearning(
+            maps: Array(builtin.maps.values), repository: repository,
+            interval: .milliseconds(configuration.learnedSpeedsStoreMilliseconds), clock: clock, logger: logger),
         TrafficRouting(
-            maps: Array(builtin.maps.values), interval: .milliseconds(configuration.trafficCustomiseMilliseconds),
-            clock: clock, registry: metrics.registry, logger: logger)
+            maps: Array(builtin.maps.values), customisers: builtin.customisers,
+            interval: .milliseconds(configuration.trafficCustomiseMilliseconds),
+            clock: clock, registry: metrics.registry, logger: logger),
     ]
 }
 
@@ -235,6 +240,10 @@ func makeRouter(_ services: LogisticsServices) -> (Router<LogisticsRequestContex
     NavigationRoutes(
         navigator: services.navigator, deliveries: services.deliveries, orders: services.repository,
         locations: services.locations, clock: services.clock
+    ).register(in: &routes)
+    TrafficFeedRoutes(
+        navigator: services.navigator, registry: metrics.registry, clock: services.clock,
+        trafficExpiry: (services.navigator.provider as? BuiltinDirections)?.maps.values.first?.traffic.expiry ?? 600
     ).register(in: &routes)
     TrackingRoutes(services: services).register(in: &routes)
     DeviceRoutes(notifications: services.notifications, clock: services.clock).register(in: &routes)

@@ -52,6 +52,10 @@ public struct ServerConfiguration: Sendable {
     public var maxSnapDistanceM: Double = 300
     /// How often live speeds are customised into route choice (the built-in router).
     public var trafficCustomiseMilliseconds: Int = 30_000
+    /// How often this instance stores the speeds it learned and reads what the others stored.
+    public var learnedSpeedsStoreMilliseconds: Int = 60_000
+    /// The city's time zone: learned speeds are kept per quarter hour of its week (rush hours follow local time).
+    public var timeZone: TimeZone = TimeZone(identifier: "UTC")!
     /// A Google service-account JSON file; enables pushes to Android and web devices through FCM.
     public var fcmServiceAccountFile: String?
     public var fcmBaseURL: String = "https://fcm.googleapis.com"
@@ -178,6 +182,16 @@ public struct ServerConfiguration: Sendable {
         if let interval = environment["LOGISTICS_TRAFFIC_CUSTOMISE_MS"] {
             configuration.trafficCustomiseMilliseconds = try parseInt(
                 interval, name: "LOGISTICS_TRAFFIC_CUSTOMISE_MS", range: 100...3_600_000)
+        }
+        if let interval = environment["LOGISTICS_LEARNED_SPEEDS_STORE_MS"] {
+            configuration.learnedSpeedsStoreMilliseconds = try parseInt(
+                interval, name: "LOGISTICS_LEARNED_SPEEDS_STORE_MS", range: 100...3_600_000)
+        }
+        if let zone = environment["LOGISTICS_TIME_ZONE"] {
+            guard let parsed = TimeZone(identifier: zone) else {
+                throw ConfigurationError("LOGISTICS_TIME_ZONE must be a time zone name such as Europe/Monaco or UTC")
+            }
+            configuration.timeZone = parsed
         }
         if let wait = environment["LOGISTICS_FAILED_WAIT_SECONDS"] {
             configuration.failedWaitSeconds = try parseInt(

@@ -29,6 +29,8 @@ struct MetricName: Sendable {
         help: "Time to fold live speeds into a map's fastest-route hierarchy and swap it in, by profile")
     static let trafficLiveArcs = MetricName(
         name: "traffic_live_arcs", help: "Arcs whose route weight comes from a live speed, by profile")
+    static let trafficFeedEntries = MetricName(
+        name: "traffic_feed_entries_total", help: "Speeds an external feed sent, by outcome (applied or the refusal)")
     static let routingProviderFailures = MetricName(
         name: "routing_provider_failures_total", help: "Routes a provider failed to compute")
 

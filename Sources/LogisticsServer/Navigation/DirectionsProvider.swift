@@ -19,6 +19,8 @@ public protocol DirectionsProvider: Sendable {
         -> TravelTable
     /// A GPS trace matched to the roads driven.
     func match(_ trace: [MapMatcher.Fix], profile: RoutingProfile.Name?) throws -> MapMatcher.Match
+    /// Takes an external feed's speeds as live traffic; per report, whether some map has its segment.
+    func apply(_ reports: [SpeedReport]) throws -> [Bool]
 }
 
 extension DirectionsProvider {
@@ -27,6 +29,11 @@ extension DirectionsProvider {
         -> TravelTable
     {
         throw RoutingError.providerUnavailable("the \(name) provider answers no travel matrix")
+    }
+
+    /// Only a provider holding the road graph has segments to put speeds on.
+    public func apply(_ reports: [SpeedReport]) throws -> [Bool] {
+        throw RoutingError.providerUnavailable("the \(name) provider takes no speed feed")
     }
 
     /// Only a provider holding the road graph can match a trace to it.
@@ -40,11 +47,16 @@ public struct BuiltinDirections: DirectionsProvider {
     public let maps: [RoutingProfile.Name: RoadMap]
     public let defaultProfile: RoutingProfile.Name
     public let maxSnapDistanceM: Double
+    public let customisers: TrafficCustomisers
 
-    public init(maps: [RoutingProfile.Name: RoadMap], defaultProfile: RoutingProfile.Name, maxSnapDistanceM: Double) {
+    public init(
+        maps: [RoutingProfile.Name: RoadMap], defaultProfile: RoutingProfile.Name, maxSnapDistanceM: Double,
+        customisers: TrafficCustomisers = TrafficCustomisers()
+    ) {
         self.maps = maps
         self.defaultProfile = defaultProfile
         self.maxSnapDistanceM = maxSnapDistanceM
+        self.customisers = customisers
     }
 
     public var name: String { "builtin" }
@@ -57,7 +69,16 @@ public struct BuiltinDirections: DirectionsProvider {
     public func route(_ request: RouteRequest, profile: RoutingProfile.Name?, now: Date) async throws -> Route {
         let profile = profile ?? defaultProfile
         guard let map = maps[profile] else { throw RoutingError.profileNotLoaded(profile) }
-        return try RoutePlanner(map: map, maxSnapDistanceM: maxSnapDistanceM).route(request, now: now)
+        let planner = RoutePlanner(map: map, maxSnapDistanceM: maxSnapDistanceM)
+        // Past the reach of live speeds, a departure is routed on what was learned for its quarter hour.
+        if let departAt = request.departAt, request.metric == .time,
+            departAt.timeIntervalSince(now) >= map.traffic.expiry, let customiser = customisers.existing(for: map)
+        {
+            return try await OffPool.run {
+                try planner.route(request, now: now, snapshot: customiser.departureSnapshot(at: departAt, now: now))
+            }
+        }
+        return try planner.route(request, now: now)
     }
 
     public func table(from sources: [GeoPoint], to destinations: [GeoPoint], profile: RoutingProfile.Name?) throws
@@ -82,10 +103,14 @@ public struct BuiltinDirections: DirectionsProvider {
         }
     }
 
+    public func apply(_ reports: [SpeedReport]) throws -> [Bool] {
+        reports.map { report in maps.values.reduce(false) { $1.apply(report) || $0 } }
+    }
+
     public func observe(_ fixes: [LocationFix]) {
         for map in maps.values {
             for fix in fixes {
-                map.traffic.record(
+                map.observe(
                     position: fix.point, speedMps: fix.speedMps, headingDeg: fix.headingDeg, recordedAt: fix.recordedAt)
             }
         }

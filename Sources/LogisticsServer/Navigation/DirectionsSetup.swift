@@ -56,6 +56,7 @@ enum DirectionsSetup {
             } catch {
                 throw ConfigurationError("cannot load the map \(path): \(error)")
             }
+            map.learned.timeZone = configuration.timeZone
             maps[map.profile] = map
             logger.info(
                 "map loaded",

@@ -17,19 +17,45 @@ struct NavigationRoutes {
         routes.get("/rider/tasks/{taskId}/route", taskRoute)
     }
 
-    /// `GET /api/v1/routes?from=lat,lon&to=lat,lon[&profile=…][&optimize=time|distance]` for dispatchers.
+    /// How far ahead a departure may be planned: learned speeds repeat weekly.
+    static let departureHorizon: TimeInterval = 7 * 86_400
+    /// A departure this little in the past is taken as now: the caller's clock may be a little behind.
+    static let departureClockSkew: TimeInterval = 60
+
+    /// `GET /api/v1/routes?from=lat,lon&to=lat,lon[&profile=…][&optimize=time|distance][&departAt=RFC 3339]` for
+    /// dispatchers.
     @Sendable func route(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
         _ = try context.caller(.dispatcher, .admin)
         let query = request.uri.queryParameters
+        let now = clock.now()
         var errors: [FieldError] = []
         let from = Self.point(query["from"].map(String.init), field: "from", errors: &errors)
         let to = Self.point(query["to"].map(String.init), field: "to", errors: &errors)
         let profile = Self.profile(query["profile"].map(String.init), errors: &errors)
         let metric = Self.metric(query["optimize"].map(String.init), errors: &errors)
+        let departAt = Self.departure(query["departAt"].map(String.init), now: now, errors: &errors)
         guard errors.isEmpty, let from, let to else { throw LogisticsError.validation(errors) }
         let route = try await navigator.route(
-            RouteRequest(from: from, to: to, metric: metric), profile: profile, now: clock.now())
+            RouteRequest(from: from, to: to, metric: metric, departAt: departAt), profile: profile, now: now)
         return try .json(route)
+    }
+
+    /// A departure time: RFC 3339, not in the past, within a week. Nil (leave now) when absent or invalid.
+    static func departure(_ raw: String?, now: Date, errors: inout [FieldError]) -> Date? {
+        guard let raw else { return nil }
+        guard let date = RFC3339.date(from: raw) else {
+            errors.append(FieldError(field: "departAt", message: "must be an RFC 3339 date-time"))
+            return nil
+        }
+        if date < now.addingTimeInterval(-departureClockSkew) {
+            errors.append(FieldError(field: "departAt", message: "must not be in the past"))
+            return nil
+        }
+        if date > now.addingTimeInterval(departureHorizon) {
+            errors.append(FieldError(field: "departAt", message: "must be within 7 days from now"))
+            return nil
+        }
+        return max(date, now)
     }
 
     /// `GET /api/v1/rider/tasks/{taskId}/route?from=lat,lon[&heading=deg]`: to the store before pickup, to the

@@ -66,6 +66,17 @@ public struct Navigator: Sendable {
         }
     }
 
+    /// An external feed's speeds applied by the provider; per report, whether its segment was found.
+    public func apply(_ reports: [SpeedReport]) throws -> [Bool] {
+        do {
+            return try provider.apply(reports)
+        } catch let error as RoutingError {
+            throw mapped(error)
+        } catch {
+            throw mapped(.providerUnavailable("\(error)"))
+        }
+    }
+
     private func mapped(_ error: RoutingError) -> LogisticsError {
         switch error {
         case .notNearRoad(let field, let point, let limit):

@@ -5,11 +5,13 @@ import Prometheus
 import RoadRouting
 import ServiceLifecycle
 
-/// Makes live speeds change which route is chosen, not only its ETA: every `interval`, each map's fastest-route
-/// hierarchy is customised for the fresh speeds, off the cooperative pool, and swapped in whole. Nothing runs while
-/// no speed has been observed, and once the last live speed expires the free-flow weights come back.
+/// Makes live and learned speeds change which route is chosen, not only its ETA: every `interval`, each map's
+/// fastest-route hierarchy is customised for the fresh live speeds and this quarter hour's learned ones, off the
+/// cooperative pool, and swapped in whole. Nothing runs while nothing has been observed or learned; once the last
+/// live speed expires, the learned (or free-flow) weights come back.
 struct TrafficRouting: Service {
     let maps: [RoadMap]
+    let customisers: TrafficCustomisers
     let interval: Duration
     let clock: any WallClock
     let registry: PrometheusCollectorRegistry
@@ -18,19 +20,17 @@ struct TrafficRouting: Service {
     func run() async throws {
         // A sleep of 30 s must not hold up a shutdown: it ends when shutdown begins.
         await cancelWhenGracefulShutdown {
-            // Built on the first observation: most servers (and tests) without live riders never pay for it.
-            var customisers: [Int: TrafficCustomiser] = [:]
             while !Task.isCancelled {
                 do { try await Task.sleep(for: interval) } catch { return }
-                for (index, map) in maps.enumerated() where map.traffic.revision > 0 {
-                    if customisers[index] == nil {
-                        guard let made = await OffPool.run({ TrafficCustomiser(map: map) }) else { continue }
-                        customisers[index] = made
+                // Made on the first observation: most servers (and tests) without riders never pay for it.
+                for map in maps where map.traffic.revision > 0 || !map.learned.isEmpty {
+                    guard let (customiser, isNew) = await customisers.make(for: map) else { continue }
+                    if isNew {
                         logger.info(
                             "live traffic enters route choice",
-                            metadata: ["profile": "\(map.profile.rawValue)", "method": "\(made.method.rawValue)"])
+                            metadata: ["profile": "\(map.profile.rawValue)", "method": "\(customiser.method.rawValue)"])
                     }
-                    await customise(customisers[index]!)
+                    await customise(customiser)
                 }
             }
         }

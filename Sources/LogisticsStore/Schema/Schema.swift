@@ -258,5 +258,23 @@ enum Schema {
                 "DROP INDEX tasks_one_active_per_rider",
             ]
         ),
+        Migration(
+            version: 13, name: "learned speeds: samples per road segment and quarter hour of the week",
+            common: [
+                """
+                CREATE TABLE learned_speeds (
+                    profile TEXT NOT NULL,
+                    from_node BIGINT NOT NULL,
+                    to_node BIGINT NOT NULL,
+                    slot INTEGER NOT NULL,
+                    pace_sum DOUBLE PRECISION NOT NULL,
+                    samples BIGINT NOT NULL,
+                    updated_at BIGINT NOT NULL,
+                    PRIMARY KEY (profile, from_node, to_node, slot)
+                )
+                """,
+                "CREATE INDEX learned_speeds_changed ON learned_speeds (profile, updated_at)",
+            ]
+        ),
     ]
 }

@@ -222,6 +222,10 @@ enum AccessMatrix {
                         "jobs": [["id": 1, "location": [7.4240, 43.7347]]], "options": ["time_limit": 0.1],
                     ])
             },
+            "POST /api/v1/traffic/speeds": .adminOnly { _ in
+                Probe(
+                    path: "/api/v1/traffic/speeds", json: ["speeds": [["fromNode": 1, "toNode": 2, "speedKmh": 30]]])
+            },
             "POST /api/v1/riders/{riderId}/suspend": .adminOnly {
                 Probe(path: "/api/v1/riders/\($0.b.riderId.lowercased)/suspend")
             },

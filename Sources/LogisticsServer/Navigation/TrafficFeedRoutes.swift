@@ -1,0 +1,124 @@
+import Foundation
+import Hummingbird
+import LogisticsCore
+import Prometheus
+import RoadRouting
+
+/// `POST /api/v1/traffic/speeds` (admin): an external traffic feed's speeds per road segment, taken as live traffic
+/// like the fleet's own. A feed is judged entry by entry: an unknown segment or an impossible value refuses that
+/// entry, says why, and is counted; the rest are applied.
+struct TrafficFeedRoutes {
+    let navigator: Navigator
+    let registry: PrometheusCollectorRegistry
+    let clock: any WallClock
+    /// How old a reported speed may be: older ones would expire as they arrive.
+    let trafficExpiry: TimeInterval
+
+    static let maximumEntries = 10_000
+    static let bodyLimit = 2 * 1024 * 1024
+    /// Faster than anything on a road: a sensor's or a feed's error, not traffic.
+    static let maximumKmh = 250.0
+    /// Feeds' clocks may run a little ahead of ours.
+    static let clockSkew: TimeInterval = 60
+
+    enum Refusal: String, Encodable {
+        case incomplete = "INCOMPLETE"
+        case impossibleSpeed = "IMPOSSIBLE_SPEED"
+        case tooOld = "TOO_OLD"
+        case inTheFuture = "IN_THE_FUTURE"
+        case unknownSegment = "UNKNOWN_SEGMENT"
+    }
+
+    /// `{speeds: [{fromNode, toNode, speedKmh, observedAt?}]}`; a missing `observedAt` means now.
+    struct Feed: Decodable {
+        struct Entry: Decodable {
+            var fromNode: Int64?
+            var toNode: Int64?
+            var speedKmh: Double?
+            var observedAt: Date?
+        }
+
+        var speeds: [Entry]
+    }
+
+    struct Answer: Encodable {
+        struct Refused: Encodable {
+            var index: Int
+            var reason: Refusal
+            var detail: String
+        }
+
+        var applied: Int
+        var refused: [Refused]
+    }
+
+    func register(in routes: inout RouteTable) {
+        routes.post("/traffic/speeds", bodyLimit: Self.bodyLimit, replay: .rerun, feed)
+    }
+
+    @Sendable func feed(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
+        _ = try context.caller(.admin)
+        let feed = try await RequestBody.decode(Feed.self, from: request, limit: Self.bodyLimit)
+        guard feed.speeds.count <= Self.maximumEntries else {
+            throw LogisticsError.validation(field: "speeds", "must list at most \(Self.maximumEntries) entries")
+        }
+        let now = clock.now()
+        var refused: [Answer.Refused] = []
+        var reports: [(index: Int, report: SpeedReport)] = []
+        for (index, entry) in feed.speeds.enumerated() {
+            switch judge(entry, now: now) {
+            case .success(let report): reports.append((index, report))
+            case .failure(let refusal): refused.append(refusal.at(index))
+            }
+        }
+        let found = try navigator.apply(reports.map(\.report))
+        for (offset, wasFound) in found.enumerated() where !wasFound {
+            let report = reports[offset].report
+            refused.append(
+                Answer.Refused(
+                    index: reports[offset].index, reason: .unknownSegment,
+                    detail: "no road on the map goes from OSM node \(report.fromOSMNode) to \(report.toOSMNode)"))
+        }
+        let applied = found.filter { $0 }.count
+        count(applied: applied, refused: refused)
+        return try .json(Answer(applied: applied, refused: refused.sorted { $0.index < $1.index }))
+    }
+
+    private struct Refused: Error {
+        var reason: Refusal
+        var detail: String
+
+        func at(_ index: Int) -> Answer.Refused { Answer.Refused(index: index, reason: reason, detail: detail) }
+    }
+
+    private func judge(_ entry: Feed.Entry, now: Date) -> Result<SpeedReport, Refused> {
+        guard let from = entry.fromNode, let to = entry.toNode, let kmh = entry.speedKmh else {
+            return .failure(Refused(reason: .incomplete, detail: "fromNode, toNode and speedKmh are required"))
+        }
+        guard kmh.isFinite, kmh >= 0, kmh <= Self.maximumKmh else {
+            return .failure(
+                Refused(reason: .impossibleSpeed, detail: "speedKmh must be 0 to \(Int(Self.maximumKmh)) km/h"))
+        }
+        let observedAt = entry.observedAt ?? now
+        if observedAt > now.addingTimeInterval(Self.clockSkew) {
+            return .failure(Refused(reason: .inTheFuture, detail: "observedAt is later than now"))
+        }
+        if now.timeIntervalSince(observedAt) >= trafficExpiry {
+            return .failure(
+                Refused(reason: .tooOld, detail: "observedAt is more than \(Int(trafficExpiry)) s ago: already expired")
+            )
+        }
+        return .success(
+            SpeedReport(fromOSMNode: from, toOSMNode: to, metresPerSecond: kmh / 3.6, observedAt: min(observedAt, now)))
+    }
+
+    private func count(applied: Int, refused: [Answer.Refused]) {
+        if applied > 0 {
+            registry.counter(.trafficFeedEntries, labels: [("outcome", "applied")]).increment(by: Int64(applied))
+        }
+        for (reason, entries) in Dictionary(grouping: refused, by: \.reason) {
+            registry.counter(.trafficFeedEntries, labels: [("outcome", reason.rawValue)]).increment(
+                by: Int64(entries.count))
+        }
+    }
+}
