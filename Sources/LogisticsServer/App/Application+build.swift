@@ -68,6 +68,7 @@ public func buildApplication(
         let relay: any TrackingRelay = postgresRelay ?? LocalTrackingRelay(hub: hub)
         // The watch that closes a suspended rider's sockets also makes this instance's API ask about them again.
         let knownCallers = KnownCallers()
+        let etas = EtaLedger(repository: repository, navigator: navigator, registry: metrics.registry, logger: logger)
         let services = LogisticsServices(
             configuration: configuration, database: database, repository: repository, deliveries: repository,
             locations: repository, notifications: repository,
@@ -83,8 +84,9 @@ public func buildApplication(
             logger: logger,
             relay: relay,
             ingest: LocationIngest(
-                repository: repository, relay: relay, navigator: navigator, clock: clock,
+                repository: repository, relay: relay, navigator: navigator, etas: etas, clock: clock,
                 fixesPerRider: configuration.rateLimits.fixesPerRider),
+            etas: etas,
             trackingLinks: TrackingLinks(serverSecret: Array(otpSecret.utf8)),
             accessWatch: AccessWatch(
                 repository: repository, logger: logger, onSuspended: { knownCallers.forgetRider($0) }),
@@ -230,6 +232,7 @@ func makeRouter(_ services: LogisticsServices) -> (Router<LogisticsRequestContex
     OrderNotificationRoutes(outbox: services.repository, lookup: services.orderLookup).register(in: &routes)
     RiderTaskRoutes(
         deliveries: services.deliveries, locations: services.locations, navigator: services.navigator,
+        etas: services.etas,
         configuration: services.configuration, settings: services.deliverySettings, clock: services.clock
     ).register(in: &routes)
     ProofOfDeliveryRoutes(

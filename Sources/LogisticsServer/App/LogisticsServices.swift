@@ -22,6 +22,7 @@ public struct LogisticsServices: Sendable {
     public let logger: Logger
     let relay: any TrackingRelay
     let ingest: LocationIngest
+    let etas: EtaLedger
     let trackingLinks: TrackingLinks
     let accessWatch: AccessWatch
     let secretSealer: SecretSealer

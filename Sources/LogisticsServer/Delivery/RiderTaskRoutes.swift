@@ -9,6 +9,7 @@ struct RiderTaskRoutes {
     let deliveries: any DeliveryRepository
     let locations: any LocationRepository
     let navigator: Navigator
+    let etas: EtaLedger
     let configuration: ServerConfiguration
     let settings: DeliveryRules.Settings
     let clock: any WallClock
@@ -48,6 +49,16 @@ struct RiderTaskRoutes {
         let (task, order) = try await deliveries.changeStatus(
             taskId: taskId, eventId: body.eventId, change: change, by: rider, now: clock.now(),
             settings: settings)
+        switch task.status {
+        case .pickedUp:
+            await etas.pickedUp(
+                orderId: order.id, destination: order.customer.location, at: body.location,
+                occurredAt: body.occurredAt, riderId: rider.id)
+        case .arrivedAtDestination, .delivered:
+            await etas.arrived(orderId: order.id, at: body.occurredAt)
+        default:
+            break
+        }
         return try .json(
             try await TaskRepresentation.forRider(task, order, deliveries: deliveries, configuration: configuration))
     }

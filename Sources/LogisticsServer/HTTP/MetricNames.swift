@@ -31,6 +31,9 @@ struct MetricName: Sendable {
         name: "traffic_live_arcs", help: "Arcs whose route weight comes from a live speed, by profile")
     static let trafficFeedEntries = MetricName(
         name: "traffic_feed_entries_total", help: "Speeds an external feed sent, by outcome (applied or the refusal)")
+    static let etaAbsoluteError = MetricName(
+        name: "eta_absolute_error_seconds",
+        help: "How far each ETA promised on the way to the customer was from the arrival, by minutes to go")
     static let routingProviderFailures = MetricName(
         name: "routing_provider_failures_total", help: "Routes a provider failed to compute")
 

@@ -41,6 +41,7 @@ struct Housekeeping: Service {
                     metadata: [
                         "idempotency_keys": "\(pruned.idempotencyKeys)", "notifications": "\(pruned.notifications)",
                         "outbox": "\(pruned.outbox)", "location_fixes": "\(pruned.locationFixes)",
+                        "eta_predictions": "\(pruned.etaPredictions)",
                         "photos": "\(pruned.photos)", "photo_files": "\(files)",
                     ])
             }

@@ -5,7 +5,7 @@ import Synchronization
 
 /// Rider fixes from `POST /rider/locations` and the rider's socket: validated as a batch, deduplicated against
 /// what the rider sent lately, handed to live tracking, stored (thinned) with a shared group commit, then given to
-/// live traffic. The newest positions live in memory, so the hot path reads nothing from the database.
+/// live traffic and to the ETA ledger. The newest positions live in memory, so the hot path reads nothing from the database.
 final class LocationIngest: Sendable {
     struct Receipt: Encodable, Sendable {
         var accepted: Int
@@ -24,17 +24,19 @@ final class LocationIngest: Sendable {
     private let writer: LocationWriter
     private let relay: any TrackingRelay
     private let navigator: Navigator
+    private let etas: EtaLedger?
 
     /// Fixes per rider, counted one by one (nil: unlimited).
     private let limiter: RateLimiter?
 
     init(
-        repository: any LocationRepository, relay: any TrackingRelay, navigator: Navigator, clock: any WallClock,
-        fixesPerRider: RateRule? = nil
+        repository: any LocationRepository, relay: any TrackingRelay, navigator: Navigator, etas: EtaLedger? = nil,
+        clock: any WallClock, fixesPerRider: RateRule? = nil
     ) {
         writer = LocationWriter(repository: repository, clock: clock)
         self.relay = relay
         self.navigator = navigator
+        self.etas = etas
         limiter = fixesPerRider.map { RateLimiter($0, what: "location fixes") }
     }
 
@@ -78,7 +80,10 @@ final class LocationIngest: Sendable {
                 throw error
             }
         }
-        if !intake.fresh.isEmpty { navigator.provider.observe(intake.fresh) }
+        if !intake.fresh.isEmpty {
+            navigator.provider.observe(intake.fresh)
+            await etas?.observe(riderId: riderId, fixes: intake.fresh, now: now)
+        }
         return Receipt(
             accepted: intake.fresh.count, rejected: rejections.count + intake.duplicates,
             duplicates: intake.duplicates, rejections: rejections)

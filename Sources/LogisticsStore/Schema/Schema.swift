@@ -276,5 +276,21 @@ enum Schema {
                 "CREATE INDEX learned_speeds_changed ON learned_speeds (profile, updated_at)",
             ]
         ),
+        Migration(
+            version: 14, name: "ETA accuracy: the ETAs promised on the way to the customer, next to the arrival",
+            common: [
+                """
+                CREATE TABLE eta_predictions (
+                    order_id TEXT NOT NULL REFERENCES orders (id),
+                    predicted_at BIGINT NOT NULL,
+                    remaining_s DOUBLE PRECISION NOT NULL,
+                    remaining_m DOUBLE PRECISION NOT NULL,
+                    arrived_at BIGINT,
+                    PRIMARY KEY (order_id, predicted_at)
+                )
+                """,
+                "CREATE INDEX eta_predictions_settled ON eta_predictions (predicted_at) WHERE arrived_at IS NOT NULL",
+            ]
+        ),
     ]
 }

@@ -36,6 +36,8 @@ public struct PrunedRows: Sendable, Equatable {
     public var locationFixes = 0
     /// Photo proof rows; their files go in the same pass, as blobs no row refers to (`BlobSweep`).
     public var photos = 0
+    /// ETAs kept for accuracy figures; they go with the fixes they were made from.
+    public var etaPredictions = 0
 
     public init(
         idempotencyKeys: Int = 0, notifications: Int = 0, outbox: Int = 0, locationFixes: Int = 0, photos: Int = 0
@@ -47,7 +49,7 @@ public struct PrunedRows: Sendable, Equatable {
         self.photos = photos
     }
 
-    public var total: Int { idempotencyKeys + notifications + outbox + locationFixes + photos }
+    public var total: Int { idempotencyKeys + notifications + outbox + locationFixes + photos + etaPredictions }
 }
 
 extension SQLLogisticsRepository {
@@ -83,6 +85,11 @@ extension SQLLogisticsRepository {
         pruned.locationFixes = try await deleteInBatches(
             "DELETE FROM rider_locations WHERE id IN (SELECT id FROM rider_locations WHERE received_at < ? LIMIT ?)",
             [.date(now.addingTimeInterval(-policy.locationFixes))], batch: batch)
+        pruned.etaPredictions = try await deleteInBatches(
+            """
+            DELETE FROM eta_predictions WHERE (order_id, predicted_at) IN (
+                SELECT order_id, predicted_at FROM eta_predictions WHERE predicted_at < ? LIMIT ?)
+            """, [.date(now.addingTimeInterval(-policy.locationFixes))], batch: batch)
         pruned.photos = try await deleteInBatches(
             """
             DELETE FROM proofs_of_delivery WHERE id IN (

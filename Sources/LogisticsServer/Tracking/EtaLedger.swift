@@ -1,0 +1,131 @@
+import Foundation
+import Logging
+import LogisticsCore
+import LogisticsStore
+import Prometheus
+import RoadRouting
+import Synchronization
+
+/// Keeps the ETAs a customer is promised on the way, next to the actual arrival: one at pickup, then one per order
+/// at most every `spacing` seconds of the rider's fixes, each from the fix's position to the door, timed from the
+/// fix. At the door each is scored into `eta_absolute_error_seconds{minutes_to_go}`; `logistics bench eta` reads
+/// them back.
+final class EtaLedger: Sendable {
+    let repository: any EtaRepository
+    let navigator: Navigator
+    let registry: PrometheusCollectorRegistry
+    let logger: Logger
+    let spacing: TimeInterval
+    /// How often a rider's orders in transit are asked of the database: the pickup may have been tapped on
+    /// another instance.
+    let refresh: TimeInterval = 30
+
+    private struct Watch {
+        var orders: [(orderId: UUID, destination: GeoPoint)]
+        var checkedAt: Date
+        var lastPredictionAt: [UUID: Date] = [:]
+    }
+
+    private let watches = Mutex<[UUID: Watch]>([:])
+
+    init(
+        repository: any EtaRepository, navigator: Navigator, registry: PrometheusCollectorRegistry, logger: Logger,
+        spacing: TimeInterval = 10
+    ) {
+        self.repository = repository
+        self.navigator = navigator
+        self.registry = registry
+        self.logger = logger
+        self.spacing = spacing
+    }
+
+    /// Minutes to go, as the histogram's label: short and long rides are told apart.
+    static func minutesToGo(_ seconds: Double) -> String {
+        switch seconds / 60 {
+        case ..<2: "0-2"
+        case ..<5: "2-5"
+        case ..<10: "5-10"
+        case ..<20: "10-20"
+        default: "20+"
+        }
+    }
+
+    /// The ETA promised when the rider picks the order up, from where the tap was made.
+    func pickedUp(orderId: UUID, destination: GeoPoint, at position: GeoPoint, occurredAt: Date, riderId: UUID) async {
+        // The next fix asks the database again, and finds this order among the rider's.
+        watches.withLock { $0[riderId] = nil }
+        guard let prediction = await predict(orderId: orderId, from: position, to: destination, at: occurredAt) else {
+            return
+        }
+        await keep([prediction])
+        watches.withLock { $0[riderId]?.lastPredictionAt[orderId] = occurredAt }
+    }
+
+    /// New fixes from a rider: an ETA for each order in transit whose last one is `spacing` seconds older.
+    func observe(riderId: UUID, fixes: [LocationFix], now: Date) async {
+        guard let newest = fixes.max(by: { $0.recordedAt < $1.recordedAt }) else { return }
+        let known = watches.withLock { $0[riderId] }
+        var watch: Watch
+        if let known, now.timeIntervalSince(known.checkedAt) < refresh {
+            watch = known
+        } else {
+            do {
+                let orders = try await repository.ordersInTransit(riderId: riderId)
+                watch = Watch(orders: orders, checkedAt: now, lastPredictionAt: known?.lastPredictionAt ?? [:])
+                watch.lastPredictionAt = watch.lastPredictionAt.filter { id, _ in orders.contains { $0.orderId == id } }
+            } catch {
+                logger.warning("orders in transit could not be read for ETAs", metadata: ["error": "\(error)"])
+                return
+            }
+        }
+        var predictions: [EtaPrediction] = []
+        for order in watch.orders {
+            if let last = watch.lastPredictionAt[order.orderId], newest.recordedAt.timeIntervalSince(last) < spacing {
+                continue
+            }
+            guard
+                let prediction = await predict(
+                    orderId: order.orderId, from: newest.point, to: order.destination, at: newest.recordedAt)
+            else { continue }
+            predictions.append(prediction)
+            watch.lastPredictionAt[order.orderId] = newest.recordedAt
+        }
+        watches.withLock { [watch] in $0[riderId] = watch }
+        await keep(predictions)
+    }
+
+    /// The rider is at the door: every ETA promised for the order is scored against now.
+    func arrived(orderId: UUID, at arrival: Date) async {
+        do {
+            let settled = try await repository.settleEtaPredictions(orderId: orderId, arrivedAt: arrival)
+            for prediction in settled {
+                let error = abs(prediction.errorSeconds ?? 0)
+                registry.durationHistogram(
+                    .etaAbsoluteError,
+                    labels: [("minutes_to_go", Self.minutesToGo(arrival.timeIntervalSince(prediction.predictedAt)))],
+                    buckets: [.seconds(15), .seconds(30), .seconds(60), .seconds(120), .seconds(300), .seconds(600)]
+                ).record(.milliseconds(Int64((error * 1000).rounded())))
+            }
+        } catch {
+            logger.warning(
+                "ETAs could not be scored", metadata: ["order": "\(orderId.lowercased)", "error": "\(error)"])
+        }
+    }
+
+    private func predict(orderId: UUID, from: GeoPoint, to: GeoPoint, at date: Date) async -> EtaPrediction? {
+        // Without a map or a route there is no ETA to keep, as the customer sees none.
+        guard let route = try? await navigator.route(RouteRequest(from: from, to: to), profile: nil, now: date) else {
+            return nil
+        }
+        return EtaPrediction(
+            orderId: orderId, predictedAt: date, remainingSeconds: route.durationS, remainingMetres: route.distanceM)
+    }
+
+    private func keep(_ predictions: [EtaPrediction]) async {
+        do {
+            try await repository.recordEtaPredictions(predictions)
+        } catch {
+            logger.warning("ETAs could not be kept", metadata: ["error": "\(error)"])
+        }
+    }
+}
