@@ -52,6 +52,11 @@ public struct ServerConfiguration: Sendable {
     public var maxSnapDistanceM: Double = 300
     /// How often live speeds are customised into route choice (the built-in router).
     public var trafficCustomiseMilliseconds: Int = 30_000
+    /// Whether the built-in router learns traffic from the fleet's fixes (live and time-of-day speeds). Off, routes
+    /// and ETAs use the profile's speeds and an external feed's only: the baseline `logistics bench eta` compares.
+    public var trafficLearning = true
+    /// How often riders' new fixes are matched to the roads and learned from (the built-in router).
+    public var trafficMatchMilliseconds: Int = 500
     /// How often this instance stores the speeds it learned and reads what the others stored.
     public var learnedSpeedsStoreMilliseconds: Int = 60_000
     /// The city's time zone: learned speeds are kept per quarter hour of its week (rush hours follow local time).
@@ -182,6 +187,16 @@ public struct ServerConfiguration: Sendable {
         if let interval = environment["LOGISTICS_TRAFFIC_CUSTOMISE_MS"] {
             configuration.trafficCustomiseMilliseconds = try parseInt(
                 interval, name: "LOGISTICS_TRAFFIC_CUSTOMISE_MS", range: 100...3_600_000)
+        }
+        if let learning = environment["LOGISTICS_TRAFFIC_LEARNING"] {
+            guard ["on", "off"].contains(learning) else {
+                throw ConfigurationError("LOGISTICS_TRAFFIC_LEARNING must be on or off")
+            }
+            configuration.trafficLearning = learning == "on"
+        }
+        if let interval = environment["LOGISTICS_TRAFFIC_MATCH_MS"] {
+            configuration.trafficMatchMilliseconds = try parseInt(
+                interval, name: "LOGISTICS_TRAFFIC_MATCH_MS", range: 10...60_000)
         }
         if let interval = environment["LOGISTICS_LEARNED_SPEEDS_STORE_MS"] {
             configuration.learnedSpeedsStoreMilliseconds = try parseInt(

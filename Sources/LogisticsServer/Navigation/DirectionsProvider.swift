@@ -10,8 +10,8 @@ public protocol DirectionsProvider: Sendable {
     /// A line for `/health/ready`.
     var readiness: String { get }
     func route(_ request: RouteRequest, profile: RoutingProfile.Name?, now: Date) async throws -> Route
-    /// Lets the provider learn traffic from the fleet's fixes (the built-in router does; others ignore them).
-    func observe(_ fixes: [LocationFix])
+    /// Lets the provider learn traffic from a rider's fixes (the built-in router does; others ignore them).
+    func observe(_ fixes: [LocationFix], riderId: UUID)
     /// A quick, synchronous road travel time for ranking riders; nil when the provider cannot answer locally.
     var roadTravelTime: RoadTravelTime? { get }
     /// Durations and distances between every source and destination (a travel matrix).
@@ -48,11 +48,17 @@ public struct BuiltinDirections: DirectionsProvider {
     public let defaultProfile: RoutingProfile.Name
     public let maxSnapDistanceM: Double
     public let customisers: TrafficCustomisers
+    /// Fixes waiting to be matched to the roads and learned from (`TrafficLearning`).
+    public let trails: TrafficTrails
+    /// Whether the fleet's fixes teach the maps traffic (`LOGISTICS_TRAFFIC_LEARNING`).
+    public let learnsTraffic: Bool
 
     public init(
         maps: [RoutingProfile.Name: RoadMap], defaultProfile: RoutingProfile.Name, maxSnapDistanceM: Double,
-        customisers: TrafficCustomisers = TrafficCustomisers()
+        customisers: TrafficCustomisers = TrafficCustomisers(), learnsTraffic: Bool = true
     ) {
+        self.learnsTraffic = learnsTraffic
+        self.trails = TrafficTrails()
         self.maps = maps
         self.defaultProfile = defaultProfile
         self.maxSnapDistanceM = maxSnapDistanceM
@@ -107,13 +113,9 @@ public struct BuiltinDirections: DirectionsProvider {
         reports.map { report in maps.values.reduce(false) { $1.apply(report) || $0 } }
     }
 
-    public func observe(_ fixes: [LocationFix]) {
-        for map in maps.values {
-            for fix in fixes {
-                map.observe(
-                    position: fix.point, speedMps: fix.speedMps, headingDeg: fix.headingDeg, recordedAt: fix.recordedAt)
-            }
-        }
+    public func observe(_ fixes: [LocationFix], riderId: UUID) {
+        guard learnsTraffic else { return }
+        trails.add(fixes, riderId: riderId)
     }
 }
 
@@ -128,6 +130,6 @@ struct UnavailableDirections: DirectionsProvider {
         throw RoutingError.providerUnavailable(cause)
     }
 
-    func observe(_ fixes: [LocationFix]) {}
+    func observe(_ fixes: [LocationFix], riderId: UUID) {}
     var roadTravelTime: RoadTravelTime? { nil }
 }

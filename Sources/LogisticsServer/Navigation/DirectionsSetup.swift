@@ -70,7 +70,8 @@ enum DirectionsSetup {
             logger.warning("the prepared graph is for \(defaultProfile.rawValue); using it as the default profile")
         }
         return BuiltinDirections(
-            maps: maps, defaultProfile: defaultProfile, maxSnapDistanceM: configuration.maxSnapDistanceM)
+            maps: maps, defaultProfile: defaultProfile, maxSnapDistanceM: configuration.maxSnapDistanceM,
+            learnsTraffic: configuration.trafficLearning)
     }
 
     private static func describe(_ event: RoadMapLoader.Event) -> String {

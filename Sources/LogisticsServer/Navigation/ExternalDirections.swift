@@ -49,7 +49,7 @@ struct ExternalDirections: DirectionsProvider {
         return route.converted(waypoints: answer.waypoints ?? [], now: now)
     }
 
-    func observe(_ fixes: [LocationFix]) {}
+    func observe(_ fixes: [LocationFix], riderId: UUID) {}
     /// Ranking happens inside a database transaction; an HTTP round trip per rider has no place there.
     var roadTravelTime: RoadTravelTime? { nil }
 }

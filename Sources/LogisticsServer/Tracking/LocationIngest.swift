@@ -81,7 +81,7 @@ final class LocationIngest: Sendable {
             }
         }
         if !intake.fresh.isEmpty {
-            navigator.provider.observe(intake.fresh)
+            navigator.provider.observe(intake.fresh, riderId: riderId)
             await etas?.observe(riderId: riderId, fixes: intake.fresh, now: now)
         }
         return Receipt(

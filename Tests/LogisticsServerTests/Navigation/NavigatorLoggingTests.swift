@@ -19,7 +19,7 @@ struct NavigatorLoggingTests {
         func route(_ request: RouteRequest, profile: RoutingProfile.Name?, now: Date) async throws -> Route {
             throw RoutingError.providerUnavailable("upstream answered HTTP 502")
         }
-        func observe(_ fixes: [LocationFix]) {}
+        func observe(_ fixes: [LocationFix], riderId: UUID) {}
     }
 
     final class CapturedLogs: Sendable {
