@@ -19,6 +19,17 @@ struct Demo: AsyncParsableCommand {
     @Option(help: "OpenStreetMap extract (.osm.pbf) or prepared graph for navigation (LOGISTICS_MAP).")
     var map: String = "Maps/monaco.osm.pbf"
     @Option(help: "Simulated RiderKit riders delivering orders around the map (0 for none).") var riders: Int = 4
+    @Option(
+        name: .customLong("slow"),
+        help: ArgumentHelp(
+            "A street the simulated riders drive slower: NAME[@HH:MM-HH:MM][xFACTOR] in UTC; repeat for more "
+                + "('monaco-morning': the 08:00-09:00 rush). Default: the port's boulevard at a third, all day.",
+            valueName: "street"))
+    var slow: [String] = ["Boulevard Albert 1er x0.35"]
+
+    func validate() throws {
+        do { _ = try SimulatedTraffic.named(slow, timeZone: "UTC") } catch { throw ValidationError("\(error)") }
+    }
 
     func run() async throws {
         var configuration = try ServerConfiguration.fromEnvironment(ProcessInfo.processInfo.environment)
@@ -71,7 +82,9 @@ struct Demo: AsyncParsableCommand {
         application.addServices(
             DemoRideService(
                 services: built.services, host: localHost, linkHost: linkHost, ports: ports, seeded: seeded),
-            DemoFleetService(services: built.services, host: localHost, ports: fleetPorts, riders: riders),
+            DemoFleetService(
+                services: built.services, host: localHost, ports: fleetPorts, riders: riders,
+                traffic: try SimulatedTraffic.named(slow, timeZone: "UTC")),
             DemoAppRiderService(services: built.services, host: localHost, ports: appPorts))
         do {
             try await application.runService()
@@ -133,6 +146,7 @@ struct DemoFleetService: Service {
     let host: String
     let ports: AsyncStream<Int>
     let riders: Int
+    let traffic: SimulatedTraffic
 
     func run() async throws {
         // A service that returns early stops the whole demo: without riders, it just waits for the end.
@@ -140,12 +154,15 @@ struct DemoFleetService: Service {
             try? await gracefulShutdown()
             return
         }
-        Console.line("Starting \(riders) simulated riders (RiderKit) delivering around the map; progress every 30 s.")
+        Console.line(
+            "Starting \(riders) simulated riders (RiderKit) delivering around the map; progress every 30 s."
+                + (traffic.slowdowns.isEmpty
+                    ? "" : " Slowed: " + traffic.slowdowns.map(\.description).joined(separator: ", ") + "."))
         var simulation = Simulation(
             base: "http://\(host):\(port)",
             plan: SimulationPlan(
                 riders: riders, deliveries: nil, duration: 365 * 86_400, speedMps: 14, fixInterval: 1, shortTrips: true,
-                automaticDispatch: true)
+                automaticDispatch: true, traffic: traffic)
         ) { subject, role in
             try await tokens.token(subject: subject, role: role, name: role == .rider ? "Simulated rider" : nil)
         }

@@ -23,6 +23,24 @@ struct Simulate: AsyncParsableCommand {
     var automaticDispatch = false
     @Option(name: .customLong("data-dir"), help: "Data directory holding the server's development secret.")
     var dataDirectory: String?
+    @Option(
+        name: .customLong("slow"),
+        help: ArgumentHelp(
+            "A street driven slower at chosen times: NAME[@HH:MM-HH:MM][xFACTOR] (all day, x0.35 by default); "
+                + "repeat for more. 'monaco-morning' is Monaco's 08:00-09:00 rush on seven main roads.",
+            valueName: "street"))
+    var slow: [String] = []
+    @Option(
+        name: .customLong("time-zone"),
+        help: "The time zone of --slow windows (as the server's LOGISTICS_TIME_ZONE).")
+    var timeZone: String = "UTC"
+
+    /// The traffic scenario the options name.
+    func traffic() throws -> SimulatedTraffic {
+        do { return try SimulatedTraffic.named(slow, timeZone: timeZone) } catch {
+            throw ValidationError("\(error)")
+        }
+    }
 
     func validate() throws {
         guard (1...500).contains(riders) else { throw ValidationError("--riders must be 1...500") }
@@ -33,6 +51,7 @@ struct Simulate: AsyncParsableCommand {
         guard URL(string: server)?.host != nil else {
             throw ValidationError("--server must be a URL like http://127.0.0.1:8080")
         }
+        _ = try traffic()
     }
 
     func run() async throws {
@@ -49,11 +68,14 @@ struct Simulate: AsyncParsableCommand {
             secret: secret, issuer: configuration.jwtIssuer, audience: configuration.jwtAudience)
         let plan = SimulationPlan(
             riders: riders, deliveries: orders ?? riders * 2, duration: TimeInterval(duration), speedMps: speed,
-            fixInterval: fixInterval, networkDrops: !noDrops, tunnels: !noTunnels, automaticDispatch: automaticDispatch)
+            fixInterval: fixInterval, networkDrops: !noDrops, tunnels: !noTunnels, automaticDispatch: automaticDispatch,
+            traffic: try traffic())
         Console.line(
             "Simulating \(riders) riders against \(server): \(plan.deliveries!) deliveries, \(Int(speed)) m/s, "
                 + "network drops \(noDrops ? "off" : "on"), tunnels \(noTunnels ? "off" : "on"), "
-                + "dispatch \(automaticDispatch ? "by the server" : "by hand")")
+                + "dispatch \(automaticDispatch ? "by the server" : "by hand")"
+                + (plan.traffic.slowdowns.isEmpty
+                    ? "" : ", slowed: " + plan.traffic.slowdowns.map(\.description).joined(separator: ", ")))
         var simulation = Simulation(base: server, plan: plan) { subject, role in
             try await issuer.token(subject: subject, role: role, name: role == .rider ? "Simulated rider" : nil)
         }

@@ -141,10 +141,12 @@ struct SimulatedRider: Sendable {
         let api = self.api
         var path: [GeoPoint]
         var navigation: NavigationSession?
+        var streets = StreetsAlong(nil)
         if let route = try? await api.route(taskId: taskId, from: position),
             let points = Polyline.decode(route.geometry), points.count >= 2
         {
             path = points + [destination]
+            streets = StreetsAlong(route)
             navigation = NavigationSession(route: route, destination: destination) { from, heading in
                 try await api.route(taskId: taskId, from: from, headingDeg: heading)
             }
@@ -162,7 +164,12 @@ struct SimulatedRider: Sendable {
         var tunnelEnds: Date?
         var uploadFailed = false
         var previous: GeoPoint? = nil
+        var travelled = -step
         while let point = points.popFirst() {
+            travelled += step
+            // A slowed street takes longer to drive: the same step, a longer wait, a lower reported speed.
+            let slowdown = plan.traffic.factor(street: streets.street(atMetre: travelled), at: Date())
+            if slowdown < 1 { report.update { $0.slowedFixes += 1 } }
             // A phone's GPS reports its course over the ground: the way from the last point to this one.
             let heading = previous.map { Bearing.degrees(from: $0, to: point) }
             previous = point
@@ -177,12 +184,14 @@ struct SimulatedRider: Sendable {
                 }
             } else {
                 // A fast-forwarded ride still reports a city speed: the server refuses faster than 100 m/s.
-                let fix = Self.noisyFix(at: point, speed: min(plan.speedMps, 14), heading: heading)
+                let fix = Self.noisyFix(at: point, speed: min(plan.speedMps, 14) * slowdown, heading: heading)
                 await uploader.record(fix)
                 for event in await navigation?.update(fix) ?? [] {
                     if case .rerouted(let fresh) = event, let shape = Polyline.decode(fresh.geometry) {
                         report.update { $0.reroutes += 1 }
                         points = (shape + [destination]).sampled(every: step)[...]
+                        streets = StreetsAlong(fresh)
+                        travelled = 0
                     }
                 }
             }
@@ -192,7 +201,7 @@ struct SimulatedRider: Sendable {
                 points = Self.detour(from: point, towards: next, metres: 150, every: step)[...] + points
             }
             await upload(failedBefore: &uploadFailed)
-            try await Task.sleep(for: .milliseconds(Int(plan.fixInterval * 1000)))
+            try await Task.sleep(for: .milliseconds(Int(plan.fixInterval / slowdown * 1000)))
         }
         position = GeoPoint(lat: destination.lat, lon: destination.lon, accuracyM: 5)
         await uploader.flush()

@@ -17,6 +17,8 @@ struct SimulationPlan: Sendable {
     var shortTrips = false
     /// The server dispatches automatically: orders are created and made ready, and riders take what they are offered.
     var automaticDispatch = false
+    /// Streets slowed at chosen times of day.
+    var traffic = SimulatedTraffic()
 }
 
 /// Runs simulated riders against a server until the plan is done, printing a live line now and then.

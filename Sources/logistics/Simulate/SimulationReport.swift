@@ -18,6 +18,8 @@ final class SimulationReport: Sendable {
         var wrongTurns = 0
         var reroutes = 0
         var gpsSearches = 0
+        /// Fixes driven on a street the traffic scenario had slowed at the time.
+        var slowedFixes = 0
         var errors: [String] = []
         var riding = 0
     }
@@ -70,6 +72,7 @@ final class SimulationReport: Sendable {
             "  far-arrival questions   \(counts.farArrivals)",
             "  wrong turns             \(counts.wrongTurns) (\(counts.reroutes) re-routes)",
             "  searching for GPS       \(counts.gpsSearches)",
+            "  fixes on slowed streets \(counts.slowedFixes)",
             "  legs without a road route \(counts.straightLineLegs)",
             "  errors                  \(counts.errors.count)",
         ]

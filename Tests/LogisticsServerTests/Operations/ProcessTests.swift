@@ -177,7 +177,14 @@ struct ProcessTests {
             arguments: [
                 "simulate", "--server", "http://127.0.0.1:\(server.port)", "--riders", "5", "--orders", "5",
                 "--speed", "300", "--fix-interval", "0.2", "--duration", "55",
-            ] + (automatic ? ["--automatic-dispatch"] : []),
+            ]
+                + (automatic
+                    ? ["--automatic-dispatch"]
+                        + [
+                            "Boulevard Albert 1er", "Boulevard Princesse Charlotte",
+                            "Avenue de la Costa@00:00-24:00x0.5",
+                        ]
+                        .flatMap { ["--slow", $0] } : []),
             environment: ["LOGISTICS_JWT_SECRET": Self.secret])
         let output = try await simulate.runToEnd(timeout: .seconds(60))
         #expect(output.status == 0, "\(output.text)")
@@ -185,6 +192,11 @@ struct ProcessTests {
         #expect(lines.last == "deliveries completed: 5", "\(output.text)")
         #expect(lines.contains { $0.contains("legs without a road route 0") }, "every leg followed a road route")
         #expect(lines.contains { $0.contains("errors                  0") }, "\(output.text)")
+        // With streets slowed all day, some of the riders' fixes were driven on them, at their lower speed.
+        let slowed = lines.first { $0.contains("fixes on slowed streets") }?.split(separator: " ").last.flatMap {
+            Int($0)
+        }
+        #expect(automatic ? (slowed ?? 0) > 0 : slowed == 0, "\(output.text)")
 
         let dispatcher = try await Self.dispatcherToken()
         let page = try await ConcurrentClient.send(
@@ -202,6 +214,20 @@ struct ProcessTests {
         }
         server.kill(SIGTERM)
         #expect(await server.waitForExit() == 0)
+    }
+
+    @Test("a traffic scenario that does not parse is refused with a readable message, before any rider starts")
+    func badSlowdown() async throws {
+        for (option, words) in [("Rue Grimaldi@25:00-26:00", "@HH:MM-HH:MM"), ("Rue Grimaldi x1.5", "(0, 1]")] {
+            let simulate = try ServerProcess(
+                arguments: ["simulate", "--server", "http://127.0.0.1:9", "--slow", option],
+                environment: ["LOGISTICS_JWT_SECRET": Self.secret], captureStandardError: true)
+            let output = try await simulate.runToEnd(timeout: .seconds(30))
+            let message = await simulate.standardErrorText()
+            #expect(output.status != 0)
+            #expect(message.contains(words), "\(message)")
+            #expect(!message.contains("Fatal error"), "\(message)")
+        }
     }
 
     @Test("production refuses to start without a strong secret, with a readable message")

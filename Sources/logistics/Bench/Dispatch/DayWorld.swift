@@ -162,11 +162,7 @@ struct DayWorld {
 
     private func route(_ index: Int) async throws -> [GeoPoint] {
         let rider = riders[index]
-        let answer = try await client.call(
-            "route", .GET,
-            "/api/v1/rider/tasks/\(rider.taskId!)/route?from=\(rider.position.lat),\(rider.position.lon)",
-            token: rider.token)
-        return Polyline.decode(answer["geometry"] as? String ?? "") ?? []
+        return try await client.taskRoute(taskId: rider.taskId!, from: rider.position, token: rider.token)
     }
 
     private mutating func move(_ index: Int, metres: Double) {
@@ -208,15 +204,9 @@ struct DayWorld {
             return
         }
         try await tap("ARRIVED_AT_DESTINATION", rider: rider, at: order.home)
-        let customer = try await token(order.customerId, .customer)
-        let view = try await client.call("code", .GET, "/api/v1/customer/orders/\(orderId)", token: customer)
-        try await client.call(
-            "proof", .POST, "/api/v1/rider/tasks/\(taskId)/pod", token: rider.token,
-            json: [
-                "type": "OTP", "value": view["deliveryOtp"] as? String ?? "", "capturedAt": RFC3339.string(from: now),
-                "location": ["lat": order.home.lat, "lon": order.home.lon, "accuracyM": 5],
-            ])
-        try await tap("DELIVERED", rider: rider, at: order.home)
+        try await client.deliverWithCode(
+            taskId: taskId, orderId: orderId, customer: try await token(order.customerId, .customer),
+            rider: rider.token, at: order.home, now: now)
         figures.readyToDelivered.append(now.timeIntervalSince(order.readyAt))
         figures.placedToDelivered.append(now.timeIntervalSince(order.placedAt))
         figures.delivered += 1
