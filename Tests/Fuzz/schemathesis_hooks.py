@@ -6,6 +6,8 @@
   2 minutes ahead of the server, and a tap's `occurredAt` also not before the task was accepted (API.md: 400; the
   document says both in words). A schema-valid case gets the present for `occurredAt`, and for a later
   `recordedAt` or `capturedAt`, so it tests everything else; negative cases keep what was generated.
+- A route's `departAt` must not be in the past nor more than 7 days ahead (400): a schema-valid case departs in an
+  hour; negative cases keep what was generated.
 - A plan's rules across fields (unique ids, amounts as long as the capacity, locations on Monaco's roads, a search
   budget) are not JSON Schema's to state: a schema-valid `POST /api/v1/plans` is repaired to keep them, small and
   quick, so the run tests the rest of its shape; negative cases keep what was generated.
@@ -97,4 +99,7 @@ def map_case(context, case):
         clamp_times(body, datetime.now(timezone.utc) + timedelta(seconds=60))
         if case.operation.path == "/api/v1/plans" and isinstance(body, dict):
             repaired_plan(body)
+        if case.operation.path == "/api/v1/routes" and isinstance(case.query, dict) and "departAt" in case.query:
+            later = datetime.now(timezone.utc) + timedelta(hours=1)
+            case.query["departAt"] = later.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
     return case
