@@ -108,9 +108,10 @@ public final class TrafficCustomiser: Sendable {
     public func customiseIfChanged(now: Date) -> RoutingSnapshot? {
         let last = installed.withLock { $0 }
         let expired = last.firstExpiry.map { now >= $0 } ?? false
+        // A new quarter hour changes the weights only where something was learned.
         let changed =
             map.traffic.revision != last.live || map.learned.revision != last.learned
-            || map.learned.slot(of: now) != last.slot
+            || (map.learned.slot(of: now) != last.slot && !map.learned.isEmpty)
         guard changed || expired else { return nil }
         return customise(now: now)
     }

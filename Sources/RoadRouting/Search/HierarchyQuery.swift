@@ -36,11 +36,13 @@ public struct HierarchyQuery: Sendable {
             if isForward {
                 settle(
                     heap: &forwardHeap, labels: &forward, other: backward, first: hierarchy.forwardFirst,
-                    edges: hierarchy.forwardEdges, best: &best, meeting: &meeting)
+                    edges: hierarchy.forwardEdges, downFirst: hierarchy.backwardFirst,
+                    downEdges: hierarchy.backwardEdges, best: &best, meeting: &meeting)
             } else {
                 settle(
                     heap: &backwardHeap, labels: &backward, other: forward, first: hierarchy.backwardFirst,
-                    edges: hierarchy.backwardEdges, best: &best, meeting: &meeting)
+                    edges: hierarchy.backwardEdges, downFirst: hierarchy.forwardFirst,
+                    downEdges: hierarchy.forwardEdges, best: &best, meeting: &meeting)
             }
         }
         guard meeting >= 0 else { return nil }
@@ -68,14 +70,22 @@ public struct HierarchyQuery: Sendable {
         return SearchPath(cost: best, arcs: arcs, sourceNode: sourceNode, targetNode: node)
     }
 
+    /// Settles the next node of one direction. Stall on demand: a node that a higher node already reached by
+    /// this search reaches more cheaply (through one of the node's edges from above) is not on a shortest path
+    /// up, so its edges are not relaxed; its label still counts for meeting the other search.
     private func settle(
         heap: inout MinHeap<UInt64>, labels: inout [Int32: Label], other: [Int32: Label], first: [Int32],
-        edges: [ContractionHierarchy.Edge], best: inout UInt64, meeting: inout Int32
+        edges: [ContractionHierarchy.Edge], downFirst: [Int32], downEdges: [ContractionHierarchy.Edge],
+        best: inout UInt64, meeting: inout Int32
     ) {
         guard let (key, node) = heap.pop(), let label = labels[node], key == label.cost else { return }
         if let opposite = other[node], key + opposite.cost < best {
             best = key + opposite.cost
             meeting = node
+        }
+        for index in Int(downFirst[Int(node)])..<Int(downFirst[Int(node) + 1]) {
+            let edge = downEdges[index]
+            if let higher = labels[edge.other], higher.cost + UInt64(edge.weight) < key { return }
         }
         for index in Int(first[Int(node)])..<Int(first[Int(node) + 1]) {
             let edge = edges[index]
