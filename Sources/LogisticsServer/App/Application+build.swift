@@ -157,26 +157,21 @@ private func trafficRouting(
     clock: any WallClock, metrics: RequestMetrics, logger: Logger
 ) -> [any Service] {
     guard let builtin = directions as? BuiltinDirections else { return [] }
+    let maps = Array(builtin.maps.values)
+    let routing = TrafficRouting(
+        maps: maps, customisers: builtin.customisers,
+        interval: .milliseconds(configuration.trafficCustomiseMilliseconds),
+        clock: clock, registry: metrics.registry, logger: logger)
     // Feed speeds still time routes without learning; folding them into route choice is the customiser's job.
-    guard builtin.learnsTraffic else {
-        return [
-            TrafficRouting(
-                maps: Array(builtin.maps.values), customisers: builtin.customisers,
-                interval: .milliseconds(configuration.trafficCustomiseMilliseconds),
-                clock: clock, registry: metrics.registry, logger: logger)
-        ]
-    }
+    guard builtin.learnsTraffic else { return [routing] }
     return [
         TrafficLearning(
-            trails: builtin.trails, maps: Array(builtin.maps.values),
-            interval: .milliseconds(configuration.trafficMatchMilliseconds), clock: clock),
+            trails: builtin.trails, maps: maps, interval: .milliseconds(configuration.trafficMatchMilliseconds),
+            clock: clock),
         SpeedLearning(
-            maps: Array(builtin.maps.values), repository: repository,
+            maps: maps, repository: repository,
             interval: .milliseconds(configuration.learnedSpeedsStoreMilliseconds), clock: clock, logger: logger),
-        TrafficRouting(
-            maps: Array(builtin.maps.values), customisers: builtin.customisers,
-            interval: .milliseconds(configuration.trafficCustomiseMilliseconds),
-            clock: clock, registry: metrics.registry, logger: logger),
+        routing,
     ]
 }
 

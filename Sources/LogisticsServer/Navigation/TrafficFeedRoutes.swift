@@ -42,7 +42,7 @@ struct TrafficFeedRoutes {
     }
 
     struct Answer: Encodable {
-        struct Refused: Encodable {
+        struct Refused: Encodable, Error {
             var index: Int
             var reason: Refusal
             var detail: String
@@ -66,9 +66,9 @@ struct TrafficFeedRoutes {
         var refused: [Answer.Refused] = []
         var reports: [(index: Int, report: SpeedReport)] = []
         for (index, entry) in feed.speeds.enumerated() {
-            switch judge(entry, now: now) {
+            switch judge(entry, index: index, now: now) {
             case .success(let report): reports.append((index, report))
-            case .failure(let refusal): refused.append(refusal.at(index))
+            case .failure(let refusal): refused.append(refusal)
             }
         }
         let found = try navigator.apply(reports.map(\.report))
@@ -84,29 +84,22 @@ struct TrafficFeedRoutes {
         return try .json(Answer(applied: applied, refused: refused.sorted { $0.index < $1.index }))
     }
 
-    private struct Refused: Error {
-        var reason: Refusal
-        var detail: String
-
-        func at(_ index: Int) -> Answer.Refused { Answer.Refused(index: index, reason: reason, detail: detail) }
-    }
-
-    private func judge(_ entry: Feed.Entry, now: Date) -> Result<SpeedReport, Refused> {
+    private func judge(_ entry: Feed.Entry, index: Int, now: Date) -> Result<SpeedReport, Answer.Refused> {
+        func refuse(_ reason: Refusal, _ detail: String) -> Result<SpeedReport, Answer.Refused> {
+            .failure(Answer.Refused(index: index, reason: reason, detail: detail))
+        }
         guard let from = entry.fromNode, let to = entry.toNode, let kmh = entry.speedKmh else {
-            return .failure(Refused(reason: .incomplete, detail: "fromNode, toNode and speedKmh are required"))
+            return refuse(.incomplete, "fromNode, toNode and speedKmh are required")
         }
         guard kmh.isFinite, kmh >= 0, kmh <= Self.maximumKmh else {
-            return .failure(
-                Refused(reason: .impossibleSpeed, detail: "speedKmh must be 0 to \(Int(Self.maximumKmh)) km/h"))
+            return refuse(.impossibleSpeed, "speedKmh must be 0 to \(Int(Self.maximumKmh)) km/h")
         }
         let observedAt = entry.observedAt ?? now
         if observedAt > now.addingTimeInterval(Self.clockSkew) {
-            return .failure(Refused(reason: .inTheFuture, detail: "observedAt is later than now"))
+            return refuse(.inTheFuture, "observedAt is later than now")
         }
         if now.timeIntervalSince(observedAt) >= trafficExpiry {
-            return .failure(
-                Refused(reason: .tooOld, detail: "observedAt is more than \(Int(trafficExpiry)) s ago: already expired")
-            )
+            return refuse(.tooOld, "observedAt is more than \(Int(trafficExpiry)) s ago: already expired")
         }
         return .success(
             SpeedReport(fromOSMNode: from, toOSMNode: to, metresPerSecond: kmh / 3.6, observedAt: min(observedAt, now)))

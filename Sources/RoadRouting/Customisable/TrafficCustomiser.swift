@@ -60,27 +60,25 @@ public final class TrafficCustomiser: Sendable {
     /// The fastest-route weight of every arc now: a fresh live speed beats the speed learned for this time of the
     /// week, which beats free flow.
     public func weights(now: Date) -> (weights: [UInt32], liveArcs: Int, firstExpiry: Date?) {
+        var weights = self.weights(slot: map.learned.slot(of: now))
         let live = map.traffic.freshSpeeds(now: now)
-        let learned = map.learned.speeds(slot: map.learned.slot(of: now), arcs: canonical)
-        var weights = map.weights[.time] ?? map.graph.weights(.time)
+        guard !live.isEmpty else { return (weights, 0, nil) }
         var liveArcs = 0
         for arc in 0..<map.graph.arcCount {
-            let metres = Double(map.graph.arcDistanceM[arc])
-            if let observation = live[canonical[arc]] {
-                weights[arc] = RoadGraph.timeWeight(seconds: observation.seconds(over: metres))
-                liveArcs += 1
-            } else if let speed = learned[arc] {
-                weights[arc] = RoadGraph.timeWeight(seconds: metres / speed)
-            }
+            guard let observation = live[canonical[arc]] else { continue }
+            weights[arc] = RoadGraph.timeWeight(seconds: observation.seconds(over: Double(map.graph.arcDistanceM[arc])))
+            liveArcs += 1
         }
         let oldest = live.values.map(\.observedAt).min()
         return (weights, liveArcs, oldest?.addingTimeInterval(map.traffic.expiry))
     }
 
-    /// The weights of a departure later than live speeds reach: learned speeds for its slot, else free flow.
+    /// The weights of a quarter hour without live speeds: learned speeds for its slot, else free flow. A departure
+    /// later than live speeds reach is routed on these.
     func weights(slot: WeekSlot) -> [UInt32] {
-        let learned = map.learned.speeds(slot: slot, arcs: canonical)
         var weights = map.weights[.time] ?? map.graph.weights(.time)
+        guard !map.learned.isEmpty else { return weights }
+        let learned = map.learned.speeds(slot: slot, arcs: canonical)
         for arc in 0..<map.graph.arcCount {
             guard let speed = learned[arc] else { continue }
             weights[arc] = RoadGraph.timeWeight(seconds: Double(map.graph.arcDistanceM[arc]) / speed)

@@ -18,6 +18,8 @@ public final class LearnedSpeeds: Sendable {
             self.samples = samples
         }
 
+        static let none = Tally(paceSum: 0, samples: 0)
+
         public var metresPerSecond: Double { Double(samples) / max(paceSum, .leastNonzeroMagnitude) }
 
         static func + (lhs: Tally, rhs: Tally) -> Tally {
@@ -43,6 +45,11 @@ public final class LearnedSpeeds: Sendable {
     private struct ClassTally {
         var shareSum = 0.0
         var samples = 0
+
+        mutating func add(share: Double, samples count: Int) {
+            shareSum += share * Double(count)
+            samples += count
+        }
     }
 
     private struct State {
@@ -92,10 +99,9 @@ public final class LearnedSpeeds: Sendable {
         state.withLock { state in
             let slot = WeekSlot(date, timeZone: state.timeZone).index
             let key = arc * WeekSlot.count + slot
-            state.segments[key] = (state.segments[key] ?? Tally(paceSum: 0, samples: 0)) + sample
-            state.pending[key] = (state.pending[key] ?? Tally(paceSum: 0, samples: 0)) + sample
-            state.classes[classKey(arc, slot), default: ClassTally()].shareSum += share
-            state.classes[classKey(arc, slot), default: ClassTally()].samples += 1
+            state.segments[key] = (state.segments[key] ?? .none) + sample
+            state.pending[key] = (state.pending[key] ?? .none) + sample
+            state.classes[classKey(arc, slot), default: ClassTally()].add(share: share, samples: 1)
             state.revision += 1
         }
     }
@@ -136,7 +142,7 @@ public final class LearnedSpeeds: Sendable {
         let keyed = resolve(entries)
         state.withLock { state in
             for (key, tally) in keyed {
-                state.pending[key] = (state.pending[key] ?? Tally(paceSum: 0, samples: 0)) + tally
+                state.pending[key] = (state.pending[key] ?? .none) + tally
             }
         }
     }
@@ -148,15 +154,13 @@ public final class LearnedSpeeds: Sendable {
         let keyed = resolve(entries)
         state.withLock { state in
             for (key, tally) in keyed {
-                state.segments[key] = tally + (state.pending[key] ?? Tally(paceSum: 0, samples: 0))
+                state.segments[key] = tally + (state.pending[key] ?? .none)
             }
             state.classes = [:]
             for (key, tally) in state.segments {
                 let arc = key / WeekSlot.count
-                var total = state.classes[classKey(arc, key % WeekSlot.count)] ?? ClassTally()
-                total.shareSum += tally.metresPerSecond / freeFlowSpeed(arc) * Double(tally.samples)
-                total.samples += tally.samples
-                state.classes[classKey(arc, key % WeekSlot.count)] = total
+                state.classes[classKey(arc, key % WeekSlot.count), default: ClassTally()].add(
+                    share: tally.metresPerSecond / freeFlowSpeed(arc), samples: tally.samples)
             }
             state.revision += 1
         }
