@@ -1,5 +1,5 @@
 /// A bidirectional upward search in a contraction hierarchy, from source seeds and target seeds at once.
-/// The search state lives in dictionaries: a query touches a few hundred nodes, so nothing graph-sized is allocated
+/// The search state lives in small hash tables (`NodeTable`): a query touches a few hundred nodes, so nothing graph-sized is allocated
 /// and any number of queries can run in parallel on the shared, immutable hierarchy.
 public struct HierarchyQuery: Sendable {
     public let hierarchy: ContractionHierarchy
@@ -14,8 +14,8 @@ public struct HierarchyQuery: Sendable {
     }
 
     public func shortestPath(from sources: [SearchSeed], to targets: [SearchSeed]) -> SearchPath? {
-        var forward: [Int32: Label] = [:]
-        var backward: [Int32: Label] = [:]
+        var forward = NodeTable<Label>()
+        var backward = NodeTable<Label>()
         var forwardHeap = MinHeap<UInt64>()
         var backwardHeap = MinHeap<UInt64>()
         for seed in sources where seed.cost < forward[seed.node]?.cost ?? .max {
@@ -74,7 +74,7 @@ public struct HierarchyQuery: Sendable {
     /// this search reaches more cheaply (through one of the node's edges from above) is not on a shortest path
     /// up, so its edges are not relaxed; its label still counts for meeting the other search.
     private func settle(
-        heap: inout MinHeap<UInt64>, labels: inout [Int32: Label], other: [Int32: Label], first: [Int32],
+        heap: inout MinHeap<UInt64>, labels: inout NodeTable<Label>, other: NodeTable<Label>, first: [Int32],
         edges: [ContractionHierarchy.Edge], downFirst: [Int32], downEdges: [ContractionHierarchy.Edge],
         best: inout UInt64, meeting: inout Int32
     ) {
