@@ -216,15 +216,18 @@ extension RoadRoutingSuites {
             #expect(wrong.isEmpty, "\(wrong.prefix(5))")
         }
 
-        @Test("Re-contraction in a kept order, for graphs too dense for triangles, matches Dijkstra on new weights")
-        func recontraction() async {
+        @Test(
+            "Re-contraction in a kept order (its top share ordered again) matches Dijkstra on new weights",
+            arguments: [0, 0.05, 0.3, 1])
+        func recontraction(reorderedTop: Double) async {
             let (mismatches, brokenPaths) = await OffPool.run {
                 let graph = GridRoadNetwork.generate(side: 30, seed: 4)
                 let prepared = ContractionHierarchy.build(graph: graph, metric: .time)
                 var generator = SeededGenerator(state: 8)
                 let weights = graph.weights(.time).map { $0 * UInt32.random(in: 1...6, using: &generator) }
                 let again = ContractionHierarchy.build(
-                    graph: graph, weights: weights, ranks: HierarchyOrder.ranks(of: prepared), metric: .time)
+                    graph: graph, weights: weights, ranks: HierarchyOrder.ranks(of: prepared), metric: .time,
+                    reorderedTop: reorderedTop)
                 return HierarchyTests.compare(graph: graph, hierarchy: again, weights: weights, pairs: 300)
             }
             #expect(brokenPaths.isEmpty, "\(brokenPaths.prefix(5))")

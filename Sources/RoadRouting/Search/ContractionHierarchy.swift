@@ -45,11 +45,16 @@ public struct ContractionHierarchy: Sendable {
 
     /// Contracts in a known order (`ranks[node]`, 0 first), as when only the weights changed: no priorities to
     /// compute, one witness search per contracted node.
-    public static func build(graph: RoadGraph, weights: [UInt32], ranks: [Int32], metric: RouteMetric)
-        -> ContractionHierarchy
-    {
+    ///
+    /// `reorderedTop` is the share of the order, its most important end, that is ordered again for these weights,
+    /// by the priorities of a full contraction (updated lazily only, when a node comes up). Queries spend their
+    /// time among those nodes: on a 1M-node grid with a tenth of the arcs jammed, re-ordering the top 1 % took
+    /// query times from 1.50× to 1.32× the static hierarchy's, for a tenth more contraction time.
+    public static func build(
+        graph: RoadGraph, weights: [UInt32], ranks: [Int32], metric: RouteMetric, reorderedTop: Double = 0
+    ) -> ContractionHierarchy {
         var contractor = Contractor(graph: graph, weights: weights)
-        return contractor.run(ranks: ranks, metric: metric)
+        return contractor.run(ranks: ranks, reorderedTop: reorderedTop, metric: metric)
     }
 }
 
@@ -93,16 +98,51 @@ private struct Contractor {
     }
 
     mutating func run(metric: RouteMetric, progress: (Double) -> Void) -> ContractionHierarchy {
+        var forwardUp = [[Edge]](repeating: [], count: nodeCount)
+        var backwardUp = [[Edge]](repeating: [], count: nodeCount)
+        contractByPriority(
+            Array(0..<Int32(nodeCount)), updatingNeighbours: true, forwardUp: &forwardUp, backwardUp: &backwardUp,
+            progress: progress)
+        progress(1)
+        return Self.hierarchy(forwardUp: forwardUp, backwardUp: backwardUp, metric: metric)
+    }
+
+    mutating func run(ranks: [Int32], reorderedTop: Double, metric: RouteMetric) -> ContractionHierarchy {
+        var order = [Int32](repeating: 0, count: nodeCount)
+        for node in 0..<nodeCount { order[Int(ranks[node])] = Int32(node) }
+        let kept = nodeCount - Int((Double(nodeCount) * min(max(reorderedTop, 0), 1)).rounded())
+        var forwardUp = [[Edge]](repeating: [], count: nodeCount)
+        var backwardUp = [[Edge]](repeating: [], count: nodeCount)
+        for node in order.prefix(kept) {
+            forwardUp[Int(node)] = outEdges[Int(node)]
+            backwardUp[Int(node)] = inEdges[Int(node)]
+            if kept == nodeCount {
+                remove(node)
+            } else {
+                for neighbour in contract(node) { noteContracted(node, beside: neighbour) }
+            }
+        }
+        // Neighbours' priorities are not recomputed after each contraction: that is most of a full contraction's
+        // time, and the lazy check when a node comes up kept nearly all of the benefit.
+        contractByPriority(
+            Array(order.dropFirst(kept)), updatingNeighbours: false, forwardUp: &forwardUp, backwardUp: &backwardUp,
+            progress: { _ in })
+        return Self.hierarchy(forwardUp: forwardUp, backwardUp: backwardUp, metric: metric)
+    }
+
+    /// Contracts `nodes`, least important first by edge difference, deleted neighbours and level.
+    mutating func contractByPriority(
+        _ nodes: [Int32], updatingNeighbours: Bool, forwardUp: inout [[Edge]], backwardUp: inout [[Edge]],
+        progress: (Double) -> Void
+    ) {
         var queue = MinHeap<Int64>()
         var priority = [Int64](repeating: 0, count: nodeCount)
-        for node in 0..<Int32(nodeCount) {
+        for node in nodes {
             priority[Int(node)] = computePriority(node)
             queue.push(priority[Int(node)], node)
         }
-        var forwardUp = [[Edge]](repeating: [], count: nodeCount)
-        var backwardUp = [[Edge]](repeating: [], count: nodeCount)
         var done = 0
-        let step = max(1, nodeCount / 100)
+        let step = max(1, nodes.count / 100)
         while let (key, node) = queue.pop() {
             guard !contracted[Int(node)], key == priority[Int(node)] else { continue }
             // Lazy update: the priority may have grown since it was queued.
@@ -114,10 +154,9 @@ private struct Contractor {
             }
             forwardUp[Int(node)] = outEdges[Int(node)]
             backwardUp[Int(node)] = inEdges[Int(node)]
-            let neighbours = contract(node)
-            for neighbour in neighbours {
-                deletedNeighbours[Int(neighbour)] += 1
-                level[Int(neighbour)] = max(level[Int(neighbour)], level[Int(node)] + 1)
+            for neighbour in contract(node) {
+                noteContracted(node, beside: neighbour)
+                guard updatingNeighbours else { continue }
                 let updated = computePriority(neighbour)
                 if updated != priority[Int(neighbour)] {
                     priority[Int(neighbour)] = updated
@@ -125,23 +164,14 @@ private struct Contractor {
                 }
             }
             done += 1
-            if done % step == 0 { progress(Double(done) / Double(nodeCount)) }
+            if done % step == 0 { progress(Double(done) / Double(nodes.count)) }
         }
-        progress(1)
-        return Self.hierarchy(forwardUp: forwardUp, backwardUp: backwardUp, metric: metric)
     }
 
-    mutating func run(ranks: [Int32], metric: RouteMetric) -> ContractionHierarchy {
-        var order = [Int32](repeating: 0, count: nodeCount)
-        for node in 0..<nodeCount { order[Int(ranks[node])] = Int32(node) }
-        var forwardUp = [[Edge]](repeating: [], count: nodeCount)
-        var backwardUp = [[Edge]](repeating: [], count: nodeCount)
-        for node in order {
-            forwardUp[Int(node)] = outEdges[Int(node)]
-            backwardUp[Int(node)] = inEdges[Int(node)]
-            remove(node)
-        }
-        return Self.hierarchy(forwardUp: forwardUp, backwardUp: backwardUp, metric: metric)
+    /// What the priority of a node remembers of its contracted neighbours.
+    mutating func noteContracted(_ node: Int32, beside neighbour: Int32) {
+        deletedNeighbours[Int(neighbour)] += 1
+        level[Int(neighbour)] = max(level[Int(neighbour)], level[Int(node)] + 1)
     }
 
     /// Each node's upward edges, as kept when it was contracted, in compressed rows.

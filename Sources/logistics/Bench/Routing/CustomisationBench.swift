@@ -15,12 +15,17 @@ struct CustomisationBench: AsyncParsableCommand {
     @Option(help: "Customisations to time on the map (the grid gets a third as many, at least 2).") var runs: Int = 10
     @Flag(help: "Also measure the nested-dissection order that was not chosen (grids only up to 300×300).")
     var dissection = false
+    @Option(help: "Re-contraction only: the share of the order, from the top, ordered again for the new weights.")
+    var reorderedTop: Double = TrafficCustomiser.defaultReorderedTop
+    @Flag(help: "Also contract the jammed weights in a new order, to show what keeping the order costs queries.")
+    var fresh = false
 
     func validate() throws {
         guard gridSide == 0 || (10...2000).contains(gridSide) else {
             throw ValidationError("--grid-side must be 0 or 10...2000")
         }
         guard (1...1_000_000).contains(pairs) else { throw ValidationError("--pairs must be 1...1000000") }
+        guard (0...1).contains(reorderedTop) else { throw ValidationError("--reordered-top must be 0...1") }
         guard (1...100).contains(runs) else { throw ValidationError("--runs must be 1...100") }
     }
 
@@ -50,11 +55,13 @@ struct CustomisationBench: AsyncParsableCommand {
             String(
                 format: "  static hierarchy: contraction %.2f s, %d shortcuts, %.1f MiB", staticSeconds,
                 prepared.shortcutCount, Double(prepared.memoryBytes) / 1_048_576))
-        let (customiser, prepareSeconds) = Self.timed { TrafficCustomiser(map: map)! }
+        let (customiser, prepareSeconds) = Self.timed { TrafficCustomiser(map: map, reorderedTop: reorderedTop)! }
         Console.line(
             String(
-                format: "  customiser: %@, prepared in %.2f s (order kept from the static hierarchy)%@",
+                format: "  customiser: %@, prepared in %.2f s (order kept from the static hierarchy%@)%@",
                 customiser.method.rawValue, prepareSeconds,
+                customiser.method == .recontraction
+                    ? String(format: ", its top %g %% ordered again", customiser.reorderedTop * 100) : "",
                 customiser.structureEdges.map { ", \($0) edges, \(customiser.structureBytes / 1024) KiB" } ?? ""))
 
         let now = Date()
@@ -82,8 +89,8 @@ struct CustomisationBench: AsyncParsableCommand {
                 Double(customiser.structureBytes) / 1_048_576))
 
         let queries = RoutingBench.randomPairs(graph, count: pairs)
-        let staticRun = RoutingBench.timeQueries(prepared, queries)
-        let trafficRun = RoutingBench.timeQueries(snapshot!.hierarchy, queries)
+        let runs = RoutingBench.compareQueries([prepared, snapshot!.hierarchy], queries)
+        let (staticRun, trafficRun) = (runs[0], runs[1])
         Console.line(
             "  static hierarchy, free flow over \(queries.count) pairs: \(RoutingBench.summary(staticRun.latencies))")
         Console.line(
@@ -95,6 +102,22 @@ struct CustomisationBench: AsyncParsableCommand {
             String(
                 format: "  query p50 customised / static: %.2f×; %d of %d routes cost more with traffic",
                 trafficMedian / max(staticMedian, 1e-9), changed, queries.count))
+        if fresh {
+            let (hierarchy, seconds) = Self.timed {
+                ContractionHierarchy.build(
+                    graph: graph, weights: snapshot!.weights, ranks: HierarchyOrder.ranks(of: prepared), metric: .time,
+                    reorderedTop: 1)
+            }
+            let runs = RoutingBench.compareQueries([prepared, hierarchy], queries)
+            let ratio =
+                LatencyRecorder.percentile(runs[1].latencies.sorted(), 0.5)
+                / max(LatencyRecorder.percentile(runs[0].latencies.sorted(), 0.5), 1e-9)
+            Console.line(
+                String(
+                    format:
+                        "  a new order for the traffic instead: contraction %.2f s, %d shortcuts; queries %.2f× static",
+                    seconds, hierarchy.shortcutCount, ratio))
+        }
         if dissection && graph.nodeCount <= 90_000 {
             let (structure, seconds) = Self.timed { CustomisableHierarchy.build(graph: graph) }
             let hierarchy = structure.customise(weights: snapshot!.weights, metric: .time)

@@ -186,6 +186,32 @@ struct RoutingBench: AsyncParsableCommand {
         return (latencies, costs)
     }
 
+    /// Times the same queries on several hierarchies, interleaved query by query (in a rotating order) and
+    /// repeated `rounds` times, keeping each query's fastest time per hierarchy. Run one after the other, the
+    /// second set met other cache and clock states than the first: on the grid two identical runs differed by 20 %.
+    static func compareQueries(
+        _ hierarchies: [ContractionHierarchy], _ queries: [(Int32, Int32)], rounds: Int = 3
+    ) -> [(latencies: [Double], costs: [UInt64?])] {
+        let searches = hierarchies.map { HierarchyQuery(hierarchy: $0) }
+        var fastest = [[Double]](
+            repeating: [Double](repeating: .infinity, count: queries.count), count: hierarchies.count)
+        var costs = [[UInt64?]](repeating: [UInt64?](repeating: nil, count: queries.count), count: hierarchies.count)
+        for round in 0..<rounds {
+            for (index, (source, target)) in queries.enumerated() {
+                for turn in 0..<searches.count {
+                    let which = (turn + index + round) % searches.count
+                    let start = DispatchTime.now().uptimeNanoseconds
+                    let path = searches[which].shortestPath(
+                        from: [SearchSeed(node: source, cost: 0)], to: [SearchSeed(node: target, cost: 0)])
+                    let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+                    fastest[which][index] = min(fastest[which][index], elapsed)
+                    costs[which][index] = path?.cost
+                }
+            }
+        }
+        return (0..<hierarchies.count).map { (fastest[$0], costs[$0]) }
+    }
+
     static func summary(_ milliseconds: [Double]) -> String {
         let sorted = milliseconds.sorted()
         return String(
