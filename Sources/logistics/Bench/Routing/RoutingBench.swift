@@ -17,6 +17,7 @@ struct RoutingBench: AsyncParsableCommand {
     @Option(help: "Random pairs for plain Dijkstra on the grid (each takes ~a second there).")
     var gridDijkstraPairs: Int = 100
     @Option(help: "Requests to GET /api/v1/routes on an in-process server; 0 skips it.") var apiRequests: Int = 2_000
+    @Option(help: "Clients sending them at once; each count is measured in turn.") var apiConcurrency: [Int] = [1, 4]
     @Option(name: .customLong("database-url"), help: "PostgreSQL with pgRouting: also time pgr_dijkstra on the map.")
     var databaseURL: String?
     @Option(help: "Pairs for pgr_dijkstra (each loads the whole edge table).") var pgroutingPairs: Int = 200
@@ -26,6 +27,9 @@ struct RoutingBench: AsyncParsableCommand {
             throw ValidationError("--grid-side must be 0 or 10...2000")
         }
         guard (1...1_000_000).contains(pairs) else { throw ValidationError("--pairs must be 1...1000000") }
+        guard !apiConcurrency.isEmpty, apiConcurrency.allSatisfy({ (1...64).contains($0) }) else {
+            throw ValidationError("--api-concurrency must be 1...64 (repeat it for several counts)")
+        }
     }
 
     func run() async throws {
@@ -42,7 +46,9 @@ struct RoutingBench: AsyncParsableCommand {
                 }
                 try await PgRoutingComparison.measure(roadMap: roadMap, databaseURL: databaseURL, pairs: pairs)
             }
-            if apiRequests > 0 { try await RouteAPILoad.measure(map: map, requests: apiRequests, concurrency: 4) }
+            if apiRequests > 0 {
+                try await RouteAPILoad.measure(map: map, requests: apiRequests, concurrency: apiConcurrency)
+            }
             if gridSide > 0 { measureGrid() }
         } catch let error as MapImportError {
             throw Console.failure(error.description)
