@@ -28,6 +28,11 @@ public struct APIResponse: ResponseGenerator, Sendable {
             location: location)
     }
 
+    /// A route, written by `Route.apiJSON` rather than `JSONEncoder` (the same bytes, several times faster).
+    static func json(_ route: Route) -> APIResponse {
+        APIResponse(status: .ok, body: Data(route.apiJSON), contentType: "application/json")
+    }
+
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         var headers = extraHeaders
         headers[.contentType] = contentType

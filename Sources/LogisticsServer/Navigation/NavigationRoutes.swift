@@ -37,7 +37,7 @@ struct NavigationRoutes {
         guard errors.isEmpty, let from, let to else { throw LogisticsError.validation(errors) }
         let route = try await navigator.route(
             RouteRequest(from: from, to: to, metric: metric, departAt: departAt), profile: profile, now: now)
-        return try .json(route)
+        return .json(route)
     }
 
     /// A departure time: RFC 3339, not in the past, within a week. Nil (leave now) when absent or invalid.
@@ -91,7 +91,7 @@ struct NavigationRoutes {
         }
         let route = try await navigator.route(
             RouteRequest(from: from, to: destination, headingDeg: heading), profile: nil, now: clock.now())
-        return try .json(route)
+        return .json(route)
     }
 
     /// The store before pickup, the customer after; nil once the task has ended.
