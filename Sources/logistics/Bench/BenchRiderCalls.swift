@@ -4,6 +4,16 @@ import RoadRouting
 
 /// What a simulated rider of the benchmarks asks and tells the server, through the API.
 extension BenchClient {
+    /// A new rider, signed in with `token(id)`, online at the `index`th of Monaco's places (round the list).
+    func riderOnline(_ index: Int, token: (UUID) async throws -> String) async throws -> (
+        id: UUID, token: String, position: GeoPoint
+    ) {
+        let id = UUID()
+        let riderToken = try await token(id)
+        try await call("online", .PUT, "/api/v1/rider/availability", token: riderToken, json: ["status": "ONLINE"])
+        return (id, riderToken, MonacoPlaces.all[index % MonacoPlaces.all.count].location)
+    }
+
     /// The server's road route for the rider's task (to the store, or to the customer once picked up) from where
     /// the rider is, as points.
     func taskRoute(taskId: String, from position: GeoPoint, token: String) async throws -> [GeoPoint] {

@@ -54,12 +54,8 @@ struct EtaFleet {
     mutating func start(riders count: Int) async throws {
         dispatcher = try await token(UUID(), .dispatcher)
         for index in 0..<count {
-            let id = UUID()
-            let rider = Rider(
-                id: id, token: try await token(id, .rider),
-                position: MonacoPlaces.all[index % MonacoPlaces.all.count].location)
-            try await client.call(
-                "online", .PUT, "/api/v1/rider/availability", token: rider.token, json: ["status": "ONLINE"])
+            let online = try await client.riderOnline(index) { try await token($0, .rider) }
+            let rider = Rider(id: online.id, token: online.token, position: online.position)
             riders.append(rider)
         }
     }

@@ -95,13 +95,11 @@ struct CustomisationBench: AsyncParsableCommand {
             "  static hierarchy, free flow over \(queries.count) pairs: \(RoutingBench.summary(staticRun.latencies))")
         Console.line(
             "  customised, with traffic over \(queries.count) pairs:   \(RoutingBench.summary(trafficRun.latencies))")
-        let staticMedian = LatencyRecorder.percentile(staticRun.latencies.sorted(), 0.5)
-        let trafficMedian = LatencyRecorder.percentile(trafficRun.latencies.sorted(), 0.5)
         let changed = zip(staticRun.costs, trafficRun.costs).count { $0 != $1 }
         Console.line(
             String(
                 format: "  query p50 customised / static: %.2f×; %d of %d routes cost more with traffic",
-                trafficMedian / max(staticMedian, 1e-9), changed, queries.count))
+                Self.medianRatio(trafficRun.latencies, over: staticRun.latencies), changed, queries.count))
         if fresh {
             let (hierarchy, seconds) = Self.timed {
                 ContractionHierarchy.build(
@@ -109,26 +107,24 @@ struct CustomisationBench: AsyncParsableCommand {
                     reorderedTop: 1)
             }
             let runs = RoutingBench.compareQueries([prepared, hierarchy], queries)
-            let ratio =
-                LatencyRecorder.percentile(runs[1].latencies.sorted(), 0.5)
-                / max(LatencyRecorder.percentile(runs[0].latencies.sorted(), 0.5), 1e-9)
             Console.line(
                 String(
                     format:
                         "  a new order for the traffic instead: contraction %.2f s, %d shortcuts; queries %.2f× static",
-                    seconds, hierarchy.shortcutCount, ratio))
+                    seconds, hierarchy.shortcutCount, Self.medianRatio(runs[1].latencies, over: runs[0].latencies)))
         }
         if dissection && graph.nodeCount <= 90_000 {
             let (structure, seconds) = Self.timed { CustomisableHierarchy.build(graph: graph) }
             let hierarchy = structure.customise(weights: snapshot!.weights, metric: .time)
-            let run = RoutingBench.timeQueries(hierarchy, queries)
-            let median = LatencyRecorder.percentile(run.latencies.sorted(), 0.5)
+            let runs = RoutingBench.compareQueries([prepared, hierarchy], queries)
             Console.line(
                 String(
                     format:
                         "  nested dissection instead: order + structure %.2f s, %d edges, %d triangles; queries p50 %.3f ms (%.2f× static), %d costs differ",
-                    seconds, structure.edgeCount, structure.triangleCount, median,
-                    median / max(staticMedian, 1e-9), zip(run.costs, trafficRun.costs).count { $0 != $1 }))
+                    seconds, structure.edgeCount, structure.triangleCount,
+                    LatencyRecorder.percentile(runs[1].latencies.sorted(), 0.5),
+                    Self.medianRatio(runs[1].latencies, over: runs[0].latencies),
+                    zip(runs[1].costs, trafficRun.costs).count { $0 != $1 }))
         }
         let dijkstra = DijkstraSearch(graph: graph, weights: snapshot!.weights)
         var wrong = 0
@@ -152,6 +148,11 @@ struct CustomisationBench: AsyncParsableCommand {
             jammed += 1
         }
         return jammed
+    }
+
+    /// How many times slower `run`'s median query is than `base`'s.
+    static func medianRatio(_ run: [Double], over base: [Double]) -> Double {
+        LatencyRecorder.percentile(run.sorted(), 0.5) / max(LatencyRecorder.percentile(base.sorted(), 0.5), 1e-9)
     }
 
     static func timed<T>(_ work: () -> T) -> (T, Double) {

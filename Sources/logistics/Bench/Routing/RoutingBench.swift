@@ -175,21 +175,11 @@ struct RoutingBench: AsyncParsableCommand {
         return (0..<count).map { _ in (nodes.randomElement(using: &random)!, nodes.randomElement(using: &random)!) }
     }
 
-    /// One hierarchy query per pair, each timed in milliseconds, with the cost it found.
+    /// One hierarchy query per pair, each timed once in milliseconds, with the cost it found.
     static func timeQueries(_ hierarchy: ContractionHierarchy, _ queries: [(Int32, Int32)]) -> (
         latencies: [Double], costs: [UInt64?]
     ) {
-        let query = HierarchyQuery(hierarchy: hierarchy)
-        var latencies: [Double] = []
-        var costs: [UInt64?] = []
-        for (source, target) in queries {
-            let start = DispatchTime.now().uptimeNanoseconds
-            let path = query.shortestPath(
-                from: [SearchSeed(node: source, cost: 0)], to: [SearchSeed(node: target, cost: 0)])
-            latencies.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
-            costs.append(path?.cost)
-        }
-        return (latencies, costs)
+        compareQueries([hierarchy], queries, rounds: 1)[0]
     }
 
     /// Times the same queries on several hierarchies, interleaved query by query (in a rotating order) and
