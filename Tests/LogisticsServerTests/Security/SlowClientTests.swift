@@ -170,3 +170,25 @@ extension SlowClientTests {
         }
     }
 }
+
+@Suite("The slow-client guard's reading of a head")
+struct RequestHeadLengthTests {
+    static func length(_ head: String) -> Int {
+        SlowClientGuard.bodyLength(Array(head.utf8)[...])
+    }
+
+    @Test("Content-Length in any case and spacing; chunked; neither; a value that is not a length")
+    func bodyLength() {
+        #expect(Self.length("POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 42\r\n") == 42)
+        #expect(Self.length("POST /x HTTP/1.1\r\ncontent-LENGTH:7\r\n") == 7)
+        #expect(Self.length("POST /x HTTP/1.1\r\nContent-Length: \t 12 \t\r\nHost: a") == 12)
+        #expect(Self.length("POST /x HTTP/1.1\r\nTransfer-Encoding: gzip, Chunked\r\n") == Int.max)
+        #expect(Self.length("GET /x HTTP/1.1\r\nHost: a\r\n") == 0)
+        #expect(Self.length("GET /x HTTP/1.1") == 0)
+        #expect(Self.length("POST /x HTTP/1.1\r\nContent-Length: -5\r\n") == 0)
+        #expect(Self.length("POST /x HTTP/1.1\r\nContent-Length: 99999999999999999999\r\n") == 0)
+        // The request line is not a header, whatever it holds.
+        #expect(Self.length("Content-Length: 5\r\nHost: a\r\n") == 0)
+        #expect(Self.length("POST /x HTTP/1.1\r\nX-Content-Length: 5\r\nContent-Length: 3\r\n") == 3)
+    }
+}

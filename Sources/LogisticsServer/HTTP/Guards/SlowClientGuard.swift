@@ -202,17 +202,66 @@ final class SlowClientGuard: ChannelDuplexHandler, RemovableChannelHandler {
         return nil
     }
 
-    /// The body's length from `Content-Length`; `Int.max` for a chunked one; 0 without either.
-    private static func bodyLength(_ head: ArraySlice<UInt8>) -> Int {
-        for line in String(decoding: head, as: UTF8.self).split(separator: "\r\n").dropFirst() {
-            let parts = line.split(separator: ":", maxSplits: 1)
-            guard parts.count == 2 else { continue }
-            let name = parts[0].lowercased()
-            let value = parts[1].trimmingCharacters(in: .whitespaces)
-            if name == "content-length", let length = Int(value) { return max(0, length) }
-            if name == "transfer-encoding", value.lowercased().contains("chunked") { return Int.max }
+    /// The body's length from `Content-Length`; `Int.max` for a chunked one; 0 without either. Read from the bytes
+    /// in place: every request passes here, and a `String` per header line cost more than the handler it guards.
+    static func bodyLength(_ head: ArraySlice<UInt8>) -> Int {
+        var lineStart = head.startIndex
+        var isRequestLine = true
+        while lineStart < head.endIndex {
+            var lineEnd = lineStart
+            while lineEnd < head.endIndex, head[lineEnd] != UInt8(ascii: "\r"), head[lineEnd] != UInt8(ascii: "\n") {
+                lineEnd += 1
+            }
+            defer {
+                lineStart = lineEnd
+                while lineStart < head.endIndex,
+                    head[lineStart] == UInt8(ascii: "\r") || head[lineStart] == UInt8(ascii: "\n")
+                {
+                    lineStart += 1
+                }
+            }
+            if isRequestLine {
+                isRequestLine = false
+                continue
+            }
+            let line = head[lineStart..<lineEnd]
+            guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { continue }
+            let name = line[..<colon]
+            let value = Self.trimmed(line[(colon + 1)...])
+            if Self.equalsIgnoringCase(name, "content-length") {
+                guard !value.isEmpty, value.count <= 18, value.allSatisfy({ (48...57).contains($0) }) else { continue }
+                return value.reduce(0) { $0 * 10 + Int($1 - 48) }
+            }
+            if Self.equalsIgnoringCase(name, "transfer-encoding"), Self.contains(value, "chunked") { return Int.max }
         }
         return 0
+    }
+
+    private static func trimmed(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        let isSpace: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+        guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) })
+        else { return bytes[bytes.endIndex...] }
+        return bytes[first...last]
+    }
+
+    private static func lowercased(_ byte: UInt8) -> UInt8 {
+        (65...90).contains(byte) ? byte + 32 : byte
+    }
+
+    private static func equalsIgnoringCase(_ bytes: ArraySlice<UInt8>, _ word: StaticString) -> Bool {
+        let word = UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)
+        return bytes.count == word.count && zip(bytes, word).allSatisfy { lowercased($0) == $1 }
+    }
+
+    private static func contains(_ bytes: ArraySlice<UInt8>, _ word: StaticString) -> Bool {
+        let word = UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)
+        guard bytes.count >= word.count else { return false }
+        var start = bytes.startIndex
+        while start + word.count <= bytes.endIndex {
+            if zip(bytes[start..<(start + word.count)], word).allSatisfy({ lowercased($0) == $1 }) { return true }
+            start += 1
+        }
+        return false
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
