@@ -28,8 +28,11 @@ typealias Coalescer<Item: Sendable> = BufferedCoalescer<KeepAll<Item>>
 final class BufferedCoalescer<Buffer: CoalescerBuffer>: Sendable {
     private let state = Mutex<(items: Buffer, isDraining: Bool)>((Buffer(), false))
     private let handle: @Sendable ([Buffer.Item]) async -> Void
+    private let executor: (any TaskExecutor)?
 
-    init(_ handle: @escaping @Sendable ([Buffer.Item]) async -> Void) {
+    /// `executor`: where the drainer runs, when it should not share the pool with everything else.
+    init(executor: (any TaskExecutor)? = nil, _ handle: @escaping @Sendable ([Buffer.Item]) async -> Void) {
+        self.executor = executor
         self.handle = handle
     }
 
@@ -40,7 +43,7 @@ final class BufferedCoalescer<Buffer: CoalescerBuffer>: Sendable {
             state.isDraining = true
             return true
         }
-        if startsDrainer { Task { await self.drain() } }
+        if startsDrainer { Task(executorPreference: executor) { await self.drain() } }
     }
 
     private func drain() async {

@@ -13,8 +13,11 @@ final class LocationWriter: Sendable {
 
     private let batches: Coalescer<Waiting>
 
+    /// One thread for all the writers of the process: they take turns on the database anyway.
+    private static let executor = DedicatedExecutor(label: "location-group-commit")
+
     init(repository: any LocationRepository, clock: any WallClock) {
-        batches = Coalescer { batch in
+        batches = Coalescer(executor: Self.executor) { batch in
             do {
                 try await repository.storeFixes(Self.merged(batch.map(\.write)), now: clock.now())
                 for waiting in batch { waiting.done.resume() }

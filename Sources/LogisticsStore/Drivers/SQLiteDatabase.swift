@@ -26,6 +26,9 @@ public final class SQLiteDatabase: SQLDatabase {
         for pragma in [
             "PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL", "PRAGMA foreign_keys = ON",
             "PRAGMA busy_timeout = 5000",
+            // Up to 64 MiB of pages, used only as the data grows: with the default 2 MiB a large group commit
+            // spilled dirty pages to the WAL in the middle of its transaction.
+            "PRAGMA cache_size = -65536",
         ] {
             try await database.query(pragma)
         }

@@ -80,8 +80,10 @@ extension SQLLogisticsRepository: LocationRepository {
             recordedAt: try row.date("shown_fix_at"))
     }
 
-    /// Rows per INSERT: 10 binds each stays far below both databases' bind limits.
-    private static let rowsPerInsert = 100
+    /// Rows per statement: 10 binds each, 10,000 a statement, below SQLite's 32,766 and PostgreSQL's 65,535. Every
+    /// statement is a round trip to the database's thread or socket and back onto a busy executor; with 100 rows a
+    /// statement, a 6,000-fix batch took 120 of them and acknowledgements waited seconds (docs/benchmarks.md).
+    private static let rowsPerInsert = 1000
 
     public func storeFixes(_ writes: [RiderFixWrite], now: Date) async throws {
         guard !writes.isEmpty else { return }
@@ -123,7 +125,7 @@ extension SQLLogisticsRepository: LocationRepository {
                 start += Self.rowsPerInsert
             }
             // Both positions of every rider in a few statements, each only forward in time: statement parsing
-            // was the largest cost of the write under load, so it is one UPDATE per 100 riders, not one each.
+            // was the largest cost of the write under load, so it is one UPDATE per 1,000 riders, not one each.
             let moved = writes.filter { $0.newest != nil || $0.newestShowable != nil }
             var first = 0
             while first < moved.count {
