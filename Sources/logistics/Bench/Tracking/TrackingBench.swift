@@ -18,7 +18,11 @@ struct TrackingBench: AsyncParsableCommand {
             + "fixes/s, rider-to-customer latency, lost and misordered messages.")
 
     @Option(help: "Customer sockets.") var customers: Int = 10_000
-    @Option(help: "Riders, each sending one fix every 5 s (2,000 fixes/s at 10,000).") var riders: Int = 10_000
+    @Option(help: "Riders, each sending one fix every --interval seconds (2,000 fixes/s at 10,000 and 5 s).")
+    var riders: Int = 10_000
+    @Option(help: "Seconds between one rider's fixes.") var interval: Double = 5
+    @Option(help: "How riders send fixes: http (shared keep-alive connections) or socket (one each).")
+    var fixesOver: TrackingLoad.Transport = .http
     @Option(help: "Orders in transit; customers are spread over them, their riders move 33 m per fix.")
     var orders: Int = 1_000
     @Option(help: "Seconds of rider traffic.") var duration: Int = 30
@@ -36,6 +40,7 @@ struct TrackingBench: AsyncParsableCommand {
         guard (1...min(riders, customers)).contains(orders) else {
             throw ValidationError("--orders must be 1...min(riders, customers)")
         }
+        guard (0.5...60).contains(interval) else { throw ValidationError("--interval must be 0.5...60 seconds") }
         guard (5...600).contains(duration) else { throw ValidationError("--duration must be 5...600 seconds") }
         guard (1...2).contains(instances) else { throw ValidationError("--instances must be 1 or 2") }
         if instances > 1 && databaseURL == nil {
@@ -49,9 +54,10 @@ struct TrackingBench: AsyncParsableCommand {
     func run() async throws {
         let limit = FileDescriptors.raiseLimit()
         Console.line("file descriptors: soft limit raised to \(limit) (each socket needs one here and one in a server)")
-        if limit < customers + riders / 10 + 256 {
+        let sockets = customers + (fixesOver == .socket ? riders : riders / 10) + 256
+        if limit < sockets {
             throw Console.failure(
-                "\(customers) sockets need a higher file-descriptor limit; run `ulimit -Hn` to see it")
+                "\(sockets) sockets need a higher file-descriptor limit; run `ulimit -Hn` to see it")
         }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("logistics-bench-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -84,7 +90,6 @@ struct TrackingBench: AsyncParsableCommand {
             // Their upgrades and sign-ins are done before the riders start, as the customers' are.
             try await Task.sleep(for: .seconds(2))
         }
-        Console.line("Riders sending for \(duration) s ...")
         let running = servers
         let silentCount = stuck == nil ? 0 : silent
         let sampler = Task {
@@ -105,7 +110,9 @@ struct TrackingBench: AsyncParsableCommand {
             }
             return (peak, samples, allCutBy)
         }
-        let traffic = try await load.drive(seconds: duration, connections: connections)
+        let traffic = try await load.drive(
+            seconds: duration, interval: .milliseconds(Int64(interval * 1000)), connections: connections,
+            transport: fixesOver)
         sampler.cancel()
         let (peak, samples, allCutBy) = await sampler.value
         Console.line("Letting the last messages arrive ...")
@@ -118,7 +125,7 @@ struct TrackingBench: AsyncParsableCommand {
         Console.line()
         Console.line(
             "store: \(databaseURL == nil ? "SQLite (WAL)" : "PostgreSQL"); instances: \(instances); "
-                + "riders: \(riders); orders in transit: \(orders); machine: \(ProcessInfo.processInfo.activeProcessorCount) cores"
+                + "riders: \(riders), a fix every \(interval) s over \(fixesOver.rawValue); orders in transit: \(orders); machine: \(ProcessInfo.processInfo.activeProcessorCount) cores"
         )
         Console.line("sockets held at the end: \(outcome.open) of \(customers)")
         Console.line(
@@ -136,7 +143,7 @@ struct TrackingBench: AsyncParsableCommand {
                     outcome.latency.max * 1000))
         Console.line(
             String(
-                format: "  after the first 5 s (each rider's first fix, which provisions it, behind): "
+                format: "  after the first 5 s: "
                     + "p50 %.1f ms, p99 %.1f ms, max %.1f ms", outcome.later.p50 * 1000, outcome.later.p99 * 1000,
                 outcome.later.max * 1000))
         Console.line(
@@ -157,6 +164,8 @@ struct TrackingBench: AsyncParsableCommand {
         }
     }
 }
+
+extension TrackingLoad.Transport: ExpressibleByArgument {}
 
 /// Raising `RLIMIT_NOFILE` to the hard limit; child processes inherit it.
 enum FileDescriptors {

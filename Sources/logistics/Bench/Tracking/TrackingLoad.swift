@@ -219,8 +219,25 @@ final class TrackingLoad: Sendable {
         var ackP99: Double
     }
 
-    /// Every rider posts one fix every 5 s, their starts spread over the first 5 s.
-    func drive(seconds: Int, connections: Int) async throws -> Traffic {
+    /// How the riders' phones send their fixes.
+    enum Transport: String, CaseIterable, Sendable {
+        /// `POST /rider/locations` over keep-alive connections the riders share, one request in flight on each.
+        case http
+        /// Each rider's own socket on `WS /rider/stream`.
+        case socket
+    }
+
+    /// One rider's way to the server: a shared HTTP connection pool or the rider's own socket.
+    private struct Lane: Sendable {
+        var poster: FixPoster?
+        var socket: RiderSocket?
+        var token: String
+    }
+
+    /// Every rider sends one fix every `interval`, their starts spread over the first interval. Riders without an
+    /// order are signed in before the clock starts (a first fix over HTTP, the socket's sign-in otherwise): a city's
+    /// riders come on shift over hours, not all within the first seconds of a run.
+    func drive(seconds: Int, interval: Duration, connections: Int, transport: Transport) async throws -> Traffic {
         let plan = state.withLock { $0.orders }
         let riderTokens = try await withThrowingTaskGroup(of: (Int, String).self) { group in
             for index in orders..<riders {
@@ -233,11 +250,8 @@ final class TrackingLoad: Sendable {
             for try await (index, token) in group { tokens[index] = token }
             return tokens
         }
-        var connected: [FixPoster] = []
-        for port in ports {
-            connected.append(try await FixPoster.connect(host: "127.0.0.1", port: port, count: connections))
-        }
-        let posters = connected
+        let (lanes, posters) = try await openLanes(tokens: riderTokens, connections: connections, transport: transport)
+        Console.line("Riders sending for \(seconds) s ...")
         let acknowledged = Shared(0)
         let failed = Shared(0)
         let acks = LatencyRecorder()
@@ -254,15 +268,14 @@ final class TrackingLoad: Sendable {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<riders {
                 group.addTask {
-                    let offset = Duration.milliseconds(Int64(5000 * index / self.riders))
+                    let offset = interval * (Double(index) / Double(self.riders))
                     var tick = start + offset
                     var step = 0
                     while tick < end {
                         try await Task.sleep(until: tick, clock: .continuous)
                         let lat = 43.7300 + Double(step % 200) * 0.0003 + Double(index % 7) * 0.00001
                         let began = ContinuousClock.now
-                        let poster = posters[index % posters.count]
-                        if await self.post(token: riderTokens[index], lat: lat, through: poster) {
+                        if await self.send(lat: lat, over: lanes[index]) {
                             acknowledged.value.withLock { $0 += 1 }
                             acks.record("ack", seconds: (ContinuousClock.now - began).inSeconds)
                             if index < self.orders { self.state.withLock { $0.lastAcknowledgedLat[index] = lat } }
@@ -270,24 +283,84 @@ final class TrackingLoad: Sendable {
                             failed.value.withLock { $0 += 1 }
                         }
                         step += 1
-                        tick += .seconds(5)
+                        tick += interval
                     }
                 }
             }
             try await group.waitForAll()
         }
+        let elapsed = (ContinuousClock.now - start).inSeconds
         for poster in posters { await poster.close() }
+        await withTaskGroup(of: Void.self) { group in
+            for socket in lanes.compactMap(\.socket) { group.addTask { await socket.close() } }
+        }
         let row = acks.rows().first
         return Traffic(
             acknowledged: acknowledged.value.withLock { $0 }, failed: failed.value.withLock { $0 },
-            seconds: (ContinuousClock.now - start).inSeconds, ackP50: row?.p50 ?? 0, ackP99: row?.p99 ?? 0)
+            seconds: elapsed, ackP50: row?.p50 ?? 0, ackP99: row?.p99 ?? 0)
     }
 
-    private func post(token: String, lat: Double, through poster: FixPoster) async -> Bool {
-        let body =
-            #"{"fixes":[{"lat":\#(lat),"lon":7.4262,"accuracyM":5,"speedMps":6.6,"headingDeg":0,"recordedAt":"\#(RFC3339.string(from: Date()))"}]}"#
+    /// Rider `i` talks to instance `i % n`; the riders without an order are signed in here, 200 at a time.
+    private func openLanes(tokens: [String], connections: Int, transport: Transport) async throws -> (
+        [Lane], [FixPoster]
+    ) {
+        var posters: [FixPoster] = []
+        if transport == .http {
+            for port in ports {
+                posters.append(try await FixPoster.connect(host: "127.0.0.1", port: port, count: connections))
+            }
+        }
+        var lanes = tokens.indices.map {
+            Lane(poster: posters.isEmpty ? nil : posters[$0 % posters.count], token: tokens[$0])
+        }
+        let opened = Shared(0)
+        let signIn = transport == .socket ? Array(tokens.indices) : Array(orders..<riders)
+        let how = transport == .socket ? "their sockets" : "a first fix each"
+        Console.line("Signing in \(signIn.count) riders (\(how)) ...")
+        for batch in stride(from: 0, to: signIn.count, by: 200) {
+            let sockets = try await withThrowingTaskGroup(of: (Int, RiderSocket?).self) { group in
+                for index in signIn[batch..<min(signIn.count, batch + 200)] {
+                    let lane = lanes[index]
+                    let port = ports[index % ports.count]
+                    group.addTask {
+                        guard transport == .socket else {
+                            guard await self.send(lat: 43.7300, over: lane) else {
+                                throw BenchClient.Failure(description: "rider \(index)'s first fix was refused")
+                            }
+                            return (index, nil)
+                        }
+                        guard let socket = await RiderSocket.open(port: port, token: lane.token) else {
+                            throw BenchClient.Failure(description: "rider \(index)'s socket was refused")
+                        }
+                        return (index, socket)
+                    }
+                }
+                var sockets: [(Int, RiderSocket?)] = []
+                for try await opened in group { sockets.append(opened) }
+                return sockets
+            }
+            for (index, socket) in sockets where socket != nil { lanes[index].socket = socket }
+            let count = opened.value.withLock {
+                $0 += sockets.count
+                return $0
+            }
+            if count % 2000 < 200 || count == signIn.count {
+                Console.line("  \(count)/\(signIn.count) riders signed in")
+            }
+        }
+        return (lanes, posters)
+    }
+
+    private func send(lat: Double, over lane: Lane) async -> Bool {
+        let fix =
+            #"{"lat":\#(lat),"lon":7.4262,"accuracyM":5,"speedMps":6.6,"headingDeg":0,"recordedAt":"\#(RFC3339.string(from: Date()))"}"#
+        if let socket = lane.socket {
+            return await socket.send { reference in #"{"type":"locations","ref":"\#(reference)","fixes":[\#(fix)]}"# }
+        }
+        guard let poster = lane.poster else { return false }
+        let body = #"{"fixes":[\#(fix)]}"#
         let request =
-            "POST /api/v1/rider/locations HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n"
+            "POST /api/v1/rider/locations HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(lane.token)\r\n"
             + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
         return await poster.post(ByteBuffer(string: request)) == 202
     }
@@ -296,7 +369,7 @@ final class TrackingLoad: Sendable {
         var open: Int
         var deliveries: Int
         var latency: LatencySummary
-        /// The same after the first 5 s, when every rider has sent once and the server knows them all.
+        /// The same after the first 5 s, once every rider's first fix of the run is in.
         var later: LatencySummary
         /// Per 10 s of the run, by when the message arrived: where a stall happened, not only that it did.
         var byWindow: [LatencySummary]
