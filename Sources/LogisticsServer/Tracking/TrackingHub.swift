@@ -22,7 +22,14 @@ public final class TrackingHub: Sendable {
         var riderId: UUID
         var startedAt: Date
         var touchedAt: Date
-        var subscribers: [UUID: AsyncStream<TrackingMessage>.Continuation] = [:]
+        var subscribers: [UUID: Follower] = [:]
+    }
+
+    /// Someone following an order: takes each message (false: too slow, and dropped) and hears when the feed ends.
+    /// A socket takes messages straight into its own queue, with no task of its own in between.
+    struct Follower: Sendable {
+        var take: @Sendable (TrackingMessage) -> Bool
+        var end: @Sendable () -> Void
     }
 
     private struct State {
@@ -61,19 +68,31 @@ public final class TrackingHub: Sendable {
 
     /// Follows an order: messages after the channel's current `seq`, until the stream ends.
     public func subscribe(orderId: UUID) -> (seq: Int, messages: AsyncStream<TrackingMessage>)? {
-        let subscriber = UUID()
         let (stream, continuation) = AsyncStream.makeStream(
             of: TrackingMessage.self, bufferingPolicy: .bufferingOldest(Self.subscriberBuffer))
-        let seq = state.withLock { state -> Int? in
-            guard state.entries[orderId] != nil else { return nil }
-            state.entries[orderId]!.subscribers[subscriber] = continuation
-            return state.entries[orderId]!.channel.seq
-        }
-        guard let seq else { return nil }
-        continuation.onTermination = { [weak self] _ in
-            self?.state.withLock { _ = $0.entries[orderId]?.subscribers.removeValue(forKey: subscriber) }
-        }
+        let follower = Follower(
+            take: { message in
+                if case .dropped = continuation.yield(message) { return false }
+                return true
+            }, end: { continuation.finish() })
+        guard let (seq, subscriber) = follow(orderId: orderId, follower) else { return nil }
+        continuation.onTermination = { [weak self] _ in self?.unfollow(orderId: orderId, subscriber: subscriber) }
         return (seq, stream)
+    }
+
+    /// Follows an order with messages after the channel's current `seq`, until `unfollow`; nil when the order has
+    /// no channel here.
+    func follow(orderId: UUID, _ follower: Follower) -> (seq: Int, subscriber: UUID)? {
+        let subscriber = UUID()
+        return state.withLock { state -> (Int, UUID)? in
+            guard state.entries[orderId] != nil else { return nil }
+            state.entries[orderId]!.subscribers[subscriber] = follower
+            return (state.entries[orderId]!.channel.seq, subscriber)
+        }
+    }
+
+    func unfollow(orderId: UUID, subscriber: UUID) {
+        state.withLock { _ = $0.entries[orderId]?.subscribers.removeValue(forKey: subscriber) }
     }
 
     /// Everything, as ready-to-send JSON: every rider's fixes and every order event (dispatchers' stream).
@@ -175,22 +194,22 @@ public final class TrackingHub: Sendable {
     /// Applies a change under the lock, then delivers its messages outside it.
     private func change(_ orderId: UUID, _ body: (inout Entry) -> [TrackingMessage]) {
         let (messages, subscribers) = state.withLock {
-            state -> ([TrackingMessage], [(UUID, AsyncStream<TrackingMessage>.Continuation)]) in
+            state -> ([TrackingMessage], [(UUID, Follower)]) in
             guard var entry = state.entries[orderId] else { return ([], []) }
             let messages = body(&entry)
             state.entries[orderId] = entry
             return (messages, messages.isEmpty ? [] : Array(entry.subscribers))
         }
-        for (id, continuation) in subscribers {
+        for (id, follower) in subscribers {
             for message in messages {
-                if case .dropped = continuation.yield(message) {
+                guard follower.take(message) else {
                     // Too slow: disconnect rather than hold messages (or anyone else) back.
-                    continuation.finish()
-                    state.withLock { _ = $0.entries[orderId]?.subscribers.removeValue(forKey: id) }
+                    follower.end()
+                    unfollow(orderId: orderId, subscriber: id)
                     break
                 }
             }
-            if messages.contains(where: { if case .ended = $0 { true } else { false } }) { continuation.finish() }
+            if messages.contains(where: { if case .ended = $0 { true } else { false } }) { follower.end() }
         }
     }
 }

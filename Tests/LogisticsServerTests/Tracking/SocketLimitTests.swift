@@ -55,6 +55,48 @@ struct SocketLimitTests {
         }
     }
 
+    @Test(
+        "a customer's socket that never reads is cut off once it falls behind; another follower of the order gets every message"
+    )
+    func silentCustomer() async throws {
+        // One rider makes all of one order's messages: its fixes are not limited here.
+        try await TestServer.run(.sqlite, configure: { $0.rateLimits.fixesPerRider = nil }) { server in
+            let (scenario, rider, _) = try await DeliveryScenario.inTransit(server)
+            let silent = try RawSocket(port: server.port, receiveBuffer: 1024)
+            #expect(
+                try await silent.upgrade(
+                    path: "/api/v1/customer/orders/\(scenario.orderId)/tracking", token: scenario.customer))
+            let healthy = TrackingFollower(port: server.port, orderId: scenario.orderId, token: scenario.customer)
+            try await healthy.wait { $0.first?["type"] as? String == "snapshot" }
+
+            // 3,000 fixes a second and 40 m apart, so each is a `location` message: more than the capped send buffer
+            // and the socket's backlog (1,000 messages) can hold for a client that reads nothing.
+            let start = server.clock.now().addingTimeInterval(-3_100)
+            let perBatch = 500
+            var sent = 0
+            for batch in 0..<6 {
+                let fixes = (0..<perBatch).map { index -> [String: Any] in
+                    let step = batch * perBatch + index
+                    return [
+                        "lat": 43.0 + Double(step) * 0.00036, "lon": 7.42, "accuracyM": 5, "speedMps": 6,
+                        "headingDeg": 0, "recordedAt": RFC3339.string(from: start.addingTimeInterval(Double(step))),
+                    ]
+                }
+                let reply = try await server.send(
+                    .post, "/api/v1/rider/locations", token: rider, json: ["fixes": fixes])
+                #expect(reply.status == 202)
+                sent += perBatch
+            }
+            let end = await silent.read(within: .seconds(20)) { _ in false }
+            #expect(end.closed, "the silent socket was not closed (\(end.bytes.count) bytes were waiting for it)")
+            try await healthy.wait { messages in
+                messages.filter { $0["type"] as? String == "location" }.count == sent
+            }
+            let metrics = try await server.send(.get, "/metrics")
+            #expect(metrics.text.contains(#"websocket_cut_off_total{stream="customer",reason="behind"} 1"#))
+        }
+    }
+
     @Test("a client flooding its socket with messages is closed with 4429")
     func flood() async throws {
         try await TestServer.run(.sqlite) { server in

@@ -52,7 +52,7 @@ struct RiderStreamSocket: SocketStream {
                 bearer: try await session.token(headers: request.headers))
             guard rider.role == .rider else { throw LogisticsError(.forbidden, "This stream is for riders") }
             session.closeWhenTokenExpires(validUntil, now: services.clock.now(), into: &group)
-            session.closeWhenAccessLost(.rider(rider.id), watch: services.accessWatch, into: &group)
+            session.closeWhenAccessLost(.rider(rider.id), watch: services.accessWatch)
         } catch {
             try await session.refuse(error)
             return

@@ -70,6 +70,8 @@ struct SocketSession {
     let channel: (any Channel)?
     /// Counts a socket closed for its client's behaviour, by reason.
     let cutOff: @Sendable (_ reason: String) -> Void
+    /// Run when the session ends: timers and watches that are not tasks of their own.
+    private var endings: [@Sendable () -> Void] = []
 
     /// Runs `body` with the client's messages flowing in; everything stops when `body` returns.
     static func run(
@@ -108,7 +110,10 @@ struct SocketSession {
                 outbound: outbound, path: path, events: events.makeAsyncIterator(), sink: sink,
                 backlog: SocketBacklog(limits: backlogLimits), channel: channel,
                 cutOff: { metrics.socketCutOff(stream, reason: $0) })
-            defer { sink.finish() }
+            defer {
+                sink.finish()
+                for end in session.endings { end() }
+            }
             // Without this an open socket would hold a graceful shutdown (or a rolling restart) forever; a client
             // that reads nothing cannot even take the 1001, so its connection is cut after a grace period.
             try await withGracefulShutdownHandler {
@@ -148,6 +153,34 @@ struct SocketSession {
         }
     }
 
+    /// This session as a follower of an order: messages go straight into its queue, counted against its backlog,
+    /// with no relaying task per socket (a task costs about 3 KiB for as long as the socket is open). Past the
+    /// backlog's limits the socket is closed (4429), as `relay` does.
+    func follower() -> TrackingHub.Follower {
+        let sink = self.sink
+        let backlog = self.backlog
+        let channel = self.channel
+        let cutOff = self.cutOff
+        return TrackingHub.Follower(
+            take: { message in
+                let event = SocketEvent.tracking(message)
+                guard backlog.admit(bytes: event.backlogBytes ?? 0) else {
+                    cutOff("behind")
+                    sink.yield(.overloaded(reason: "RATE_LIMITED: the client fell behind"))
+                    Self.cut(channel, after: Self.closeGrace)
+                    return false
+                }
+                sink.yield(event)
+                return true
+            },
+            end: { if !backlog.isOverflowed { sink.yield(.feedClosed) } })
+    }
+
+    /// Runs `work` when the session ends.
+    mutating func onEnd(_ work: @escaping @Sendable () -> Void) {
+        endings.append(work)
+    }
+
     /// The WebSocket library answers a graceful shutdown with its own close (1000) as soon as it hears of it, before
     /// this session's loop could say 1001. So 1001 is written straight to the connection, whose output is then
     /// shut: clients reconnect elsewhere, and nothing (the library's 1000 included) follows it.
@@ -158,6 +191,16 @@ struct SocketSession {
         payload.writeString("server restarting; reconnect")
         let frame = WebSocketFrame(fin: true, opcode: .connectionClose, data: payload)
         channel.writeAndFlush(frame).whenComplete { _ in channel.close(mode: .output, promise: nil) }
+    }
+
+    /// Runs one-off work (sign-in, database reads, the snapshot) in a child task that ends with it. A task keeps the
+    /// memory of its deepest moment until it ends: run in the socket's own task, which lives as long as the
+    /// connection, the database calls of the sign-in stayed allocated for hours (heaptrack: several KiB a socket).
+    static func inPassingTask<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await withThrowingTaskGroup(of: T.self) { group in
+            group.addTask(operation: work)
+            return try await group.next()!
+        }
     }
 
     /// Closes the connection without a close handshake, after `delay` (a socket already closed is left alone).
@@ -174,45 +217,59 @@ struct SocketSession {
     mutating func next() async -> SocketEvent? {
         guard let event = await events.next() else { return nil }
         if let bytes = event.backlogBytes { backlog.taken(bytes: bytes) }
-        if case .overloaded(let reason) = event {
-            try? await outbound.close(.unknown(4429), reason: reason)
+        switch event {
+        case .overloaded, .accessRevoked, .tokenExpired:
+            await close(for: event)
             return .clientClosed
+        default:
+            return event
         }
-        if case .accessRevoked(let reason) = event {
-            try? await refuse(LogisticsError(.forbidden, reason))
-            return .clientClosed
-        }
-        if case .tokenExpired = event {
-            try? await refuse(
-                LogisticsError(.unauthenticated, "The token has expired; sign in again and reconnect with resumeFrom"))
-            return .clientClosed
-        }
-        return event
     }
 
-    /// Closes the socket (4401) when its token stops being accepted; `now` is the server clock's time.
-    func closeWhenTokenExpires(_ validUntil: Date, now: Date, into group: inout ThrowingTaskGroup<Void, any Error>) {
-        let sink = self.sink
-        let left = max(0, validUntil.timeIntervalSince(now))
-        group.addTask {
-            try await Task.sleep(for: .milliseconds(Int64(left * 1000)))
-            sink.yield(.tokenExpired)
+    /// Apart from `next`, which every socket's loop runs for hours: a task keeps the memory of the deepest frames
+    /// it ever ran, so rare paths stay out of the loop's.
+    @inline(never)
+    private func close(for event: SocketEvent) async {
+        switch event {
+        case .overloaded(let reason):
+            try? await outbound.close(.unknown(4429), reason: reason)
+        case .accessRevoked(let reason):
+            try? await refuse(LogisticsError(.forbidden, reason))
+        case .tokenExpired:
+            try? await refuse(
+                LogisticsError(.unauthenticated, "The token has expired; sign in again and reconnect with resumeFrom"))
+        default:
+            break
         }
+    }
+
+    /// Closes the socket (4401) when its token stops being accepted; `now` is the server clock's time. A timer on
+    /// the connection's event loop, not a sleeping task: a task costs about 3 KiB for as long as it sleeps, which
+    /// for a socket is hours (heaptrack, docs/scaling.md).
+    mutating func closeWhenTokenExpires(
+        _ validUntil: Date, now: Date, into group: inout ThrowingTaskGroup<Void, any Error>
+    ) {
+        let sink = self.sink
+        let left = Int64(max(0, validUntil.timeIntervalSince(now)) * 1000)
+        guard let channel else {
+            group.addTask {
+                try await Task.sleep(for: .milliseconds(left))
+                sink.yield(.tokenExpired)
+            }
+            return
+        }
+        let timer = channel.eventLoop.scheduleTask(in: .milliseconds(left)) { sink.yield(.tokenExpired) }
+        endings.append { timer.cancel() }
     }
 
     /// Closes the socket (4403) when its holder loses access; watched until the session ends.
-    func closeWhenAccessLost(
-        _ holder: AccessWatch.Holder, watch: AccessWatch, into group: inout ThrowingTaskGroup<Void, any Error>
-    ) {
-        let sink = self.sink
-        group.addTask {
-            let ticket = watch.watch(holder, sink: sink)
-            defer { watch.unwatch(ticket) }
-            while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
-        }
+    mutating func closeWhenAccessLost(_ holder: AccessWatch.Holder, watch: AccessWatch) {
+        let ticket = watch.watch(holder, sink: sink)
+        endings.append { watch.unwatch(ticket) }
     }
 
     /// The token from the subprotocol pair, else from a first message `{"type":"auth","token":"…"}`.
+    @inline(never)
     mutating func token(headers: HTTPFields) async throws -> String {
         if let token = Self.bearerToken(headers) { return token }
         let sink = self.sink
@@ -268,6 +325,7 @@ struct SocketSession {
     }
 
     /// An `error` message for a request the socket survives (a bad batch of fixes).
+    @inline(never)
     func sendProblem(_ error: any Error, reference: String? = nil) async throws {
         let problem = ProblemDocument.problem(for: error)
         let document = String(decoding: ProblemDocument.render(problem, instance: path, requestId: ""), as: UTF8.self)
@@ -285,6 +343,7 @@ struct SocketSession {
     }
 
     /// The refusal that ends the socket: the problem, then a close with 4000 + its HTTP status.
+    @inline(never)
     func refuse(_ error: any Error) async throws {
         let problem = ProblemDocument.problem(for: error)
         try await sendProblem(error)

@@ -42,6 +42,37 @@ struct TrackingSocket: SocketStream {
         return (try await services.orderLookup.customersOwnOrder(id: id, customer: actor), validUntil, nil)
     }
 
+    /// What the loop keeps of the opening: little, because whatever a long-lived async function holds stays
+    /// allocated as long as the socket is open (the order and the snapshot made its frame 5 KiB).
+    private struct Opened: Sendable {
+        var orderId: UUID
+        var validUntil: Date?
+        var linkId: UUID?
+        var subscriber: UUID
+        var lastSent: Int
+    }
+
+    /// Everything a new follower needs before its loop: the order, the channel, a subscription, then the snapshot
+    /// (subscribed first, so nothing falls between the two; the loop drops what the snapshot already covers).
+    private func open(
+        token: String, orderId: String?, _ outbound: WebSocketOutboundWriter, _ follower: TrackingHub.Follower
+    ) async throws -> Opened {
+        let (order, validUntil, linkId) = try await authorize(token: token, orderId: orderId)
+        // 409 before pickup and 410 after the end; this also opens the order's channel.
+        try await TrackingRoutes.openChannel(of: order, services: services)
+        guard let (_, subscriber) = services.tracking.follow(orderId: order.id, follower) else {
+            throw LogisticsError(.trackingEnded, "The order's tracking has ended")
+        }
+        do {
+            let lastSent = try await sendSnapshot(of: order, outbound)
+            return Opened(
+                orderId: order.id, validUntil: validUntil, linkId: linkId, subscriber: subscriber, lastSent: lastSent)
+        } catch {
+            services.tracking.unfollow(orderId: order.id, subscriber: subscriber)
+            throw error
+        }
+    }
+
     private struct ResumeRequest: Decodable {
         var resumeFrom: Int
         /// The snapshot's `stream`; without it the seq is taken to belong to this channel.
@@ -52,32 +83,30 @@ struct TrackingSocket: SocketStream {
         _ session: inout SocketSession, _ group: inout ThrowingTaskGroup<Void, any Error>,
         _ context: WebSocketRouterContext<LogisticsRequestContext>
     ) async throws {
-        let order: Order
+        let orderId: UUID
         var lastSent: Int
-        let messages: AsyncStream<TrackingMessage>
         do {
             let token = try await session.token(headers: context.request.headers)
-            let validUntil: Date?
-            let linkId: UUID?
-            (order, validUntil, linkId) = try await authorize(
-                token: token, orderId: context.requestContext.parameters.get("orderId"))
-            if let validUntil { session.closeWhenTokenExpires(validUntil, now: services.clock.now(), into: &group) }
-            if let linkId {
-                session.closeWhenAccessLost(.trackingLink(linkId), watch: services.accessWatch, into: &group)
+            let requested = context.requestContext.parameters.get("orderId")
+            let sender = session.outbound
+            let follower = session.follower()
+            let opened = try await SocketSession.inPassingTask {
+                try await self.open(token: token, orderId: requested, sender, follower)
             }
-            // 409 before pickup and 410 after the end; this also opens the order's channel.
-            try await TrackingRoutes.openChannel(of: order, services: services)
-            // Subscribe first, then send the snapshot, then drop what the snapshot already covers (by seq).
-            guard let subscription = services.tracking.subscribe(orderId: order.id) else {
-                throw LogisticsError(.trackingEnded, "The order's tracking has ended")
+            orderId = opened.orderId
+            lastSent = opened.lastSent
+            let hub = services.tracking
+            session.onEnd { hub.unfollow(orderId: opened.orderId, subscriber: opened.subscriber) }
+            if let validUntil = opened.validUntil {
+                session.closeWhenTokenExpires(validUntil, now: services.clock.now(), into: &group)
             }
-            messages = subscription.messages
-            lastSent = try await sendSnapshot(of: order, session)
+            if let linkId = opened.linkId {
+                session.closeWhenAccessLost(.trackingLink(linkId), watch: services.accessWatch)
+            }
         } catch {
             try await session.refuse(error)
             return
         }
-        session.relay(messages, into: &group) { .tracking($0) }
         loop: while let event = await session.next() {
             switch event {
             case .tracking(let message):
@@ -89,23 +118,7 @@ struct TrackingSocket: SocketStream {
                     break loop
                 }
             case .clientText(let text):
-                guard let request = try? JSONDecoder().decode(ResumeRequest.self, from: Data(text.utf8)) else {
-                    continue
-                }
-                switch services.tracking.replay(
-                    orderId: order.id, after: request.resumeFrom, stream: request.stream)
-                {
-                case .messages(let missed):
-                    for message in missed {
-                        try await session.send(text: message.jsonText)
-                        lastSent = max(lastSent, message.seq)
-                    }
-                case .resync, nil:
-                    try await session.send(text: #"{"type":"resync"}"#)
-                    if let fresh = try await services.repository.order(id: order.id) {
-                        lastSent = try await sendSnapshot(of: fresh, session)
-                    }
-                }
+                lastSent = try await resume(text, orderId: orderId, lastSent: lastSent, session)
             case .feedClosed:
                 // The hub cut this follower off for falling behind; it may reconnect and resume.
                 try? await session.outbound.close(.goingAway, reason: "too slow; reconnect with resumeFrom")
@@ -121,9 +134,32 @@ struct TrackingSocket: SocketStream {
         }
     }
 
-    private func sendSnapshot(of order: Order, _ session: SocketSession) async throws -> Int {
+    /// `{"resumeFrom": seq}`: what the client missed, or a `resync` and a new snapshot when that is gone. Apart
+    /// from the loop, so its locals are not part of every socket's frame.
+    @inline(never)
+    private func resume(_ text: String, orderId: UUID, lastSent: Int, _ session: SocketSession) async throws -> Int {
+        guard let request = try? JSONDecoder().decode(ResumeRequest.self, from: Data(text.utf8)) else {
+            return lastSent
+        }
+        var lastSent = lastSent
+        switch services.tracking.replay(orderId: orderId, after: request.resumeFrom, stream: request.stream) {
+        case .messages(let missed):
+            for message in missed {
+                try await session.send(text: message.jsonText)
+                lastSent = max(lastSent, message.seq)
+            }
+        case .resync, nil:
+            try await session.send(text: #"{"type":"resync"}"#)
+            if let fresh = try await services.repository.order(id: orderId) {
+                lastSent = try await sendSnapshot(of: fresh, session.outbound)
+            }
+        }
+        return lastSent
+    }
+
+    private func sendSnapshot(of order: Order, _ outbound: WebSocketOutboundWriter) async throws -> Int {
         let snapshot = try await TrackingRoutes.snapshot(of: order, services: services)
-        try await session.send(snapshot)
+        try await outbound.write(.text(String(decoding: try APIJSON.encoder.encode(snapshot), as: UTF8.self)))
         return snapshot.seq
     }
 }
