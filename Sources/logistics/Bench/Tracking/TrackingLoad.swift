@@ -229,7 +229,7 @@ final class TrackingLoad: Sendable {
 
     /// One rider's way to the server: a shared HTTP connection pool or the rider's own socket.
     private struct Lane: Sendable {
-        var poster: FixPoster?
+        var poster: KeepAliveClient?
         var socket: RiderSocket?
         var token: String
     }
@@ -302,12 +302,12 @@ final class TrackingLoad: Sendable {
 
     /// Rider `i` talks to instance `i % n`; the riders without an order are signed in here, 200 at a time.
     private func openLanes(tokens: [String], connections: Int, transport: Transport) async throws -> (
-        [Lane], [FixPoster]
+        [Lane], [KeepAliveClient]
     ) {
-        var posters: [FixPoster] = []
+        var posters: [KeepAliveClient] = []
         if transport == .http {
             for port in ports {
-                posters.append(try await FixPoster.connect(host: "127.0.0.1", port: port, count: connections))
+                posters.append(try await KeepAliveClient.connect(host: "127.0.0.1", port: port, count: connections))
             }
         }
         var lanes = tokens.indices.map {
@@ -362,7 +362,7 @@ final class TrackingLoad: Sendable {
         let request =
             "POST /api/v1/rider/locations HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(lane.token)\r\n"
             + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
-        return await poster.post(ByteBuffer(string: request)) == 202
+        return await poster.send(ByteBuffer(string: request)) == 202
     }
 
     struct Outcome {

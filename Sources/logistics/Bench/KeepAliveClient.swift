@@ -2,11 +2,11 @@ import NIOCore
 import NIOPosix
 import Synchronization
 
-/// Riders' fixes posted over plain keep-alive HTTP/1.1 connections, one request in flight on each, like a phone.
-/// The load generator shares this machine's two cores with the server, and AsyncHTTPClient's per-request
-/// machinery made it spend most of a core on 2,000 posts a second; this writes the request bytes and reads back
-/// the status line and Content-Length, nothing more.
-final class FixPoster: Sendable {
+/// Requests over plain keep-alive HTTP/1.1 connections, one in flight on each, like a phone: riders' fixes in the
+/// tracking bench, routes in the routing bench. The load generator shares this machine's two cores with the server,
+/// and AsyncHTTPClient's per-request machinery (and parsing every answer) made it spend most of a core on 2,000
+/// requests a second; this writes the request bytes and reads back the status line and Content-Length, nothing more.
+final class KeepAliveClient: Sendable {
     private let connections: [any Channel]
     private let pool: Mutex<Pool>
 
@@ -20,7 +20,7 @@ final class FixPoster: Sendable {
         pool = Mutex(Pool(free: Array(connections.indices)))
     }
 
-    static func connect(host: String, port: Int, count: Int) async throws -> FixPoster {
+    static func connect(host: String, port: Int, count: Int) async throws -> KeepAliveClient {
         let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
@@ -32,11 +32,11 @@ final class FixPoster: Sendable {
         for _ in 0..<count {
             connections.append(try await bootstrap.connect(host: host, port: port).get())
         }
-        return FixPoster(connections: connections)
+        return KeepAliveClient(connections: connections)
     }
 
     /// The request's HTTP status, or nil when its connection failed.
-    func post(_ request: ByteBuffer) async -> Int? {
+    func send(_ request: ByteBuffer) async -> Int? {
         let index = await takeConnection()
         defer { giveBack(index) }
         let channel = connections[index]
