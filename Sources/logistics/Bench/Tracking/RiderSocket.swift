@@ -65,12 +65,13 @@ final class RiderSocket: Sendable {
             self.state.withLock { $0.outbound = outbound }
             for try await frame in inbound.messages(maxSize: 1 << 16) {
                 guard case .text(let text) = frame else { continue }
-                switch TrackingLoad.field("type", in: text) {
+                let type = TrackingLoad.field("type", in: text)
+                switch type {
                 case "ready":
                     self.opened(true)
                 case "ack", "error":
                     if let reference = TrackingLoad.field("ref", in: text).flatMap({ Int($0) }) {
-                        self.settle(reference, acknowledged: text.contains(#""type":"ack""#))
+                        self.settle(reference, acknowledged: type == "ack")
                     }
                 default:
                     continue

@@ -187,17 +187,29 @@ final class TrackingLoad: Sendable {
         follower.seen.withLock { $0.open = false }
     }
 
-    /// The value of a top-level field in one of the server's flat JSON messages, without its quotes.
+    /// The value of a top-level field in one of the server's flat JSON messages, without its quotes. On the bytes:
+    /// Foundation's `range(of:)` here was a sixth of the load generator's CPU, taken from the server it measures.
     static func field(_ name: String, in text: String) -> String? {
-        guard let key = text.range(of: "\"\(name)\":") else { return nil }
-        var rest = text[key.upperBound...]
-        if rest.first == "\"" {
-            rest = rest.dropFirst()
-            guard let end = rest.firstIndex(of: "\"") else { return nil }
-            return String(rest[..<end])
+        var text = text
+        let key = Array("\"\(name)\":".utf8)
+        return text.withUTF8 { bytes -> String? in
+            guard bytes.count >= key.count else { return nil }
+            var start = 0
+            while start + key.count <= bytes.count {
+                if bytes[start] == key[0], zip(bytes[start..<(start + key.count)], key).allSatisfy({ $0 == $1 }) {
+                    var first = start + key.count
+                    let quoted = first < bytes.count && bytes[first] == UInt8(ascii: "\"")
+                    if quoted { first += 1 }
+                    var end = first
+                    let stops: [UInt8] = quoted ? [UInt8(ascii: "\"")] : [UInt8(ascii: ","), UInt8(ascii: "}")]
+                    while end < bytes.count, !stops.contains(bytes[end]) { end += 1 }
+                    if quoted && end == bytes.count { return nil }
+                    return String(decoding: UnsafeBufferPointer(rebasing: bytes[first..<end]), as: UTF8.self)
+                }
+                start += 1
+            }
+            return nil
         }
-        let end = rest.firstIndex { $0 == "," || $0 == "}" } ?? rest.endIndex
-        return String(rest[..<end])
     }
 
     /// Waits until no message arrived for 2 s (at most 60 s), so nothing still in flight counts as lost.
