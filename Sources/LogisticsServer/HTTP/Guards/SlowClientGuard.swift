@@ -254,14 +254,10 @@ final class SlowClientGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private static func contains(_ bytes: ArraySlice<UInt8>, _ word: StaticString) -> Bool {
-        let word = UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)
-        guard bytes.count >= word.count else { return false }
-        var start = bytes.startIndex
-        while start + word.count <= bytes.endIndex {
-            if zip(bytes[start..<(start + word.count)], word).allSatisfy({ lowercased($0) == $1 }) { return true }
-            start += 1
+        let length = word.utf8CodeUnitCount
+        return bytes.indices.contains { start in
+            start + length <= bytes.endIndex && equalsIgnoringCase(bytes[start..<(start + length)], word)
         }
-        return false
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {

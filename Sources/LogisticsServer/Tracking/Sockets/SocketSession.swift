@@ -133,23 +133,12 @@ struct SocketSession {
         _ feed: Feed, into group: inout ThrowingTaskGroup<Void, any Error>,
         as event: @escaping @Sendable (Feed.Element) -> SocketEvent
     ) where Feed.Element: Sendable {
-        let sink = self.sink
-        let backlog = self.backlog
-        let channel = self.channel
-        let cutOff = self.cutOff
+        let queue = self.queue
         group.addTask {
             for try await element in feed {
-                let message = event(element)
-                guard backlog.admit(bytes: message.backlogBytes ?? 0) else {
-                    cutOff("behind")
-                    // The loop closes with 4429 if it gets to it; a client reading nothing never lets it.
-                    sink.yield(.overloaded(reason: "RATE_LIMITED: the client fell behind"))
-                    Self.cut(channel, after: Self.closeGrace)
-                    return
-                }
-                sink.yield(message)
+                guard queue.push(event(element)) else { return }
             }
-            sink.yield(.feedClosed)
+            queue.sink.yield(.feedClosed)
         }
     }
 
@@ -157,23 +146,36 @@ struct SocketSession {
     /// with no relaying task per socket (a task costs about 3 KiB for as long as the socket is open). Past the
     /// backlog's limits the socket is closed (4429), as `relay` does.
     func follower() -> TrackingHub.Follower {
-        let sink = self.sink
-        let backlog = self.backlog
-        let channel = self.channel
-        let cutOff = self.cutOff
+        let queue = self.queue
         return TrackingHub.Follower(
-            take: { message in
-                let event = SocketEvent.tracking(message)
-                guard backlog.admit(bytes: event.backlogBytes ?? 0) else {
-                    cutOff("behind")
-                    sink.yield(.overloaded(reason: "RATE_LIMITED: the client fell behind"))
-                    Self.cut(channel, after: Self.closeGrace)
-                    return false
-                }
-                sink.yield(event)
-                return true
-            },
-            end: { if !backlog.isOverflowed { sink.yield(.feedClosed) } })
+            take: { queue.push(.tracking($0)) },
+            end: { if !queue.backlog.isOverflowed { queue.sink.yield(.feedClosed) } })
+    }
+
+    /// The session's events as feeds fill them: each message counted against the backlog, and past its limits the
+    /// socket closed (4429) instead of queued to.
+    private var queue: EventQueue {
+        EventQueue(sink: sink, backlog: backlog, channel: channel, cutOff: cutOff)
+    }
+
+    private struct EventQueue: Sendable {
+        let sink: AsyncStream<SocketEvent>.Continuation
+        let backlog: SocketBacklog
+        let channel: (any Channel)?
+        let cutOff: @Sendable (_ reason: String) -> Void
+
+        /// False once the client is too far behind; the socket is then on its way to being closed.
+        func push(_ event: SocketEvent) -> Bool {
+            guard backlog.admit(bytes: event.backlogBytes ?? 0) else {
+                cutOff("behind")
+                // The loop closes with 4429 if it gets to it; a client reading nothing never lets it.
+                sink.yield(.overloaded(reason: "RATE_LIMITED: the client fell behind"))
+                SocketSession.cut(channel, after: SocketSession.closeGrace)
+                return false
+            }
+            sink.yield(event)
+            return true
+        }
     }
 
     /// Runs `work` when the session ends.

@@ -9,7 +9,6 @@ final class RiderSocket: Sendable {
     private struct State {
         var outbound: WebSocketOutboundWriter?
         var opened: CheckedContinuation<Bool, Never>?
-        var isOpen = false
         var isClosed = false
         var pending: [Int: CheckedContinuation<Bool, Never>] = [:]
         var nextReference = 0
@@ -90,7 +89,6 @@ final class RiderSocket: Sendable {
     private func opened(_ isOpen: Bool) {
         let opened = state.withLock { state -> CheckedContinuation<Bool, Never>? in
             defer { state.opened = nil }
-            state.isOpen = isOpen
             return state.opened
         }
         opened?.resume(returning: isOpen)

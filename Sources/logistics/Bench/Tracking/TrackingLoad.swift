@@ -325,7 +325,7 @@ final class TrackingLoad: Sendable {
         var lanes = tokens.indices.map {
             Lane(poster: posters.isEmpty ? nil : posters[$0 % posters.count], token: tokens[$0])
         }
-        let opened = Shared(0)
+        var signedIn = 0
         let signIn = transport == .socket ? Array(tokens.indices) : Array(orders..<riders)
         let how = transport == .socket ? "their sockets" : "a first fix each"
         Console.line("Signing in \(signIn.count) riders (\(how)) ...")
@@ -352,12 +352,9 @@ final class TrackingLoad: Sendable {
                 return sockets
             }
             for (index, socket) in sockets where socket != nil { lanes[index].socket = socket }
-            let count = opened.value.withLock {
-                $0 += sockets.count
-                return $0
-            }
-            if count % 2000 < 200 || count == signIn.count {
-                Console.line("  \(count)/\(signIn.count) riders signed in")
+            signedIn += sockets.count
+            if signedIn % 2000 < 200 || signedIn == signIn.count {
+                Console.line("  \(signedIn)/\(signIn.count) riders signed in")
             }
         }
         return (lanes, posters)
