@@ -116,7 +116,7 @@ public func buildApplication(
             router: router,
             server: HTTPServerBuilder { responder in
                 GuardedChildChannel(
-                    inner: HTTP1WebSocketUpgradeChannel(
+                    inner: SocketUpgradeChannel(
                         responder: responder, webSocketResponder: socketResponder, configuration: channelConfiguration),
                     limits: configuration.connectionLimits, registry: connections, tls: tls)
             },
@@ -287,7 +287,7 @@ func makeSocketRouter(_ services: LogisticsServices) -> Router<LogisticsRequestC
     router.add(middleware: RequestIdMiddleware())
     router.add(middleware: ProblemMiddleware(catalog: RouteCatalog()))
     if let limit = addressLimit(services) { router.add(middleware: limit) }
-    router.register(TrackingSocket(services: services))
+    TrackingSocket.register(in: router, services: services)
     router.register(RiderStreamSocket(services: services))
     router.register(DispatchStreamSocket(services: services))
     return router

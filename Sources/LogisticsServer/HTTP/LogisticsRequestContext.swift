@@ -6,18 +6,17 @@ import LogisticsCore
 import NIOCore
 
 /// Per-request state: who is calling and the request id that ties logs to responses.
-public struct LogisticsRequestContext: RequestContext, WebSocketRequestContext {
+public struct LogisticsRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     public var actor: Actor?
     public var requestId: String = ""
     /// Set by a WebSocket route that accepts the upgrade.
-    public let webSocket: WebSocketHandlerReference<LogisticsRequestContext>
+    public let socketUpgrade = SocketUpgradeChoice()
     /// The connection, for sockets that must be cut when a client stops reading.
     public let channel: (any Channel)?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
-        webSocket = .init()
         channel = source.channel
     }
 

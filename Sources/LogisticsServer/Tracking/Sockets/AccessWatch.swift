@@ -15,7 +15,8 @@ final class AccessWatch: Service, Sendable {
 
     private struct Watched: Sendable {
         var holder: Holder
-        var sink: AsyncStream<SocketEvent>.Continuation
+        /// Told why the holder lost access.
+        var revoke: @Sendable (String) -> Void
     }
 
     private let watched = Mutex<[UUID: Watched]>([:])
@@ -36,9 +37,9 @@ final class AccessWatch: Service, Sendable {
     }
 
     /// Watches a socket's holder until `unwatch` with the returned ticket.
-    func watch(_ holder: Holder, sink: AsyncStream<SocketEvent>.Continuation) -> UUID {
+    func watch(_ holder: Holder, revoke: @escaping @Sendable (String) -> Void) -> UUID {
         let ticket = UUID()
-        watched.withLock { $0[ticket] = Watched(holder: holder, sink: sink) }
+        watched.withLock { $0[ticket] = Watched(holder: holder, revoke: revoke) }
         return ticket
     }
 
@@ -90,7 +91,7 @@ final class AccessWatch: Service, Sendable {
                 }
             guard let reason else { continue }
             unwatch(ticket)
-            entry.sink.yield(.accessRevoked(reason))
+            entry.revoke(reason)
         }
     }
 }

@@ -15,7 +15,7 @@ struct DispatchStreamSocket: SocketStream {
 
     func serve(
         _ session: inout SocketSession, _ group: inout ThrowingTaskGroup<Void, any Error>,
-        _ context: WebSocketRouterContext<LogisticsRequestContext>
+        _ context: SocketContext
     ) async throws {
         try await watch(&session, &group, context.request)
     }

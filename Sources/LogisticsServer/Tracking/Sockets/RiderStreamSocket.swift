@@ -16,7 +16,7 @@ struct RiderStreamSocket: SocketStream {
 
     func serve(
         _ session: inout SocketSession, _ group: inout ThrowingTaskGroup<Void, any Error>,
-        _ context: WebSocketRouterContext<LogisticsRequestContext>
+        _ context: SocketContext
     ) async throws {
         try await exchange(&session, &group, context.request)
     }

@@ -266,7 +266,8 @@ struct SocketSession {
 
     /// Closes the socket (4403) when its holder loses access; watched until the session ends.
     mutating func closeWhenAccessLost(_ holder: AccessWatch.Holder, watch: AccessWatch) {
-        let ticket = watch.watch(holder, sink: sink)
+        let sink = self.sink
+        let ticket = watch.watch(holder) { sink.yield(.accessRevoked($0)) }
         endings.append { watch.unwatch(ticket) }
     }
 
@@ -314,8 +315,8 @@ struct SocketSession {
     }
 
     /// Browsers refuse a socket whose server does not echo one of the offered subprotocols.
-    static func shouldUpgrade(_ request: Request) -> RouterShouldUpgrade {
-        .upgrade(bearerToken(request.headers) == nil ? [:] : [.secWebSocketProtocol: "bearer"])
+    static func upgradeHeaders(_ request: Request) -> HTTPFields {
+        bearerToken(request.headers) == nil ? [:] : [.secWebSocketProtocol: "bearer"]
     }
 
     func send(text: String) async throws {
@@ -329,6 +330,11 @@ struct SocketSession {
     /// An `error` message for a request the socket survives (a bad batch of fixes).
     @inline(never)
     func sendProblem(_ error: any Error, reference: String? = nil) async throws {
+        try await send(text: Self.problemMessage(for: error, path: path, reference: reference))
+    }
+
+    /// `{"type":"error","problem":{…}}`, with the `ref` of the request it answers if any.
+    static func problemMessage(for error: any Error, path: String, reference: String? = nil) -> String {
         let problem = ProblemDocument.problem(for: error)
         let document = String(decoding: ProblemDocument.render(problem, instance: path, requestId: ""), as: UTF8.self)
         let ref =
@@ -336,7 +342,7 @@ struct SocketSession {
                 #","ref":"# + String(decoding: $0, as: UTF8.self)
             }
             ?? ""
-        try await send(text: #"{"type":"error","problem":"# + document + ref + "}")
+        return #"{"type":"error","problem":"# + document + ref + "}"
     }
 
     /// The close for a server that is shutting down.

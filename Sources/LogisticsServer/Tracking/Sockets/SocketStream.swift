@@ -12,7 +12,7 @@ protocol SocketStream: Sendable {
 
     func serve(
         _ session: inout SocketSession, _ group: inout ThrowingTaskGroup<Void, any Error>,
-        _ context: WebSocketRouterContext<LogisticsRequestContext>
+        _ context: SocketContext
     ) async throws
 }
 
@@ -21,16 +21,27 @@ extension Router where Context == LogisticsRequestContext {
     func register(_ stream: some SocketStream) {
         let path = type(of: stream).path
         let name = type(of: stream).name
-        ws(
-            RouterPath(path),
-            shouldUpgrade: { request, _ in SocketSession.shouldUpgrade(request) },
-            onUpgrade: { inbound, outbound, context in
+        get(RouterPath(path)) { request, context -> Response in
+            let handler: WebSocketDataHandler<SocketContext> = { inbound, outbound, context in
                 try await SocketSession.run(
                     inbound, outbound, path: path, stream: name, metrics: stream.services.metrics,
                     channel: context.requestContext.channel
                 ) { session, group in
                     try await stream.serve(&session, &group, context)
                 }
-            })
+            }
+            context.socketUpgrade.chosen = .tasks(handler, SocketContext(request: request, requestContext: context))
+            return Response(status: .ok, headers: SocketSession.upgradeHeaders(request))
+        }
+    }
+
+    /// A stream served on its connection's event loop (`LoopSocket`): the route only says which.
+    func register(
+        loop path: String, _ opening: @escaping @Sendable (Request, LogisticsRequestContext) -> LoopSocketOpening
+    ) {
+        get(RouterPath(path)) { request, context -> Response in
+            context.socketUpgrade.chosen = .loop(opening(request, context))
+            return Response(status: .ok, headers: SocketSession.upgradeHeaders(request))
+        }
     }
 }

@@ -1,25 +1,276 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import HummingbirdWebSocket
 import LogisticsCore
+import NIOCore
 
 /// `WS /api/v1/customer/orders/{orderId}/tracking`: the snapshot, then live `location`, `status`, `stale` and
 /// `ended` messages, and a close with 1000 when the delivery ends (**R** AC-005). The order's customer opens it
 /// with a JWT, anyone else only with a tracking link of that order. Refusals: 4401, 4403 (not a customer),
 /// 4404 (not this customer's order), 4409 before pickup, 4410 after the end.
-struct TrackingSocket: SocketStream {
-    let services: LogisticsServices
-
+///
+/// Customers' sockets come by the ten thousand and mostly wait, so this stream is served on its connection's event
+/// loop (`LoopSocket`) with no task of its own: the sign-in and the database reads run in a task that ends with
+/// them, and the hub's messages are written as they come.
+final class TrackingSocket: LoopSocketStream {
     static let path = "/api/v1/customer/orders/{orderId}/tracking"
-
     static let name = "customer"
 
-    func serve(
-        _ session: inout SocketSession, _ group: inout ThrowingTaskGroup<Void, any Error>,
-        _ context: WebSocketRouterContext<LogisticsRequestContext>
-    ) async throws {
-        try await follow(&session, &group, context)
+    private enum Phase {
+        case awaitingToken
+        /// Signing in and reading the order; the hub's messages and the client's wait.
+        case opening
+        case following
+        /// A new snapshot is being read after a resume that came too late; the hub's messages wait.
+        case resyncing
+        case done
+    }
+
+    private let opener: TrackingOpener
+    private let token: String?
+    private let requestedOrder: String?
+    private var socket: LoopSocket?
+    private var phase = Phase.awaitingToken
+    private var orderId: UUID?
+    private var lastSent = 0
+    private var heldMessages: [TrackingMessage] = []
+    private var heldTexts: [String] = []
+
+    private init(opener: TrackingOpener, token: String?, requestedOrder: String?) {
+        self.opener = opener
+        self.token = token
+        self.requestedOrder = requestedOrder
+    }
+
+    static func register(in router: Router<LogisticsRequestContext>, services: LogisticsServices) {
+        router.register(loop: path) { request, context in
+            let token = SocketSession.bearerToken(request.headers)
+            let order = context.parameters.get("orderId")
+            return LoopSocketOpening(name: name, path: path, metrics: services.metrics) {
+                TrackingSocket(opener: TrackingOpener(services: services), token: token, requestedOrder: order)
+            }
+        }
+    }
+
+    func opened(_ socket: LoopSocket) {
+        self.socket = socket
+        if let token {
+            start(token)
+            return
+        }
+        socket.after(TimeAmount(SocketSession.authenticationWindow)) { socket in
+            guard self.phase == .awaitingToken else { return }
+            socket.refuse(
+                LogisticsError(
+                    .unauthenticated,
+                    "Send the token as Sec-WebSocket-Protocol: bearer, <token> or as the first message"))
+        }
+    }
+
+    func received(text: String) {
+        switch phase {
+        case .awaitingToken:
+            guard let first = try? JSONDecoder().decode(FirstMessage.self, from: Data(text.utf8)), !first.token.isEmpty
+            else {
+                socket?.refuse(
+                    LogisticsError(.unauthenticated, #"The first message must be {"type":"auth","token":"…"}"#))
+                return
+            }
+            start(first.token)
+        case .opening, .resyncing:
+            heldTexts.append(text)
+        case .following:
+            resume(text)
+        case .done:
+            break
+        }
+    }
+
+    func ended() {
+        phase = .done
+        socket = nil
+        heldMessages = []
+    }
+
+    // MARK: Opening
+
+    private func start(_ token: String) {
+        guard let socket else { return }
+        phase = .opening
+        let handle = socket.handle(self)
+        let follower = TrackingHub.Follower(
+            take: { message in
+                handle.execute { $0.take(message) }
+                return true
+            },
+            end: { handle.execute { $0.feedEnded() } })
+        let (opener, requested) = (self.opener, self.requestedOrder)
+        Task {
+            do {
+                let opened = try await opener.open(token: token, orderId: requested, follower)
+                handle.execute { $0.didOpen(opened) }
+            } catch {
+                handle.execute { $0.socket?.refuse(error) }
+            }
+        }
+    }
+
+    private func didOpen(_ opened: TrackingOpener.Opened) {
+        let hub = opener.services.tracking
+        guard phase == .opening, let socket else {
+            hub.unfollow(orderId: opened.orderId, subscriber: opened.subscriber)
+            return
+        }
+        orderId = opened.orderId
+        socket.onEnd { hub.unfollow(orderId: opened.orderId, subscriber: opened.subscriber) }
+        if let validUntil = opened.validUntil {
+            let left = max(0, validUntil.timeIntervalSince(opener.services.clock.now()))
+            socket.after(.milliseconds(Int64(left * 1000))) { socket in
+                socket.refuse(
+                    LogisticsError(
+                        .unauthenticated, "The token has expired; sign in again and reconnect with resumeFrom"))
+            }
+        }
+        if let linkId = opened.linkId {
+            let watch = opener.services.accessWatch
+            let handle = socket.handle(self)
+            let ticket = watch.watch(.trackingLink(linkId)) { reason in
+                handle.execute { $0.socket?.refuse(LogisticsError(.forbidden, reason)) }
+            }
+            socket.onEnd { watch.unwatch(ticket) }
+        }
+        sendSnapshot(opened.snapshot)
+    }
+
+    /// The snapshot, then what arrived while it was read and is newer, then what the client asked meanwhile.
+    private func sendSnapshot(_ snapshot: TrackingOpener.Snapshot) {
+        socket?.send(text: snapshot.text)
+        lastSent = snapshot.seq
+        phase = .following
+        let (messages, texts) = (heldMessages, heldTexts)
+        heldMessages = []
+        heldTexts = []
+        for message in messages where phase == .following { deliver(message) }
+        for text in texts where phase == .following { resume(text) }
+    }
+
+    // MARK: Following
+
+    private func take(_ message: TrackingMessage) {
+        switch phase {
+        case .following:
+            deliver(message)
+        case .opening, .resyncing:
+            heldMessages.append(message)
+            if heldMessages.count > SocketBacklog.standard.messages {
+                socket?.overloaded("the client fell behind", cutOff: "behind")
+            }
+        case .awaitingToken, .done:
+            break
+        }
+    }
+
+    private func deliver(_ message: TrackingMessage) {
+        guard message.seq > lastSent, let socket else { return }
+        socket.send(text: message.jsonText)
+        lastSent = message.seq
+        if case .ended = message {
+            socket.close(code: .normalClosure, reason: "delivery ended")
+            phase = .done
+        }
+    }
+
+    /// The hub let go of this follower: it may reconnect and resume.
+    private func feedEnded() {
+        guard phase != .done else { return }
+        socket?.close(code: .goingAway, reason: "too slow; reconnect with resumeFrom")
+        phase = .done
+    }
+
+    /// `{"resumeFrom": seq}`: what the client missed, or a `resync` and a new snapshot when that is gone.
+    private func resume(_ text: String) {
+        guard let request = try? JSONDecoder().decode(ResumeRequest.self, from: Data(text.utf8)),
+            let orderId, let socket
+        else { return }
+        switch opener.services.tracking.replay(orderId: orderId, after: request.resumeFrom, stream: request.stream) {
+        case .messages(let missed):
+            for message in missed {
+                socket.send(text: message.jsonText)
+                lastSent = max(lastSent, message.seq)
+            }
+        case .resync, nil:
+            socket.send(text: #"{"type":"resync"}"#)
+            phase = .resyncing
+            let (opener, handle) = (self.opener, socket.handle(self))
+            Task {
+                let snapshot = try? await opener.snapshot(orderId: orderId)
+                handle.execute { stream in
+                    guard stream.phase == .resyncing else { return }
+                    if let snapshot {
+                        stream.sendSnapshot(snapshot)
+                    } else {
+                        stream.phase = .following
+                    }
+                }
+            }
+        }
+    }
+
+    private struct FirstMessage: Decodable {
+        var token: String
+    }
+
+    private struct ResumeRequest: Decodable {
+        var resumeFrom: Int
+        /// The snapshot's `stream`; without it the seq is taken to belong to this channel.
+        var stream: String?
+    }
+}
+
+/// The customer stream's work off the event loop: who may follow the order, its channel, and snapshots.
+struct TrackingOpener: Sendable {
+    let services: LogisticsServices
+
+    struct Snapshot: Sendable {
+        var seq: Int
+        var text: String
+    }
+
+    struct Opened: Sendable {
+        var orderId: UUID
+        var validUntil: Date?
+        var linkId: UUID?
+        var subscriber: UUID
+        var snapshot: Snapshot
+    }
+
+    /// The order, a subscription, then the snapshot (subscribed first, so nothing falls between the two; the stream
+    /// drops what the snapshot already covers).
+    func open(token: String, orderId: String?, _ follower: TrackingHub.Follower) async throws -> Opened {
+        let (order, validUntil, linkId) = try await authorize(token: token, orderId: orderId)
+        // 409 before pickup and 410 after the end; this also opens the order's channel.
+        try await TrackingRoutes.openChannel(of: order, services: services)
+        guard let (_, subscriber) = services.tracking.follow(orderId: order.id, follower) else {
+            throw LogisticsError(.trackingEnded, "The order's tracking has ended")
+        }
+        do {
+            return Opened(
+                orderId: order.id, validUntil: validUntil, linkId: linkId, subscriber: subscriber,
+                snapshot: try await snapshot(of: order))
+        } catch {
+            services.tracking.unfollow(orderId: order.id, subscriber: subscriber)
+            throw error
+        }
+    }
+
+    func snapshot(orderId: UUID) async throws -> Snapshot? {
+        guard let order = try await services.repository.order(id: orderId) else { return nil }
+        return try await snapshot(of: order)
+    }
+
+    private func snapshot(of order: Order) async throws -> Snapshot {
+        let snapshot = try await TrackingRoutes.snapshot(of: order, services: services)
+        return Snapshot(seq: snapshot.seq, text: String(decoding: try APIJSON.encoder.encode(snapshot), as: UTF8.self))
     }
 
     /// The order, if the token may follow it now, and until when the token is accepted (nil: a tracking link, good
@@ -40,126 +291,5 @@ struct TrackingSocket: SocketStream {
             throw LogisticsError(.forbidden, "Live tracking is for the order's customer")
         }
         return (try await services.orderLookup.customersOwnOrder(id: id, customer: actor), validUntil, nil)
-    }
-
-    /// What the loop keeps of the opening: little, because whatever a long-lived async function holds stays
-    /// allocated as long as the socket is open (the order and the snapshot made its frame 5 KiB).
-    private struct Opened: Sendable {
-        var orderId: UUID
-        var validUntil: Date?
-        var linkId: UUID?
-        var subscriber: UUID
-        var lastSent: Int
-    }
-
-    /// Everything a new follower needs before its loop: the order, the channel, a subscription, then the snapshot
-    /// (subscribed first, so nothing falls between the two; the loop drops what the snapshot already covers).
-    private func open(
-        token: String, orderId: String?, _ outbound: WebSocketOutboundWriter, _ follower: TrackingHub.Follower
-    ) async throws -> Opened {
-        let (order, validUntil, linkId) = try await authorize(token: token, orderId: orderId)
-        // 409 before pickup and 410 after the end; this also opens the order's channel.
-        try await TrackingRoutes.openChannel(of: order, services: services)
-        guard let (_, subscriber) = services.tracking.follow(orderId: order.id, follower) else {
-            throw LogisticsError(.trackingEnded, "The order's tracking has ended")
-        }
-        do {
-            let lastSent = try await sendSnapshot(of: order, outbound)
-            return Opened(
-                orderId: order.id, validUntil: validUntil, linkId: linkId, subscriber: subscriber, lastSent: lastSent)
-        } catch {
-            services.tracking.unfollow(orderId: order.id, subscriber: subscriber)
-            throw error
-        }
-    }
-
-    private struct ResumeRequest: Decodable {
-        var resumeFrom: Int
-        /// The snapshot's `stream`; without it the seq is taken to belong to this channel.
-        var stream: String?
-    }
-
-    private func follow(
-        _ session: inout SocketSession, _ group: inout ThrowingTaskGroup<Void, any Error>,
-        _ context: WebSocketRouterContext<LogisticsRequestContext>
-    ) async throws {
-        let orderId: UUID
-        var lastSent: Int
-        do {
-            let token = try await session.token(headers: context.request.headers)
-            let requested = context.requestContext.parameters.get("orderId")
-            let sender = session.outbound
-            let follower = session.follower()
-            let opened = try await SocketSession.inPassingTask {
-                try await self.open(token: token, orderId: requested, sender, follower)
-            }
-            orderId = opened.orderId
-            lastSent = opened.lastSent
-            let hub = services.tracking
-            session.onEnd { hub.unfollow(orderId: opened.orderId, subscriber: opened.subscriber) }
-            if let validUntil = opened.validUntil {
-                session.closeWhenTokenExpires(validUntil, now: services.clock.now(), into: &group)
-            }
-            if let linkId = opened.linkId {
-                session.closeWhenAccessLost(.trackingLink(linkId), watch: services.accessWatch)
-            }
-        } catch {
-            try await session.refuse(error)
-            return
-        }
-        loop: while let event = await session.next() {
-            switch event {
-            case .tracking(let message):
-                guard message.seq > lastSent else { continue }
-                try await session.send(text: message.jsonText)
-                lastSent = message.seq
-                if case .ended = message {
-                    try await session.outbound.close(.normalClosure, reason: "delivery ended")
-                    break loop
-                }
-            case .clientText(let text):
-                lastSent = try await resume(text, orderId: orderId, lastSent: lastSent, session)
-            case .feedClosed:
-                // The hub cut this follower off for falling behind; it may reconnect and resume.
-                try? await session.outbound.close(.goingAway, reason: "too slow; reconnect with resumeFrom")
-                break loop
-            case .clientClosed:
-                break loop
-            case .serverStopping:
-                await session.closeForShutdown()
-                break loop
-            case .authenticationTimedOut, .push, .overloaded, .tokenExpired, .accessRevoked:
-                continue
-            }
-        }
-    }
-
-    /// `{"resumeFrom": seq}`: what the client missed, or a `resync` and a new snapshot when that is gone. Apart
-    /// from the loop, so its locals are not part of every socket's frame.
-    @inline(never)
-    private func resume(_ text: String, orderId: UUID, lastSent: Int, _ session: SocketSession) async throws -> Int {
-        guard let request = try? JSONDecoder().decode(ResumeRequest.self, from: Data(text.utf8)) else {
-            return lastSent
-        }
-        var lastSent = lastSent
-        switch services.tracking.replay(orderId: orderId, after: request.resumeFrom, stream: request.stream) {
-        case .messages(let missed):
-            for message in missed {
-                try await session.send(text: message.jsonText)
-                lastSent = max(lastSent, message.seq)
-            }
-        case .resync, nil:
-            try await session.send(text: #"{"type":"resync"}"#)
-            if let fresh = try await services.repository.order(id: orderId) {
-                lastSent = try await sendSnapshot(of: fresh, session.outbound)
-            }
-        }
-        return lastSent
-    }
-
-    private func sendSnapshot(of order: Order, _ outbound: WebSocketOutboundWriter) async throws -> Int {
-        let snapshot = try await TrackingRoutes.snapshot(of: order, services: services)
-        try await outbound.write(.text(String(decoding: try APIJSON.encoder.encode(snapshot), as: UTF8.self)))
-        return snapshot.seq
     }
 }

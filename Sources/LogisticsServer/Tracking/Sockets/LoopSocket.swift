@@ -1,0 +1,308 @@
+import Foundation
+import LogisticsCore
+import NIOCore
+import NIOWebSocket
+
+/// How a loop-served stream starts, as its route decided at the upgrade: its name in metrics, its path for problem
+/// documents, and the stream itself, made on the connection's event loop.
+struct LoopSocketOpening: Sendable {
+    let name: String
+    let path: String
+    let metrics: RequestMetrics
+    let makeStream: @Sendable () -> any LoopSocketStream
+}
+
+/// A stream's side of a `LoopSocket`. Every call comes on the connection's event loop.
+protocol LoopSocketStream: AnyObject {
+    func opened(_ socket: LoopSocket)
+    func received(text: String)
+    /// The connection is gone; the stream lets go of the socket.
+    func ended()
+}
+
+/// A WebSocket served by callbacks on its connection's event loop, with no task of its own: the handshake's
+/// remainder, pings, the close handshake, the flood limit, the backlog of a client that reads slowly, and the close
+/// for a server going down. It keeps the same promises as the task-served `SocketSession`: 4429 for a flood or a
+/// client too far behind, 4000 + status for a refusal with its problem document, 1001 on shutdown, and a client that
+/// cannot take its close frame is cut.
+final class LoopSocket: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = WebSocketFrame
+    typealias OutboundOut = WebSocketFrame
+
+    /// Idle peers are pinged this often, and dropped when the previous ping got no pong.
+    static let pingInterval: TimeAmount = .seconds(20)
+    /// How long a client has to answer our close frame before the connection is cut.
+    static let closeTimeout: TimeAmount = .seconds(5)
+
+    private enum State { case open, closing, closed }
+
+    private let opening: LoopSocketOpening
+    private let maximumMessage: Int
+    private var context: ChannelHandlerContext?
+    private var stream: (any LoopSocketStream)?
+    private var state = State.open
+    /// Frames waiting for the connection to take writes again; past the backlog's limits the socket is closed.
+    private var queued = CircularBuffer<WebSocketFrame>(initialCapacity: 0)
+    private var queuedBytes = 0
+    private var allowance: TokenBucket
+    private var awaitingPong = false
+    private var pinger: Scheduled<Void>?
+    private var timers: [Scheduled<Void>] = []
+    private var endings: [() -> Void] = []
+
+    private init(_ opening: LoopSocketOpening, maximumMessage: Int) {
+        self.opening = opening
+        self.maximumMessage = maximumMessage
+        allowance = TokenBucket(
+            ratePerSecond: SocketSession.incomingPerSecond, burst: SocketSession.incomingBurst, now: Date())
+    }
+
+    /// Puts the socket on a freshly upgraded connection (the frame codec is already there).
+    static func install(on channel: any Channel, _ opening: LoopSocketOpening, maximumMessage: Int) throws {
+        let pipeline = channel.pipeline.syncOperations
+        try pipeline.addHandler(
+            NIOWebSocketFrameAggregator(
+                minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 64, maxAccumulatedFrameSize: maximumMessage))
+        try pipeline.addHandler(LoopSocket(opening, maximumMessage: maximumMessage))
+    }
+
+    // MARK: For the stream
+
+    var eventLoop: any EventLoop { context!.eventLoop }
+
+    /// A way back to this socket's stream from any thread.
+    func handle<Stream: LoopSocketStream>(_ stream: Stream) -> LoopHandle<Stream> {
+        LoopHandle(bound: NIOLoopBound(stream, eventLoop: eventLoop), eventLoop: eventLoop)
+    }
+
+    func send(text: String) {
+        guard state == .open, let context else { return }
+        send(WebSocketFrame(fin: true, opcode: .text, data: context.channel.allocator.buffer(string: text)))
+    }
+
+    /// An `error` message for a request the socket survives.
+    func sendProblem(_ error: any Error) {
+        send(text: SocketSession.problemMessage(for: error, path: opening.path))
+    }
+
+    /// The refusal that ends the socket: the problem, then a close with 4000 + its HTTP status.
+    func refuse(_ error: any Error) {
+        let problem = ProblemDocument.problem(for: error)
+        sendProblem(error)
+        close(code: .unknown(UInt16(4000 + problem.code.httpStatus)), reason: problem.code.rawValue)
+    }
+
+    /// Closes politely: the close frame after whatever is queued, then the output; the connection is cut if the
+    /// client has not answered within `closeTimeout`.
+    func close(code: WebSocketErrorCode, reason: String, dropQueued: Bool = false, cutAfter: TimeAmount = closeTimeout)
+    {
+        guard state == .open, let context else { return }
+        state = .closing
+        if dropQueued {
+            queued.removeAll()
+            queuedBytes = 0
+        }
+        var payload = context.channel.allocator.buffer(capacity: 2 + reason.utf8.count)
+        payload.write(webSocketErrorCode: code)
+        payload.writeString(reason)
+        send(WebSocketFrame(fin: true, opcode: .connectionClose, data: payload))
+        after(cutAfter) { $0.context?.close(promise: nil) }
+    }
+
+    /// The client fell behind or sent too fast: 4429, and the connection cut if even that cannot get through.
+    func overloaded(_ reason: String, cutOff: String) {
+        guard state == .open else { return }
+        opening.metrics.socketCutOff(opening.name, reason: cutOff)
+        close(
+            code: .unknown(4429), reason: "RATE_LIMITED: \(reason)", dropQueued: true,
+            cutAfter: TimeAmount(SocketSession.closeGrace))
+    }
+
+    /// Runs `work` on the event loop after `delay`, unless the socket has ended by then.
+    func after(_ delay: TimeAmount, _ work: @escaping (LoopSocket) -> Void) {
+        guard let context else { return }
+        let timer = context.eventLoop.assumeIsolated().scheduleTask(in: delay) { [self] in
+            if state != .closed { work(self) }
+        }
+        timers.append(timer)
+    }
+
+    /// Runs `work` when the socket ends.
+    func onEnd(_ work: @escaping () -> Void) {
+        endings.append(work)
+    }
+
+    var isOpen: Bool { state == .open }
+
+    // MARK: The pipeline
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        opening.metrics.socketOpened(opening.name)
+        if let options = context.channel.syncOptions {
+            try? options.setOption(
+                ChannelOptions.socketOption(.so_sndbuf), value: SocketOptionValue(SocketSession.sendBuffer))
+            try? options.setOption(ChannelOptions.writeBufferWaterMark, value: SocketSession.pendingWrites)
+        }
+        schedulePing()
+        let stream = opening.makeStream()
+        self.stream = stream
+        stream.opened(self)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        switch frame.opcode {
+        case .text, .binary:
+            guard state == .open else { return }
+            guard allowance.take(now: Date()) else {
+                overloaded("too many messages", cutOff: "flood")
+                return
+            }
+            stream?.received(text: String(buffer: frame.unmaskedData))
+        case .ping:
+            guard frame.fin else { return protocolError() }
+            if state == .open {
+                context.writeAndFlush(
+                    wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData)), promise: nil)
+            }
+        case .pong:
+            awaitingPong = false
+        case .connectionClose:
+            answerClose(frame)
+        default:
+            break
+        }
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        drain()
+        context.fireChannelWritabilityChanged()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard event is ChannelShouldQuiesceEvent else {
+            context.fireUserInboundEventTriggered(event)
+            return
+        }
+        // The server is stopping: 1001 so the client reconnects elsewhere; one that reads nothing is cut.
+        close(
+            code: .goingAway, reason: "server restarting; reconnect", dropQueued: true,
+            cutAfter: TimeAmount(SocketSession.closeGrace))
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        end()
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        end()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+
+    // MARK: Inside
+
+    private func send(_ frame: WebSocketFrame) {
+        guard let context else { return }
+        if queued.isEmpty, context.channel.isWritable {
+            write(frame, context)
+            return
+        }
+        queued.append(frame)
+        queuedBytes += frame.data.readableBytes
+        let limits = SocketBacklog.standard
+        if state == .open, queued.count > limits.messages || queuedBytes > limits.bytes {
+            overloaded("the client fell behind", cutOff: "behind")
+        }
+    }
+
+    private func drain() {
+        guard let context else { return }
+        while context.channel.isWritable, let frame = queued.popFirst() {
+            queuedBytes -= frame.data.readableBytes
+            write(frame, context)
+        }
+    }
+
+    private func write(_ frame: WebSocketFrame, _ context: ChannelHandlerContext) {
+        guard frame.opcode == .connectionClose else {
+            context.writeAndFlush(wrapOutboundOut(frame), promise: nil)
+            return
+        }
+        // Only the output: the client's own close frame is still to be read.
+        let promise = context.eventLoop.makePromise(of: Void.self)
+        context.writeAndFlush(wrapOutboundOut(frame), promise: promise)
+        promise.futureResult.assumeIsolated().whenComplete { _ in context.close(mode: .output, promise: nil) }
+    }
+
+    /// The client's close: answered with its own code when we had not closed yet, then the connection ends.
+    private func answerClose(_ frame: WebSocketFrame) {
+        guard let context else { return }
+        guard state == .open else {
+            context.close(promise: nil)
+            return
+        }
+        state = .closing
+        var data = frame.unmaskedData
+        let code = data.readableBytes >= 2 ? data.readWebSocketErrorCode() ?? .normalClosure : .normalClosure
+        var payload = context.channel.allocator.buffer(capacity: 2)
+        payload.write(webSocketErrorCode: code)
+        context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: payload)))
+            .assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+    }
+
+    private func protocolError() {
+        guard let context else { return }
+        state = .closing
+        var payload = context.channel.allocator.buffer(capacity: 2)
+        payload.write(webSocketErrorCode: .protocolError)
+        context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: payload)))
+            .assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+    }
+
+    private func schedulePing() {
+        pinger = context?.eventLoop.assumeIsolated().scheduleTask(in: Self.pingInterval) { [self] in ping() }
+    }
+
+    private func ping() {
+        guard state == .open, let context else { return }
+        guard !awaitingPong else {
+            close(code: .goingAway, reason: "Ping timeout", dropQueued: true)
+            context.close(promise: nil)
+            return
+        }
+        awaitingPong = true
+        let frame = WebSocketFrame(fin: true, opcode: .ping, data: context.channel.allocator.buffer(string: "ping"))
+        context.writeAndFlush(wrapOutboundOut(frame), promise: nil)
+        schedulePing()
+    }
+
+    private func end() {
+        guard state != .closed else { return }
+        state = .closed
+        pinger?.cancel()
+        for timer in timers { timer.cancel() }
+        timers = []
+        for ending in endings { ending() }
+        endings = []
+        queued.removeAll()
+        stream?.ended()
+        stream = nil
+        opening.metrics.socketClosed(opening.name)
+    }
+}
+
+/// A loop-served stream, reachable from any thread: the work runs on the connection's event loop.
+struct LoopHandle<Stream: AnyObject>: Sendable {
+    let bound: NIOLoopBound<Stream>
+    let eventLoop: any EventLoop
+
+    func execute(_ work: @escaping @Sendable (Stream) -> Void) {
+        let bound = self.bound
+        eventLoop.execute { work(bound.value) }
+    }
+}
