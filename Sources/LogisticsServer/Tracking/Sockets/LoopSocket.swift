@@ -201,7 +201,14 @@ final class LoopSocket: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        context.close(promise: nil)
+        guard state == .open, let error = error as? NIOWebSocketFrameAggregator.Error else {
+            context.close(promise: nil)
+            return
+        }
+        // A message over the limit, or fragments that do not add up: said with a close frame, as the protocol asks.
+        let code: WebSocketErrorCode =
+            error == .accumulatedFrameSizeIsTooLarge || error == .tooManyFragments ? .messageTooLarge : .protocolError
+        close(code: code, reason: "", dropQueued: true)
     }
 
     // MARK: Inside
@@ -239,29 +246,31 @@ final class LoopSocket: ChannelInboundHandler, RemovableChannelHandler {
         promise.futureResult.assumeIsolated().whenComplete { _ in context.close(mode: .output, promise: nil) }
     }
 
-    /// The client's close: answered with its own code when we had not closed yet, then the connection ends.
+    /// The client's close: answered with its own code when we had not closed yet, then the connection ends (cut
+    /// after `closeTimeout` if the client does not read the answer).
     private func answerClose(_ frame: WebSocketFrame) {
         guard let context else { return }
         guard state == .open else {
             context.close(promise: nil)
             return
         }
-        state = .closing
         var data = frame.unmaskedData
         let code = data.readableBytes >= 2 ? data.readWebSocketErrorCode() ?? .normalClosure : .normalClosure
+        closeAndEnd(code, context)
+    }
+
+    private func protocolError() {
+        guard state == .open, let context else { return }
+        closeAndEnd(.protocolError, context)
+    }
+
+    private func closeAndEnd(_ code: WebSocketErrorCode, _ context: ChannelHandlerContext) {
+        state = .closing
         var payload = context.channel.allocator.buffer(capacity: 2)
         payload.write(webSocketErrorCode: code)
         context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: payload)))
             .assumeIsolated().whenComplete { _ in context.close(promise: nil) }
-    }
-
-    private func protocolError() {
-        guard let context else { return }
-        state = .closing
-        var payload = context.channel.allocator.buffer(capacity: 2)
-        payload.write(webSocketErrorCode: .protocolError)
-        context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: payload)))
-            .assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+        after(Self.closeTimeout) { $0.context?.close(promise: nil) }
     }
 
     private func schedulePing() {
