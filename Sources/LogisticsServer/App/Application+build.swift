@@ -288,7 +288,7 @@ func makeSocketRouter(_ services: LogisticsServices) -> Router<LogisticsRequestC
     router.add(middleware: ProblemMiddleware(catalog: RouteCatalog()))
     if let limit = addressLimit(services) { router.add(middleware: limit) }
     TrackingSocket.register(in: router, services: services)
-    router.register(RiderStreamSocket(services: services))
+    RiderStreamSocket.register(in: router, services: services)
     router.register(DispatchStreamSocket(services: services))
     return router
 }

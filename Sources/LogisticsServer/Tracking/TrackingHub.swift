@@ -37,7 +37,7 @@ public final class TrackingHub: Sendable {
         /// The tracked order each rider is delivering, to route a fix without asking the database.
         var orderOfRider: [UUID: UUID] = [:]
         var watchers: [UUID: AsyncStream<String>.Continuation] = [:]
-        var inboxes: [UUID: [UUID: AsyncStream<String>.Continuation]] = [:]
+        var inboxes: [UUID: [UUID: @Sendable (String) -> Void]] = [:]
         var recentEvents: Set<UUID> = []
         var recentEventOrder: [UUID] = []
     }
@@ -107,19 +107,18 @@ public final class TrackingHub: Sendable {
         return stream
     }
 
-    /// Messages addressed to one person (`notice` updates), while the stream is open.
-    func inbox(of recipientId: UUID) -> AsyncStream<String> {
+    /// Hands messages addressed to one person (`notice` updates) to `deliver` as they come, until `stopReceiving`.
+    func receive(for recipientId: UUID, _ deliver: @escaping @Sendable (String) -> Void) -> UUID {
         let reader = UUID()
-        let (stream, continuation) = AsyncStream.makeStream(
-            of: String.self, bufferingPolicy: .bufferingOldest(Self.subscriberBuffer))
-        state.withLock { $0.inboxes[recipientId, default: [:]][reader] = continuation }
-        continuation.onTermination = { [weak self] _ in
-            self?.state.withLock { state in
-                state.inboxes[recipientId]?.removeValue(forKey: reader)
-                if state.inboxes[recipientId]?.isEmpty == true { state.inboxes.removeValue(forKey: recipientId) }
-            }
+        state.withLock { $0.inboxes[recipientId, default: [:]][reader] = deliver }
+        return reader
+    }
+
+    func stopReceiving(for recipientId: UUID, reader: UUID) {
+        state.withLock { state in
+            state.inboxes[recipientId]?.removeValue(forKey: reader)
+            if state.inboxes[recipientId]?.isEmpty == true { state.inboxes.removeValue(forKey: recipientId) }
         }
-        return stream
     }
 
     /// The replay for a reconnecting client.
@@ -144,8 +143,8 @@ public final class TrackingHub: Sendable {
                 guard let status = notice.status else { continue }
                 change(notice.orderId) { entry in entry.channel.statusChanged(to: status, at: notice.occurredAt) }
             case .notice(let recipientId, let message):
-                for continuation in state.withLock({ Array(($0.inboxes[recipientId] ?? [:]).values) }) {
-                    continuation.yield(message)
+                for deliver in state.withLock({ Array(($0.inboxes[recipientId] ?? [:]).values) }) {
+                    deliver(message)
                 }
             }
         }

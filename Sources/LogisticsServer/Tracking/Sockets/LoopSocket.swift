@@ -92,8 +92,10 @@ final class LoopSocket: ChannelInboundHandler, RemovableChannelHandler {
         close(code: .unknown(UInt16(4000 + problem.code.httpStatus)), reason: problem.code.rawValue)
     }
 
-    /// Closes politely: the close frame after whatever is queued, then the output; the connection is cut if the
-    /// client has not answered within `closeTimeout`.
+    /// Closes politely: the close frame after whatever is queued; the client answers with its own and the connection
+    /// ends, or it is cut after `closeTimeout`. The output is not shut right after the close frame: a client that
+    /// reads the 101, the frame and the end of the stream in one go can miss the end (HummingbirdWSClient then
+    /// hangs), and the close frame already says that nothing follows.
     func close(code: WebSocketErrorCode, reason: String, dropQueued: Bool = false, cutAfter: TimeAmount = closeTimeout)
     {
         guard state == .open, let context else { return }
@@ -236,14 +238,7 @@ final class LoopSocket: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func write(_ frame: WebSocketFrame, _ context: ChannelHandlerContext) {
-        guard frame.opcode == .connectionClose else {
-            context.writeAndFlush(wrapOutboundOut(frame), promise: nil)
-            return
-        }
-        // Only the output: the client's own close frame is still to be read.
-        let promise = context.eventLoop.makePromise(of: Void.self)
-        context.writeAndFlush(wrapOutboundOut(frame), promise: promise)
-        promise.futureResult.assumeIsolated().whenComplete { _ in context.close(mode: .output, promise: nil) }
+        context.writeAndFlush(wrapOutboundOut(frame), promise: nil)
     }
 
     /// The client's close: answered with its own code when we had not closed yet, then the connection ends (cut
@@ -302,6 +297,43 @@ final class LoopSocket: ChannelInboundHandler, RemovableChannelHandler {
         stream?.ended()
         stream = nil
         opening.metrics.socketClosed(opening.name)
+    }
+}
+
+/// The token of a loop-served stream: from the `bearer, <token>` subprotocol, or else from a first message
+/// `{"type":"auth","token":"…"}` within `SocketSession.authenticationWindow`, as the task-served streams take it.
+struct LoopSocketToken {
+    /// Calls `start` with the token from the upgrade's subprotocol now, or else waits for the first message
+    /// (`LoopSocketToken.from(firstMessage:)`), refusing with 4401 when none came in time.
+    static func await(
+        _ token: String?, on socket: LoopSocket, isWaiting: @escaping () -> Bool, start: (String) -> Void
+    ) {
+        if let token {
+            start(token)
+            return
+        }
+        socket.after(TimeAmount(SocketSession.authenticationWindow)) { socket in
+            guard isWaiting() else { return }
+            socket.refuse(
+                LogisticsError(
+                    .unauthenticated,
+                    "Send the token as Sec-WebSocket-Protocol: bearer, <token> or as the first message"
+                ))
+        }
+    }
+
+    /// The token of a first message, or nil after refusing the socket (4401).
+    static func from(firstMessage text: String, _ socket: LoopSocket?) -> String? {
+        guard let first = try? JSONDecoder().decode(FirstMessage.self, from: Data(text.utf8)), !first.token.isEmpty
+        else {
+            socket?.refuse(LogisticsError(.unauthenticated, #"The first message must be {"type":"auth","token":"…"}"#))
+            return nil
+        }
+        return first.token
+    }
+
+    private struct FirstMessage: Decodable {
+        var token: String
     }
 }
 

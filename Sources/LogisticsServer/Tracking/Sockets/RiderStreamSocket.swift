@@ -1,25 +1,127 @@
 import Foundation
 import Hummingbird
-import HummingbirdWebSocket
 import LogisticsCore
+import NIOCore
 
 /// `WS /api/v1/rider/stream`: the rider's phone sends `{"type":"locations","ref":"…","fixes":[…]}` and gets an
 /// `ack` (the same receipt as `POST /rider/locations`, sent once the fixes are stored) or an `error` with the
 /// problem document, both carrying the `ref`; the server pushes `notification` messages (offers, cancellations,
 /// dispatcher decisions) addressed to the rider. A bad message is answered, not fatal.
-struct RiderStreamSocket: SocketStream {
-    let services: LogisticsServices
-
+///
+/// A city's riders keep this socket open all shift, so it is served on its connection's event loop (`LoopSocket`):
+/// each batch is stored by a task that ends with it, one batch at a time per rider, so acks come in the order the
+/// batches were sent.
+final class RiderStreamSocket: LoopSocketStream {
     static let path = "/api/v1/rider/stream"
-
     static let name = "rider"
 
-    func serve(
-        _ session: inout SocketSession, _ group: inout ThrowingTaskGroup<Void, any Error>,
-        _ context: SocketContext
-    ) async throws {
-        try await exchange(&session, &group, context.request)
+    private enum Phase { case awaitingToken, signingIn, ready, done }
+
+    private let services: LogisticsServices
+    private let token: String?
+    private var socket: LoopSocket?
+    private var phase = Phase.awaitingToken
+    private var rider: Actor?
+    /// Messages not yet answered, oldest first; the flood limit bounds them.
+    private var waiting = CircularBuffer<String>(initialCapacity: 0)
+    private var isStoring = false
+
+    private init(services: LogisticsServices, token: String?) {
+        self.services = services
+        self.token = token
     }
+
+    static func register(in router: Router<LogisticsRequestContext>, services: LogisticsServices) {
+        router.register(loop: path) { request, _ in
+            let token = SocketSession.bearerToken(request.headers)
+            return LoopSocketOpening(name: name, path: path, metrics: services.metrics) {
+                RiderStreamSocket(services: services, token: token)
+            }
+        }
+    }
+
+    func opened(_ socket: LoopSocket) {
+        self.socket = socket
+        LoopSocketToken.await(token, on: socket, isWaiting: { self.phase == .awaitingToken }, start: signIn)
+    }
+
+    func received(text: String) {
+        switch phase {
+        case .awaitingToken:
+            if let token = LoopSocketToken.from(firstMessage: text, socket) { signIn(token) }
+        case .signingIn, .ready:
+            waiting.append(text)
+            answerNext()
+        case .done:
+            break
+        }
+    }
+
+    func ended() {
+        phase = .done
+        socket = nil
+        waiting.removeAll()
+    }
+
+    private func signIn(_ token: String) {
+        guard let socket else { return }
+        phase = .signingIn
+        let (services, handle) = (self.services, socket.handle(self))
+        Task {
+            do {
+                let (rider, validUntil) = try await services.admission(bearer: token)
+                guard rider.role == .rider else { throw LogisticsError(.forbidden, "This stream is for riders") }
+                handle.execute { $0.signedIn(rider, validUntil: validUntil) }
+            } catch {
+                handle.execute { $0.socket?.refuse(error) }
+            }
+        }
+    }
+
+    private func signedIn(_ rider: Actor, validUntil: Date) {
+        guard phase == .signingIn, let socket else { return }
+        self.rider = rider
+        let handle = socket.handle(self)
+        let left = max(0, validUntil.timeIntervalSince(services.clock.now()))
+        socket.after(.milliseconds(Int64(left * 1000))) { socket in
+            socket.refuse(
+                LogisticsError(.unauthenticated, "The token has expired; sign in again and reconnect with resumeFrom"))
+        }
+        let watch = services.accessWatch
+        let ticket = watch.watch(.rider(rider.id)) { reason in
+            handle.execute { $0.socket?.refuse(LogisticsError(.forbidden, reason)) }
+        }
+        let hub = services.tracking
+        let reader = hub.receive(for: rider.id) { message in handle.execute { $0.socket?.send(text: message) } }
+        socket.onEnd {
+            watch.unwatch(ticket)
+            hub.stopReceiving(for: rider.id, reader: reader)
+        }
+        socket.send(text: #"{"type":"ready"}"#)
+        phase = .ready
+        answerNext()
+    }
+
+    /// Stores the oldest waiting batch and answers it, then the next; one at a time.
+    private func answerNext() {
+        guard phase == .ready, !isStoring, let rider, let socket, let text = waiting.popFirst() else { return }
+        isStoring = true
+        let (answers, handle) = (RiderStreamAnswers(services: services, path: Self.path), socket.handle(self))
+        Task {
+            let answer = await answers.answer(text, from: rider)
+            handle.execute { stream in
+                stream.isStoring = false
+                stream.socket?.send(text: answer)
+                stream.answerNext()
+            }
+        }
+    }
+}
+
+/// What the rider's socket answers to one message, worked out off the event loop.
+struct RiderStreamAnswers: Sendable {
+    let services: LogisticsServices
+    let path: String
 
     private struct Incoming: Decodable {
         var type: String
@@ -42,59 +144,24 @@ struct RiderStreamSocket: SocketStream {
         }
     }
 
-    private func exchange(
-        _ session: inout SocketSession, _ group: inout ThrowingTaskGroup<Void, any Error>, _ request: Request
-    ) async throws {
-        let rider: Actor
-        do {
-            let validUntil: Date
-            (rider, validUntil) = try await services.admission(
-                bearer: try await session.token(headers: request.headers))
-            guard rider.role == .rider else { throw LogisticsError(.forbidden, "This stream is for riders") }
-            session.closeWhenTokenExpires(validUntil, now: services.clock.now(), into: &group)
-            session.closeWhenAccessLost(.rider(rider.id), watch: services.accessWatch)
-        } catch {
-            try await session.refuse(error)
-            return
-        }
-        session.relay(services.tracking.inbox(of: rider.id), into: &group) { .push($0) }
-        try await session.send(text: #"{"type":"ready"}"#)
-        loop: while let event = await session.next() {
-            switch event {
-            case .clientText(let text):
-                try await handle(text, from: rider, session)
-            case .push(let message):
-                try await session.send(text: message)
-            case .clientClosed, .feedClosed:
-                break loop
-            case .serverStopping:
-                await session.closeForShutdown()
-                break loop
-            case .authenticationTimedOut, .tracking, .overloaded, .tokenExpired, .accessRevoked:
-                continue
-            }
-        }
-    }
-
-    private func handle(_ text: String, from rider: Actor, _ session: SocketSession) async throws {
+    /// An `ack` once the fixes are stored, or an `error` with the problem and the message's `ref`.
+    func answer(_ text: String, from rider: Actor) async -> String {
         let incoming: Incoming
         do {
             incoming = try RequestBody.decodeJSON(Incoming.self, from: Data(text.utf8))
         } catch {
-            try await session.sendProblem(error)
-            return
+            return SocketSession.problemMessage(for: error, path: path)
         }
         guard incoming.type == "locations", let fixes = incoming.fixes else {
-            try await session.sendProblem(
-                LogisticsError.validation(field: "type", #"must be "locations" with a "fixes" array"#),
-                reference: incoming.ref)
-            return
+            return SocketSession.problemMessage(
+                for: LogisticsError.validation(field: "type", #"must be "locations" with a "fixes" array"#),
+                path: path, reference: incoming.ref)
         }
         do {
             let receipt = try await services.ingest.ingest(fixes, riderId: rider.id, now: services.clock.now())
-            try await session.send(Ack(ref: incoming.ref, receipt: receipt))
+            return String(decoding: try APIJSON.encoder.encode(Ack(ref: incoming.ref, receipt: receipt)), as: UTF8.self)
         } catch {
-            try await session.sendProblem(error, reference: incoming.ref)
+            return SocketSession.problemMessage(for: error, path: path, reference: incoming.ref)
         }
     }
 }

@@ -54,29 +54,13 @@ final class TrackingSocket: LoopSocketStream {
 
     func opened(_ socket: LoopSocket) {
         self.socket = socket
-        if let token {
-            start(token)
-            return
-        }
-        socket.after(TimeAmount(SocketSession.authenticationWindow)) { socket in
-            guard self.phase == .awaitingToken else { return }
-            socket.refuse(
-                LogisticsError(
-                    .unauthenticated,
-                    "Send the token as Sec-WebSocket-Protocol: bearer, <token> or as the first message"))
-        }
+        LoopSocketToken.await(token, on: socket, isWaiting: { self.phase == .awaitingToken }, start: start)
     }
 
     func received(text: String) {
         switch phase {
         case .awaitingToken:
-            guard let first = try? JSONDecoder().decode(FirstMessage.self, from: Data(text.utf8)), !first.token.isEmpty
-            else {
-                socket?.refuse(
-                    LogisticsError(.unauthenticated, #"The first message must be {"type":"auth","token":"…"}"#))
-                return
-            }
-            start(first.token)
+            if let token = LoopSocketToken.from(firstMessage: text, socket) { start(token) }
         case .opening, .resyncing:
             heldTexts.append(text)
         case .following:
@@ -214,10 +198,6 @@ final class TrackingSocket: LoopSocketStream {
                 }
             }
         }
-    }
-
-    private struct FirstMessage: Decodable {
-        var token: String
     }
 
     private struct ResumeRequest: Decodable {
