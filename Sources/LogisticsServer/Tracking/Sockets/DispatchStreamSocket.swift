@@ -48,7 +48,7 @@ struct DispatchStreamSocket: SocketStream {
             case .serverStopping:
                 await session.closeForShutdown()
                 break loop
-            case .clientText, .authenticationTimedOut, .tracking, .overloaded, .tokenExpired, .accessRevoked:
+            case .clientText, .authenticationTimedOut, .overloaded, .tokenExpired:
                 continue
             }
         }

@@ -14,8 +14,6 @@ final class SocketBacklog: Sendable {
     /// `SocketSession.sendBuffer`) are full; a dispatcher this far behind on a busy stream will not catch up. The
     /// bound of what one socket can make the process hold.
     static let standard = Limits(messages: 1_000, bytes: 256 * 1024)
-    /// Tracking messages are encoded when written; this is their size as far as the limit is concerned.
-    static let trackingMessageBytes = 200
 
     private struct State {
         var messages = 0
@@ -47,6 +45,4 @@ final class SocketBacklog: Sendable {
             state.bytes -= bytes
         }
     }
-
-    var isOverflowed: Bool { state.withLock { $0.overflowed } }
 }

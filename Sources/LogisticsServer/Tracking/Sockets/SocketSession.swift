@@ -12,7 +12,6 @@ enum SocketEvent: Sendable {
     case clientText(String)
     case clientClosed
     case authenticationTimedOut
-    case tracking(TrackingMessage)
     case push(String)
     case feedClosed
     /// The server is shutting down gracefully: the socket closes with 1001 so the client reconnects elsewhere.
@@ -22,26 +21,23 @@ enum SocketEvent: Sendable {
     /// The token the socket was opened with is no longer accepted: closed with 4401, the client signs in again
     /// and resumes.
     case tokenExpired
-    /// The holder lost access since the socket opened (a rider suspended, a tracking link revoked): closed with
-    /// 4403.
-    case accessRevoked(String)
 
     /// What the event weighs in the socket's backlog; nil for events that are not messages to the client.
     var backlogBytes: Int? {
         switch self {
         case .push(let text): text.utf8.count
-        case .tracking: SocketBacklog.trackingMessageBytes
         default: nil
         }
     }
 }
 
-/// The plumbing every socket shares: one reader turning the client's frames into events, the token taken from
-/// the `Sec-WebSocket-Protocol` pair `bearer, <token>` or from the first message, and refusals sent as an `error`
-/// message with the problem document and a close code of 4000 + the HTTP status.
+/// The plumbing of a task-served socket (the dispatch stream): one reader turning the client's frames into events,
+/// the token taken from the `Sec-WebSocket-Protocol` pair `bearer, <token>` or from the first message, and refusals
+/// sent as an `error` message with the problem document and a close code of 4000 + the HTTP status. Its limits and
+/// helpers are the policy of every socket; the loop-served ones (`LoopSocket`) use them too.
 ///
-/// Refusals come after the upgrade because Hummingbird 2 answers every refused upgrade with a 307 redirect, so a
-/// status sent before it would never reach a WebSocket client. Plain `GET`s on the same paths answer the same
+/// Refusals come after the upgrade because an upgrade refused before it happens gets an empty 400 from the upgrade
+/// channel (`SocketUpgradeChannel`), and a browser's WebSocket never shows its client why. Plain `GET`s on the same paths answer the same
 /// cases with the HTTP statuses.
 struct SocketSession {
     static let maximumMessage = 256 * 1024
@@ -142,16 +138,6 @@ struct SocketSession {
         }
     }
 
-    /// This session as a follower of an order: messages go straight into its queue, counted against its backlog,
-    /// with no relaying task per socket (a task costs about 3 KiB for as long as the socket is open). Past the
-    /// backlog's limits the socket is closed (4429), as `relay` does.
-    func follower() -> TrackingHub.Follower {
-        let queue = self.queue
-        return TrackingHub.Follower(
-            take: { queue.push(.tracking($0)) },
-            end: { if !queue.backlog.isOverflowed { queue.sink.yield(.feedClosed) } })
-    }
-
     /// The session's events as feeds fill them: each message counted against the backlog, and past its limits the
     /// socket closed (4429) instead of queued to.
     private var queue: EventQueue {
@@ -178,11 +164,6 @@ struct SocketSession {
         }
     }
 
-    /// Runs `work` when the session ends.
-    mutating func onEnd(_ work: @escaping @Sendable () -> Void) {
-        endings.append(work)
-    }
-
     /// The WebSocket library answers a graceful shutdown with its own close (1000) as soon as it hears of it, before
     /// this session's loop could say 1001. So 1001 is written straight to the connection, whose output is then
     /// shut: clients reconnect elsewhere, and nothing (the library's 1000 included) follows it.
@@ -193,16 +174,6 @@ struct SocketSession {
         payload.writeString("server restarting; reconnect")
         let frame = WebSocketFrame(fin: true, opcode: .connectionClose, data: payload)
         channel.writeAndFlush(frame).whenComplete { _ in channel.close(mode: .output, promise: nil) }
-    }
-
-    /// Runs one-off work (sign-in, database reads, the snapshot) in a child task that ends with it. A task keeps the
-    /// memory of its deepest moment until it ends: run in the socket's own task, which lives as long as the
-    /// connection, the database calls of the sign-in stayed allocated for hours (heaptrack: several KiB a socket).
-    static func inPassingTask<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) async throws -> T {
-        try await withThrowingTaskGroup(of: T.self) { group in
-            group.addTask(operation: work)
-            return try await group.next()!
-        }
     }
 
     /// Closes the connection without a close handshake, after `delay` (a socket already closed is left alone).
@@ -220,7 +191,7 @@ struct SocketSession {
         guard let event = await events.next() else { return nil }
         if let bytes = event.backlogBytes { backlog.taken(bytes: bytes) }
         switch event {
-        case .overloaded, .accessRevoked, .tokenExpired:
+        case .overloaded, .tokenExpired:
             await close(for: event)
             return .clientClosed
         default:
@@ -235,8 +206,6 @@ struct SocketSession {
         switch event {
         case .overloaded(let reason):
             try? await outbound.close(.unknown(4429), reason: reason)
-        case .accessRevoked(let reason):
-            try? await refuse(LogisticsError(.forbidden, reason))
         case .tokenExpired:
             try? await refuse(
                 LogisticsError(.unauthenticated, "The token has expired; sign in again and reconnect with resumeFrom"))
@@ -264,13 +233,6 @@ struct SocketSession {
         endings.append { timer.cancel() }
     }
 
-    /// Closes the socket (4403) when its holder loses access; watched until the session ends.
-    mutating func closeWhenAccessLost(_ holder: AccessWatch.Holder, watch: AccessWatch) {
-        let sink = self.sink
-        let ticket = watch.watch(holder) { sink.yield(.accessRevoked($0)) }
-        endings.append { watch.unwatch(ticket) }
-    }
-
     /// The token from the subprotocol pair, else from a first message `{"type":"auth","token":"…"}`.
     @inline(never)
     mutating func token(headers: HTTPFields) async throws -> String {
@@ -290,7 +252,7 @@ struct SocketSession {
                     throw LogisticsError(.unauthenticated, #"The first message must be {"type":"auth","token":"…"}"#)
                 }
                 return first.token
-            case .clientClosed, .authenticationTimedOut, .serverStopping, .overloaded, .tokenExpired, .accessRevoked:
+            case .clientClosed, .authenticationTimedOut, .serverStopping, .overloaded, .tokenExpired:
                 throw LogisticsError(
                     .unauthenticated,
                     "Send the token as Sec-WebSocket-Protocol: bearer, <token> or as the first message")
