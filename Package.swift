@@ -25,10 +25,9 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         // Already built for Hummingbird; named because sockets write a close frame to their channel directly.
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
-        // Already built for Hummingbird; named because the customer tracking stream is served on the event loop,
-        // with our own upgrade channel (HTTP/1 codecs, and the WebSocket handler for the task-served streams).
+        // Already built for Hummingbird; named because sockets are served on the event loop, with our own upgrade
+        // channel and its HTTP/1 codecs.
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
-        .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.6.2"),
         // Already built for AsyncHTTPClient; named so APNs can trust a configured CA.
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
@@ -72,7 +71,6 @@ let package = Package(
                 "RoutePlanning",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -80,7 +78,6 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
-                .product(name: "WSCore", package: "swift-websocket"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -1,7 +1,6 @@
 import Foundation
 import Hummingbird
 import HummingbirdCore
-import HummingbirdWebSocket
 import Logging
 import LogisticsCore
 import LogisticsStore
@@ -105,19 +104,13 @@ public func buildApplication(
             configuration, clock: clock, sealer: sealer)
         let (router, routes) = makeRouter(services)
         let socketResponder = makeSocketRouter(services).buildResponder()
-        let channelConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(
-            ws: .init(
-                // A rider's batch of 500 fixes fits in one frame; idle peers are pinged and dropped.
-                maxFrameSize: SocketSession.maximumMessage, autoPing: .enabled(timePeriod: .seconds(20)),
-                closeTimeout: .seconds(5)))
         let connections = ConnectionRegistry(
             limit: configuration.connectionLimits.perAddress, exempt: Set(configuration.trustedProxies))
         let application = Application(
             router: router,
             server: HTTPServerBuilder { responder in
                 GuardedChildChannel(
-                    inner: SocketUpgradeChannel(
-                        responder: responder, webSocketResponder: socketResponder, configuration: channelConfiguration),
+                    inner: SocketUpgradeChannel(responder: responder, socketResponder: socketResponder),
                     limits: configuration.connectionLimits, registry: connections, tls: tls)
             },
             configuration: .init(
@@ -289,7 +282,7 @@ func makeSocketRouter(_ services: LogisticsServices) -> Router<LogisticsRequestC
     if let limit = addressLimit(services) { router.add(middleware: limit) }
     TrackingSocket.register(in: router, services: services)
     RiderStreamSocket.register(in: router, services: services)
-    router.register(DispatchStreamSocket(services: services))
+    DispatchStreamSocket.register(in: router, services: services)
     return router
 }
 

@@ -1,7 +1,6 @@
 import HTTPTypes
 import Hummingbird
 import HummingbirdCore
-import HummingbirdWebSocket
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -9,25 +8,15 @@ import NIOHTTPTypes
 import NIOHTTPTypesHTTP1
 import NIOWebSocket
 import Synchronization
-@_spi(WSInternal) import WSCore
 
-/// HTTP/1 with WebSocket upgrades, as Hummingbird's `HTTP1WebSocketUpgradeChannel`, plus one more kind of upgrade:
-/// a socket served by callbacks on its connection's event loop (`LoopSocket`), with no task of its own. A task
-/// keeps its stack for as long as the connection lives, and Hummingbird's sockets hold three (the connection's, the
-/// reader's and the pinger's): most of a socket's ~40 KiB. The customer tracking stream, the one that comes by the
-/// ten thousand, is served this way; the others stay on Hummingbird's task-per-socket handlers.
+/// HTTP/1 with WebSocket upgrades served by callbacks on the connection's event loop (`LoopSocket`), with no task
+/// of their own. Hummingbird's `HTTP1WebSocketUpgradeChannel` hands an upgraded connection to a task that lives as
+/// long as the socket, with two more beside it (the frame reader and the pinger), and a task keeps its stack for
+/// its whole life: that was most of a socket's 40 KiB. Here the connection's task ends once the upgrade is done.
 struct SocketUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
-    typealias TaskSocketHandler = @Sendable (NIOAsyncChannel<WebSocketFrame, WebSocketFrame>, Logger) async -> Void
-
-    enum Upgrade: Sendable {
-        case tasks(TaskSocketHandler)
-        case loop(LoopSocketOpening)
-    }
-
     enum UpgradeResult: Sendable {
-        case tasks(NIOAsyncChannel<WebSocketFrame, WebSocketFrame>, TaskSocketHandler, Logger)
         /// Served on the event loop already; nothing is left for the connection's task.
-        case loop
+        case socket
         case notUpgraded(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>)
         case failedUpgrade(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>, Logger)
     }
@@ -37,45 +26,31 @@ struct SocketUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
         let channel: any Channel
     }
 
+    struct Configuration: Sendable {
+        var http1 = HTTP1Channel.Configuration()
+        var maximumMessage = SocketPolicy.maximumMessage
+    }
+
     let responder: HTTPChannelHandler.Responder
-    let configuration: HTTP1WebSocketUpgradeChannel.Configuration
+    let configuration: Configuration
     private let shouldUpgrade:
-        @Sendable (HTTPRequest, any Channel, Logger) -> EventLoopFuture<ShouldUpgradeResult<Upgrade>>
+        @Sendable (HTTPRequest, any Channel, Logger) -> EventLoopFuture<(HTTPFields, LoopSocketOpening)?>
 
     init(
-        responder: @escaping HTTPChannelHandler.Responder, webSocketResponder: RouterResponder<LogisticsRequestContext>,
-        configuration: HTTP1WebSocketUpgradeChannel.Configuration
+        responder: @escaping HTTPChannelHandler.Responder, socketResponder: RouterResponder<LogisticsRequestContext>,
+        configuration: Configuration = Configuration()
     ) {
         self.configuration = configuration
         self.responder = Self.redirectingUpgrades(responder)
         self.shouldUpgrade = { head, channel, logger in
-            let promise = channel.eventLoop.makePromise(of: ShouldUpgradeResult<Upgrade>.self)
+            let promise = channel.eventLoop.makePromise(of: (HTTPFields, LoopSocketOpening)?.self)
             promise.completeWithTask {
                 let request = Request(head: head, body: .init(buffer: .init()))
                 let context = LogisticsRequestContext(source: .init(channel: channel, logger: logger))
-                guard let response = try? await webSocketResponder.respond(to: request, context: context),
-                    response.status == .ok, let upgrade = context.socketUpgrade.chosen
-                else { return .dontUpgrade }
-                switch upgrade {
-                case .loop(let opening):
-                    return .upgrade(response.headers, .loop(opening))
-                case .tasks(let handler, let socketContext):
-                    let ws = configuration.ws
-                    return .upgrade(
-                        response.headers,
-                        .tasks { asyncChannel, logger in
-                            do {
-                                _ = try await WebSocketHandler.handle(
-                                    type: .server,
-                                    configuration: .init(
-                                        extensions: [], autoPing: ws.autoPing, closeTimeout: ws.closeTimeout,
-                                        validateUTF8: ws.validateUTF8, maxFrameSize: ws.maxFrameSize),
-                                    asyncChannel: asyncChannel, context: socketContext, handler: handler)
-                            } catch {
-                                logger.debug("WebSocket handler error", metadata: ["error.type": "\(error)"])
-                            }
-                        })
-                }
+                guard let response = try? await socketResponder.respond(to: request, context: context),
+                    response.status == .ok, let opening = context.socketUpgrade.chosen
+                else { return nil }
+                return (response.headers, opening)
             }
             return promise.futureResult
         }
@@ -102,10 +77,10 @@ struct SocketUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
             let upgradeAttempted = NIOLoopBoundBox(false, eventLoop: channel.eventLoop)
-            let chosen = Mutex<Upgrade?>(nil)
-            let ws = configuration.ws
+            let chosen = Mutex<LoopSocketOpening?>(nil)
+            let maximumMessage = configuration.maximumMessage
             let upgrader = NIOTypedWebSocketServerUpgrader<UpgradeResult>(
-                maxFrameSize: ws.maxFrameSize,
+                maxFrameSize: maximumMessage,
                 shouldUpgrade: { channel, head in
                     upgradeAttempted.value = true
                     let request: HTTPRequest
@@ -115,25 +90,18 @@ struct SocketUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
                         return channel.eventLoop.makeFailedFuture(error)
                     }
                     return shouldUpgrade(request, channel, logger).map { result in
-                        guard case .upgrade(let headers, let upgrade) = result else { return nil }
-                        chosen.withLock { $0 = upgrade }
+                        guard let (headers, opening) = result else { return nil }
+                        chosen.withLock { $0 = opening }
                         return HTTPHeaders(headers)
                     }
                 },
                 upgradePipelineHandler: { channel, _ in
                     channel.eventLoop.makeCompletedFuture {
-                        switch chosen.withLock({ $0 }) {
-                        case .loop(let opening):
-                            try LoopSocket.install(on: channel, opening, maximumMessage: ws.maxFrameSize)
-                            return .loop
-                        case .tasks(let handler):
-                            let asyncChannel = try NIOAsyncChannel<WebSocketFrame, WebSocketFrame>(
-                                wrappingChannelSynchronously: channel,
-                                configuration: .init(isOutboundHalfClosureEnabled: true))
-                            return .tasks(asyncChannel, handler, logger)
-                        case nil:
+                        guard let opening = chosen.withLock({ $0 }) else {
                             preconditionFailure("an upgrade runs only after shouldUpgrade accepted it")
                         }
+                        try LoopSocket.install(on: channel, opening, maximumMessage: maximumMessage)
+                        return .socket
                     }
                 })
             let http1 = configuration.http1
@@ -176,9 +144,7 @@ struct SocketUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
             case .failedUpgrade(let http1, let logger):
                 logger.debug("WebSocket upgrade failed")
                 await answerFailedUpgrade(http1, logger: logger)
-            case .tasks(let asyncChannel, let handler, let logger):
-                await handler(asyncChannel, logger)
-            case .loop:
+            case .socket:
                 break
             }
         } catch let error as ChannelError where error == .inputClosed {

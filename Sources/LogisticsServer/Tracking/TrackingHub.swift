@@ -2,15 +2,13 @@ import Foundation
 import LogisticsCore
 import Synchronization
 
-/// The live-tracking state of every order followed on this instance, the streams of the customers following
-/// them, and the dispatchers watching everything. State changes under one short lock; messages are handed to
-/// subscribers' bounded buffers after the lock is released, and a subscriber whose buffer overflows is cut off
-/// instead of slowing the others.
+/// The live-tracking state of every order followed on this instance, the customers following them, and the
+/// dispatchers watching everything. State changes under one short lock; messages are handed to followers after
+/// the lock is released. Sockets bound what they hold for a slow client themselves (`LoopSocket`, 4429); a stream
+/// subscriber (`subscribe`) whose buffer overflows is cut off instead of slowing the others.
 public final class TrackingHub: Sendable {
-    /// Messages a customer's socket may have queued before it counts as too slow.
+    /// Messages a stream subscriber may have queued before it counts as too slow.
     static let subscriberBuffer = 64
-    /// A dispatcher sees every rider: room for a few seconds of a busy fleet.
-    static let watcherBuffer = 4096
     /// Channels nobody follows are dropped after this long, ended ones sooner.
     static let idleLifetime: TimeInterval = 600
     static let endedLifetime: TimeInterval = 60
@@ -36,7 +34,7 @@ public final class TrackingHub: Sendable {
         var entries: [UUID: Entry] = [:]
         /// The tracked order each rider is delivering, to route a fix without asking the database.
         var orderOfRider: [UUID: UUID] = [:]
-        var watchers: [UUID: AsyncStream<String>.Continuation] = [:]
+        var watchers: [UUID: @Sendable (String) -> Void] = [:]
         var inboxes: [UUID: [UUID: @Sendable (String) -> Void]] = [:]
         var recentEvents: Set<UUID> = []
         var recentEventOrder: [UUID] = []
@@ -95,16 +93,16 @@ public final class TrackingHub: Sendable {
         state.withLock { _ = $0.entries[orderId]?.subscribers.removeValue(forKey: subscriber) }
     }
 
-    /// Everything, as ready-to-send JSON: every rider's fixes and every order event (dispatchers' stream).
-    public func watchEverything() -> AsyncStream<String> {
+    /// Everything, as ready-to-send JSON, to `deliver` until `stopWatching`: every rider's fixes and every order
+    /// event (dispatchers' stream).
+    func watchEverything(_ deliver: @escaping @Sendable (String) -> Void) -> UUID {
         let watcher = UUID()
-        let (stream, continuation) = AsyncStream.makeStream(
-            of: String.self, bufferingPolicy: .bufferingOldest(Self.watcherBuffer))
-        state.withLock { $0.watchers[watcher] = continuation }
-        continuation.onTermination = { [weak self] _ in
-            self?.state.withLock { _ = $0.watchers.removeValue(forKey: watcher) }
-        }
-        return stream
+        state.withLock { $0.watchers[watcher] = deliver }
+        return watcher
+    }
+
+    func stopWatching(_ watcher: UUID) {
+        _ = state.withLock { $0.watchers.removeValue(forKey: watcher) }
     }
 
     /// Hands messages addressed to one person (`notice` updates) to `deliver` as they come, until `stopReceiving`.
@@ -179,15 +177,10 @@ public final class TrackingHub: Sendable {
     }
 
     private func broadcast(_ message: @autoclosure () -> String) {
-        let watchers = state.withLock { Array($0.watchers) }
+        let watchers = state.withLock { Array($0.watchers.values) }
         guard !watchers.isEmpty else { return }
         let text = message()
-        for (id, continuation) in watchers {
-            if case .dropped = continuation.yield(text) {
-                continuation.finish()
-                state.withLock { _ = $0.watchers.removeValue(forKey: id) }
-            }
-        }
+        for deliver in watchers { deliver(text) }
     }
 
     /// Applies a change under the lock, then delivers its messages outside it.

@@ -1,56 +1,74 @@
 import Foundation
 import Hummingbird
-import HummingbirdWebSocket
 import LogisticsCore
 
 /// `WS /api/v1/dispatch/stream` (dispatchers and admins): every rider's fixes as `riderLocation` messages and
-/// every order event as `event` messages carrying the outbox's event document. A dispatcher that falls more than
-/// a few seconds behind is disconnected (close 1001) and reconnects; the order event log has everything missed.
-struct DispatchStreamSocket: SocketStream {
-    let services: LogisticsServices
-
+/// every order event as `event` messages carrying the outbox's event document. A dispatcher that falls too far
+/// behind is disconnected (4429) and reconnects; the order event log has everything missed.
+final class DispatchStreamSocket: LoopSocketStream {
     static let path = "/api/v1/dispatch/stream"
-
     static let name = "dispatch"
 
-    func serve(
-        _ session: inout SocketSession, _ group: inout ThrowingTaskGroup<Void, any Error>,
-        _ context: SocketContext
-    ) async throws {
-        try await watch(&session, &group, context.request)
+    private enum Phase { case awaitingToken, signingIn, watching, done }
+
+    private let services: LogisticsServices
+    private let token: String?
+    private var socket: LoopSocket?
+    private var phase = Phase.awaitingToken
+
+    private init(services: LogisticsServices, token: String?) {
+        self.services = services
+        self.token = token
     }
 
-    private func watch(
-        _ session: inout SocketSession, _ group: inout ThrowingTaskGroup<Void, any Error>, _ request: Request
-    ) async throws {
-        do {
-            let (actor, validUntil) = try await services.admission(
-                bearer: try await session.token(headers: request.headers))
-            guard actor.role == .dispatcher || actor.role == .admin else {
-                throw LogisticsError(.forbidden, "The dispatch stream is for dispatchers and admins")
-            }
-            session.closeWhenTokenExpires(validUntil, now: services.clock.now(), into: &group)
-        } catch {
-            try await session.refuse(error)
-            return
-        }
-        session.relay(services.tracking.watchEverything(), into: &group) { .push($0) }
-        try await session.send(text: #"{"type":"ready"}"#)
-        loop: while let event = await session.next() {
-            switch event {
-            case .push(let message):
-                try await session.send(text: message)
-            case .feedClosed:
-                try? await session.outbound.close(.goingAway, reason: "too slow; reconnect")
-                break loop
-            case .clientClosed:
-                break loop
-            case .serverStopping:
-                await session.closeForShutdown()
-                break loop
-            case .clientText, .authenticationTimedOut, .overloaded, .tokenExpired:
-                continue
+    static func register(in router: Router<LogisticsRequestContext>, services: LogisticsServices) {
+        router.registerSocket(path) { request, _ in
+            let token = SocketPolicy.bearerToken(request.headers)
+            return LoopSocketOpening(name: name, path: path, metrics: services.metrics) {
+                DispatchStreamSocket(services: services, token: token)
             }
         }
+    }
+
+    func opened(_ socket: LoopSocket) {
+        self.socket = socket
+        LoopSocketToken.await(token, on: socket, isWaiting: { self.phase == .awaitingToken }, start: signIn)
+    }
+
+    func received(text: String) {
+        guard phase == .awaitingToken else { return }
+        if let token = LoopSocketToken.from(firstMessage: text, socket) { signIn(token) }
+    }
+
+    func ended() {
+        phase = .done
+        socket = nil
+    }
+
+    private func signIn(_ token: String) {
+        guard let socket else { return }
+        phase = .signingIn
+        let (services, handle) = (self.services, socket.handle(self))
+        Task {
+            do {
+                let (actor, validUntil) = try await services.admission(bearer: token)
+                guard actor.role == .dispatcher || actor.role == .admin else {
+                    throw LogisticsError(.forbidden, "The dispatch stream is for dispatchers and admins")
+                }
+                handle.execute { $0.signedIn(validUntil: validUntil) }
+            } catch {
+                handle.execute { $0.socket?.refuse(error) }
+            }
+        }
+    }
+
+    private func signedIn(validUntil: Date) {
+        guard phase == .signingIn, let socket else { return }
+        socket.closeWhenTokenExpires(validUntil, now: services.clock.now())
+        let (hub, handle) = (services.tracking, socket.handle(self))
+        let watcher = hub.watchEverything { message in handle.execute { $0.socket?.send(text: message) } }
+        socket.onEnd { hub.stopWatching(watcher) }
+        socket.send(text: #"{"type":"ready"}"#)
+        phase = .watching
     }
 }

@@ -22,7 +22,7 @@ protocol LoopSocketStream: AnyObject {
 
 /// A WebSocket served by callbacks on its connection's event loop, with no task of its own: the handshake's
 /// remainder, pings, the close handshake, the flood limit, the backlog of a client that reads slowly, and the close
-/// for a server going down. It keeps the same promises as the task-served `SocketSession`: 4429 for a flood or a
+/// for a server going down. It keeps the promises the task-served sockets kept before it: 4429 for a flood or a
 /// client too far behind, 4000 + status for a refusal with its problem document, 1001 on shutdown, and a client that
 /// cannot take its close frame is cut.
 final class LoopSocket: ChannelInboundHandler, RemovableChannelHandler {
@@ -54,7 +54,7 @@ final class LoopSocket: ChannelInboundHandler, RemovableChannelHandler {
         self.opening = opening
         self.maximumMessage = maximumMessage
         allowance = TokenBucket(
-            ratePerSecond: SocketSession.incomingPerSecond, burst: SocketSession.incomingBurst, now: Date())
+            ratePerSecond: SocketPolicy.incomingPerSecond, burst: SocketPolicy.incomingBurst, now: Date())
     }
 
     /// Puts the socket on a freshly upgraded connection (the frame codec is already there).
@@ -82,7 +82,7 @@ final class LoopSocket: ChannelInboundHandler, RemovableChannelHandler {
 
     /// An `error` message for a request the socket survives.
     func sendProblem(_ error: any Error) {
-        send(text: SocketSession.problemMessage(for: error, path: opening.path))
+        send(text: SocketPolicy.problemMessage(for: error, path: opening.path))
     }
 
     /// The refusal that ends the socket: the problem, then a close with 4000 + its HTTP status.
@@ -117,7 +117,7 @@ final class LoopSocket: ChannelInboundHandler, RemovableChannelHandler {
         opening.metrics.socketCutOff(opening.name, reason: cutOff)
         close(
             code: .unknown(4429), reason: "RATE_LIMITED: \(reason)", dropQueued: true,
-            cutAfter: TimeAmount(SocketSession.closeGrace))
+            cutAfter: TimeAmount(SocketPolicy.closeGrace))
     }
 
     /// Runs `work` on the event loop after `delay`, unless the socket has ended by then.
@@ -136,6 +136,26 @@ final class LoopSocket: ChannelInboundHandler, RemovableChannelHandler {
 
     var isOpen: Bool { state == .open }
 
+    /// Closes the socket (4401) when its token stops being accepted; `now` is the server clock's time.
+    func closeWhenTokenExpires(_ validUntil: Date, now: Date) {
+        let left = max(0, validUntil.timeIntervalSince(now))
+        after(.milliseconds(Int64(left * 1000))) { socket in
+            socket.refuse(
+                LogisticsError(.unauthenticated, "The token has expired; sign in again and reconnect with resumeFrom"))
+        }
+    }
+
+    /// Closes the socket (4403) when its holder loses access (a rider suspended, a tracking link revoked), watched
+    /// until the socket ends.
+    func closeWhenAccessLost(_ holder: AccessWatch.Holder, watch: AccessWatch) {
+        let bound = NIOLoopBound(self, eventLoop: eventLoop)
+        let loop = eventLoop
+        let ticket = watch.watch(holder) { reason in
+            loop.execute { bound.value.refuse(LogisticsError(.forbidden, reason)) }
+        }
+        onEnd { watch.unwatch(ticket) }
+    }
+
     // MARK: The pipeline
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -143,8 +163,8 @@ final class LoopSocket: ChannelInboundHandler, RemovableChannelHandler {
         opening.metrics.socketOpened(opening.name)
         if let options = context.channel.syncOptions {
             try? options.setOption(
-                ChannelOptions.socketOption(.so_sndbuf), value: SocketOptionValue(SocketSession.sendBuffer))
-            try? options.setOption(ChannelOptions.writeBufferWaterMark, value: SocketSession.pendingWrites)
+                ChannelOptions.socketOption(.so_sndbuf), value: SocketOptionValue(SocketPolicy.sendBuffer))
+            try? options.setOption(ChannelOptions.writeBufferWaterMark, value: SocketPolicy.pendingWrites)
         }
         schedulePing()
         let stream = opening.makeStream()
@@ -190,7 +210,7 @@ final class LoopSocket: ChannelInboundHandler, RemovableChannelHandler {
         // The server is stopping: 1001 so the client reconnects elsewhere; one that reads nothing is cut.
         close(
             code: .goingAway, reason: "server restarting; reconnect", dropQueued: true,
-            cutAfter: TimeAmount(SocketSession.closeGrace))
+            cutAfter: TimeAmount(SocketPolicy.closeGrace))
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -223,8 +243,7 @@ final class LoopSocket: ChannelInboundHandler, RemovableChannelHandler {
         }
         queued.append(frame)
         queuedBytes += frame.data.readableBytes
-        let limits = SocketBacklog.standard
-        if state == .open, queued.count > limits.messages || queuedBytes > limits.bytes {
+        if state == .open, queued.count > SocketPolicy.backlogMessages || queuedBytes > SocketPolicy.backlogBytes {
             overloaded("the client fell behind", cutOff: "behind")
         }
     }
@@ -301,7 +320,7 @@ final class LoopSocket: ChannelInboundHandler, RemovableChannelHandler {
 }
 
 /// The token of a loop-served stream: from the `bearer, <token>` subprotocol, or else from a first message
-/// `{"type":"auth","token":"…"}` within `SocketSession.authenticationWindow`, as the task-served streams take it.
+/// `{"type":"auth","token":"…"}` within `SocketPolicy.authenticationWindow`.
 struct LoopSocketToken {
     /// Calls `start` with the token from the upgrade's subprotocol now, or else waits for the first message
     /// (`LoopSocketToken.from(firstMessage:)`), refusing with 4401 when none came in time.
@@ -312,7 +331,7 @@ struct LoopSocketToken {
             start(token)
             return
         }
-        socket.after(TimeAmount(SocketSession.authenticationWindow)) { socket in
+        socket.after(TimeAmount(SocketPolicy.authenticationWindow)) { socket in
             guard isWaiting() else { return }
             socket.refuse(
                 LogisticsError(

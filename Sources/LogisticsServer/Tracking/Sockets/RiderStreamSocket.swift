@@ -32,8 +32,8 @@ final class RiderStreamSocket: LoopSocketStream {
     }
 
     static func register(in router: Router<LogisticsRequestContext>, services: LogisticsServices) {
-        router.register(loop: path) { request, _ in
-            let token = SocketSession.bearerToken(request.headers)
+        router.registerSocket(path) { request, _ in
+            let token = SocketPolicy.bearerToken(request.headers)
             return LoopSocketOpening(name: name, path: path, metrics: services.metrics) {
                 RiderStreamSocket(services: services, token: token)
             }
@@ -81,22 +81,11 @@ final class RiderStreamSocket: LoopSocketStream {
     private func signedIn(_ rider: Actor, validUntil: Date) {
         guard phase == .signingIn, let socket else { return }
         self.rider = rider
-        let handle = socket.handle(self)
-        let left = max(0, validUntil.timeIntervalSince(services.clock.now()))
-        socket.after(.milliseconds(Int64(left * 1000))) { socket in
-            socket.refuse(
-                LogisticsError(.unauthenticated, "The token has expired; sign in again and reconnect with resumeFrom"))
-        }
-        let watch = services.accessWatch
-        let ticket = watch.watch(.rider(rider.id)) { reason in
-            handle.execute { $0.socket?.refuse(LogisticsError(.forbidden, reason)) }
-        }
-        let hub = services.tracking
+        socket.closeWhenTokenExpires(validUntil, now: services.clock.now())
+        socket.closeWhenAccessLost(.rider(rider.id), watch: services.accessWatch)
+        let (hub, handle) = (services.tracking, socket.handle(self))
         let reader = hub.receive(for: rider.id) { message in handle.execute { $0.socket?.send(text: message) } }
-        socket.onEnd {
-            watch.unwatch(ticket)
-            hub.stopReceiving(for: rider.id, reader: reader)
-        }
+        socket.onEnd { hub.stopReceiving(for: rider.id, reader: reader) }
         socket.send(text: #"{"type":"ready"}"#)
         phase = .ready
         answerNext()
@@ -150,10 +139,10 @@ struct RiderStreamAnswers: Sendable {
         do {
             incoming = try RequestBody.decodeJSON(Incoming.self, from: Data(text.utf8))
         } catch {
-            return SocketSession.problemMessage(for: error, path: path)
+            return SocketPolicy.problemMessage(for: error, path: path)
         }
         guard incoming.type == "locations", let fixes = incoming.fixes else {
-            return SocketSession.problemMessage(
+            return SocketPolicy.problemMessage(
                 for: LogisticsError.validation(field: "type", #"must be "locations" with a "fixes" array"#),
                 path: path, reference: incoming.ref)
         }
@@ -161,7 +150,7 @@ struct RiderStreamAnswers: Sendable {
             let receipt = try await services.ingest.ingest(fixes, riderId: rider.id, now: services.clock.now())
             return String(decoding: try APIJSON.encoder.encode(Ack(ref: incoming.ref, receipt: receipt)), as: UTF8.self)
         } catch {
-            return SocketSession.problemMessage(for: error, path: path, reference: incoming.ref)
+            return SocketPolicy.problemMessage(for: error, path: path, reference: incoming.ref)
         }
     }
 }

@@ -1,31 +1,26 @@
 import Hummingbird
-import HummingbirdWebSocket
-import Logging
 import Synchronization
 
-/// What a socket route chose for the connection when it accepted the upgrade; `SocketUpgradeChannel` reads it once
-/// the route has answered 200.
-enum SocketUpgrade: Sendable {
-    /// Served by a task for as long as the socket is open, with Hummingbird's WebSocket handler.
-    case tasks(WebSocketDataHandler<SocketContext>, SocketContext)
-    /// Served by callbacks on the connection's event loop.
-    case loop(LoopSocketOpening)
-}
-
-/// Where a socket route leaves its `SocketUpgrade`.
+/// Where a socket route leaves the stream it accepted the upgrade for; `SocketUpgradeChannel` reads it once the
+/// route has answered 200.
 public final class SocketUpgradeChoice: Sendable {
-    private let value = Mutex<SocketUpgrade?>(nil)
+    private let value = Mutex<LoopSocketOpening?>(nil)
 
-    var chosen: SocketUpgrade? {
+    var chosen: LoopSocketOpening? {
         get { value.withLock { $0 } }
         set { value.withLock { $0 = newValue } }
     }
 }
 
-/// The upgrade request and its context, for a task-served socket.
-struct SocketContext: WebSocketContext {
-    let request: Request
-    let requestContext: LogisticsRequestContext
-
-    var logger: Logger { requestContext.logger }
+extension Router where Context == LogisticsRequestContext {
+    /// The one place a WebSocket stream is put on the socket router: the route (and its middleware) decides whether
+    /// to upgrade, and which stream the socket will serve.
+    func registerSocket(
+        _ path: String, _ opening: @escaping @Sendable (Request, LogisticsRequestContext) -> LoopSocketOpening
+    ) {
+        get(RouterPath(path)) { request, context -> Response in
+            context.socketUpgrade.chosen = opening(request, context)
+            return Response(status: .ok, headers: SocketPolicy.upgradeHeaders(request))
+        }
+    }
 }

@@ -43,8 +43,8 @@ final class TrackingSocket: LoopSocketStream {
     }
 
     static func register(in router: Router<LogisticsRequestContext>, services: LogisticsServices) {
-        router.register(loop: path) { request, context in
-            let token = SocketSession.bearerToken(request.headers)
+        router.registerSocket(path) { request, context in
+            let token = SocketPolicy.bearerToken(request.headers)
             let order = context.parameters.get("orderId")
             return LoopSocketOpening(name: name, path: path, metrics: services.metrics) {
                 TrackingSocket(opener: TrackingOpener(services: services), token: token, requestedOrder: order)
@@ -108,20 +108,10 @@ final class TrackingSocket: LoopSocketStream {
         orderId = opened.orderId
         socket.onEnd { hub.unfollow(orderId: opened.orderId, subscriber: opened.subscriber) }
         if let validUntil = opened.validUntil {
-            let left = max(0, validUntil.timeIntervalSince(opener.services.clock.now()))
-            socket.after(.milliseconds(Int64(left * 1000))) { socket in
-                socket.refuse(
-                    LogisticsError(
-                        .unauthenticated, "The token has expired; sign in again and reconnect with resumeFrom"))
-            }
+            socket.closeWhenTokenExpires(validUntil, now: opener.services.clock.now())
         }
         if let linkId = opened.linkId {
-            let watch = opener.services.accessWatch
-            let handle = socket.handle(self)
-            let ticket = watch.watch(.trackingLink(linkId)) { reason in
-                handle.execute { $0.socket?.refuse(LogisticsError(.forbidden, reason)) }
-            }
-            socket.onEnd { watch.unwatch(ticket) }
+            socket.closeWhenAccessLost(.trackingLink(linkId), watch: opener.services.accessWatch)
         }
         sendSnapshot(opened.snapshot)
     }
@@ -146,7 +136,7 @@ final class TrackingSocket: LoopSocketStream {
             deliver(message)
         case .opening, .resyncing:
             heldMessages.append(message)
-            if heldMessages.count > SocketBacklog.standard.messages {
+            if heldMessages.count > SocketPolicy.backlogMessages {
                 socket?.overloaded("the client fell behind", cutOff: "behind")
             }
         case .awaitingToken, .done:

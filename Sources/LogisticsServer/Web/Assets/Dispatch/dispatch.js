@@ -236,7 +236,8 @@ function connect() {
   };
   socket.onclose = (event) => {
     $('connection').textContent = 'Disconnected';
-    if (event.code >= 4000) signOut('This token is not allowed here');
+    // 4401 and 4403 are about the token; anything else (4429 after falling behind, 1001 on a restart) reconnects.
+    if (event.code === 4401 || event.code === 4403) signOut('This token is not allowed here');
     else if (token()) setTimeout(connect, 2000);
   };
 }
