@@ -187,7 +187,7 @@ struct LoopSocketTests {
 
     @Test("more messages at once than the burst close the socket with 4429 RATE_LIMITED")
     func floodIsRateLimited() throws {
-        let burst = Int(SocketSession.incomingBurst)
+        let burst = Int(SocketPolicy.incomingBurst)
         let started = Date()
         let connection = try Self.connect()
         defer { try? Self.finish(connection) }
@@ -197,7 +197,7 @@ struct LoopSocketTests {
         }
 
         // The bucket refills in real time while the messages are written; whatever it gained may get through.
-        let refilled = Int(Date().timeIntervalSince(started) * SocketSession.incomingPerSecond)
+        let refilled = Int(Date().timeIntervalSince(started) * SocketPolicy.incomingPerSecond)
         #expect(connection.stream.texts.count >= burst)
         #expect(connection.stream.texts.count <= burst + refilled)
         let close = try #require(Self.close(try connection.sent()))
@@ -218,7 +218,7 @@ struct LoopSocketTests {
         #expect(try connection.sentTexts() == ["one", "two", "three"])
 
         connection.setWritable(false)
-        let limit = SocketBacklog.standard.messages
+        let limit = SocketPolicy.backlogMessages
         for index in 0..<limit { connection.socket.send(text: "\(index)") }
         #expect(connection.socket.isOpen)
         connection.socket.send(text: "\(limit)")

@@ -103,7 +103,7 @@ struct SocketLimitTests {
             let rider = try await server.token(.rider)
             let socket = TrackingFollower(port: server.port, path: RiderStreamSocket.path, token: rider)
             try await socket.wait { $0.contains { $0["type"] as? String == "ready" } }
-            for index in 0..<Int(SocketSession.incomingBurst) * 3 {
+            for index in 0..<Int(SocketPolicy.incomingBurst) * 3 {
                 socket.send(#"{"type":"ping","ref":"\#(index)"}"#)
             }
             try await socket.finished()
