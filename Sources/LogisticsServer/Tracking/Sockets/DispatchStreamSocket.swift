@@ -5,7 +5,7 @@ import LogisticsCore
 /// `WS /api/v1/dispatch/stream` (dispatchers and admins): every rider's fixes as `riderLocation` messages and
 /// every order event as `event` messages carrying the outbox's event document. A dispatcher that falls too far
 /// behind is disconnected (4429) and reconnects; the order event log has everything missed.
-final class DispatchStreamSocket: LoopSocketStream {
+final class DispatchStreamSocket: TokenSocketStream {
     static let path = "/api/v1/dispatch/stream"
     static let name = "dispatch"
 
@@ -16,18 +16,9 @@ final class DispatchStreamSocket: LoopSocketStream {
     private var socket: LoopSocket?
     private var phase = Phase.awaitingToken
 
-    private init(services: LogisticsServices, token: String?) {
+    init(services: LogisticsServices, token: String?) {
         self.services = services
         self.token = token
-    }
-
-    static func register(in router: Router<LogisticsRequestContext>, services: LogisticsServices) {
-        router.registerSocket(path) { request, _ in
-            let token = SocketPolicy.bearerToken(request.headers)
-            return LoopSocketOpening(name: name, path: path, metrics: services.metrics) {
-                DispatchStreamSocket(services: services, token: token)
-            }
-        }
     }
 
     func opened(_ socket: LoopSocket) {
@@ -48,18 +39,14 @@ final class DispatchStreamSocket: LoopSocketStream {
     private func signIn(_ token: String) {
         guard let socket else { return }
         phase = .signingIn
-        let (services, handle) = (self.services, socket.handle(self))
-        Task {
-            do {
-                let (actor, validUntil) = try await services.admission(bearer: token)
-                guard actor.role == .dispatcher || actor.role == .admin else {
+        LoopSocketToken.signIn(
+            token, services: services, on: socket, for: self,
+            admit: {
+                guard $0.role == .dispatcher || $0.role == .admin else {
                     throw LogisticsError(.forbidden, "The dispatch stream is for dispatchers and admins")
                 }
-                handle.execute { $0.signedIn(validUntil: validUntil) }
-            } catch {
-                handle.execute { $0.socket?.refuse(error) }
             }
-        }
+        ) { stream, _, validUntil in stream.signedIn(validUntil: validUntil) }
     }
 
     private func signedIn(validUntil: Date) {

@@ -1,4 +1,5 @@
 import Foundation
+import Hummingbird
 import LogisticsCore
 import NIOCore
 import NIOWebSocket
@@ -13,11 +14,30 @@ struct LoopSocketOpening: Sendable {
 }
 
 /// A stream's side of a `LoopSocket`. Every call comes on the connection's event loop.
-protocol LoopSocketStream: AnyObject {
+protocol LoopSocketStream: AnyObject, SendableMetatype {
     func opened(_ socket: LoopSocket)
     func received(text: String)
     /// The connection is gone; the stream lets go of the socket.
     func ended()
+}
+
+/// A stream that needs nothing from its upgrade request but the token: registered by its path alone.
+protocol TokenSocketStream: LoopSocketStream {
+    static var path: String { get }
+    /// The stream's label in `websocket_connections` and `websocket_cut_off_total`.
+    static var name: String { get }
+    init(services: LogisticsServices, token: String?)
+}
+
+extension TokenSocketStream {
+    static func register(in router: Router<LogisticsRequestContext>, services: LogisticsServices) {
+        router.registerSocket(path) { request, _ in
+            let token = SocketPolicy.bearerToken(request.headers)
+            return LoopSocketOpening(name: name, path: path, metrics: services.metrics) {
+                Self(services: services, token: token)
+            }
+        }
+    }
 }
 
 /// A WebSocket served by callbacks on its connection's event loop, with no task of its own: the handshake's
@@ -353,6 +373,26 @@ struct LoopSocketToken {
 
     private struct FirstMessage: Decodable {
         var token: String
+    }
+
+    /// Checks the token off the loop, then hands the caller and until when its token is accepted back to
+    /// `stream` on the loop; a token refused, or a caller `admit` refuses (by throwing), closes the socket.
+    static func signIn<Stream: LoopSocketStream>(
+        _ token: String, services: LogisticsServices, on socket: LoopSocket, for stream: Stream,
+        admit: @escaping @Sendable (Actor) throws -> Void,
+        then signedIn: @escaping @Sendable (Stream, Actor, Date) -> Void
+    ) {
+        let handle = socket.handle(stream)
+        let refuse = NIOLoopBound(socket, eventLoop: socket.eventLoop)
+        Task {
+            do {
+                let (actor, validUntil) = try await services.admission(bearer: token)
+                try admit(actor)
+                handle.execute { signedIn($0, actor, validUntil) }
+            } catch {
+                handle.eventLoop.execute { refuse.value.refuse(error) }
+            }
+        }
     }
 }
 

@@ -11,7 +11,7 @@ import NIOCore
 /// A city's riders keep this socket open all shift, so it is served on its connection's event loop (`LoopSocket`):
 /// each batch is stored by a task that ends with it, one batch at a time per rider, so acks come in the order the
 /// batches were sent.
-final class RiderStreamSocket: LoopSocketStream {
+final class RiderStreamSocket: TokenSocketStream {
     static let path = "/api/v1/rider/stream"
     static let name = "rider"
 
@@ -26,18 +26,9 @@ final class RiderStreamSocket: LoopSocketStream {
     private var waiting = CircularBuffer<String>(initialCapacity: 0)
     private var isStoring = false
 
-    private init(services: LogisticsServices, token: String?) {
+    init(services: LogisticsServices, token: String?) {
         self.services = services
         self.token = token
-    }
-
-    static func register(in router: Router<LogisticsRequestContext>, services: LogisticsServices) {
-        router.registerSocket(path) { request, _ in
-            let token = SocketPolicy.bearerToken(request.headers)
-            return LoopSocketOpening(name: name, path: path, metrics: services.metrics) {
-                RiderStreamSocket(services: services, token: token)
-            }
-        }
     }
 
     func opened(_ socket: LoopSocket) {
@@ -66,16 +57,10 @@ final class RiderStreamSocket: LoopSocketStream {
     private func signIn(_ token: String) {
         guard let socket else { return }
         phase = .signingIn
-        let (services, handle) = (self.services, socket.handle(self))
-        Task {
-            do {
-                let (rider, validUntil) = try await services.admission(bearer: token)
-                guard rider.role == .rider else { throw LogisticsError(.forbidden, "This stream is for riders") }
-                handle.execute { $0.signedIn(rider, validUntil: validUntil) }
-            } catch {
-                handle.execute { $0.socket?.refuse(error) }
-            }
-        }
+        LoopSocketToken.signIn(
+            token, services: services, on: socket, for: self,
+            admit: { guard $0.role == .rider else { throw LogisticsError(.forbidden, "This stream is for riders") } }
+        ) { $0.signedIn($1, validUntil: $2) }
     }
 
     private func signedIn(_ rider: Actor, validUntil: Date) {
