@@ -57,7 +57,6 @@ final class LoopSocket: ChannelInboundHandler, RemovableChannelHandler {
     private enum State { case open, closing, closed }
 
     private let opening: LoopSocketOpening
-    private let maximumMessage: Int
     private var context: ChannelHandlerContext?
     private var stream: (any LoopSocketStream)?
     private var state = State.open
@@ -70,9 +69,8 @@ final class LoopSocket: ChannelInboundHandler, RemovableChannelHandler {
     private var timers: [Scheduled<Void>] = []
     private var endings: [() -> Void] = []
 
-    private init(_ opening: LoopSocketOpening, maximumMessage: Int) {
+    private init(_ opening: LoopSocketOpening) {
         self.opening = opening
-        self.maximumMessage = maximumMessage
         allowance = TokenBucket(
             ratePerSecond: SocketPolicy.incomingPerSecond, burst: SocketPolicy.incomingBurst, now: Date())
     }
@@ -83,7 +81,7 @@ final class LoopSocket: ChannelInboundHandler, RemovableChannelHandler {
         try pipeline.addHandler(
             NIOWebSocketFrameAggregator(
                 minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 64, maxAccumulatedFrameSize: maximumMessage))
-        try pipeline.addHandler(LoopSocket(opening, maximumMessage: maximumMessage))
+        try pipeline.addHandler(LoopSocket(opening))
     }
 
     // MARK: For the stream
