@@ -88,9 +88,9 @@ final class LoopSocket: ChannelInboundHandler, RemovableChannelHandler {
 
     var eventLoop: any EventLoop { context!.eventLoop }
 
-    /// A way back to this socket's stream from any thread.
-    func handle<Stream: LoopSocketStream>(_ stream: Stream) -> LoopHandle<Stream> {
-        LoopHandle(bound: NIOLoopBound(stream, eventLoop: eventLoop), eventLoop: eventLoop)
+    /// A way back to this socket's stream (or to the socket itself) from any thread.
+    func handle<Value: AnyObject>(_ value: Value) -> LoopHandle<Value> {
+        LoopHandle(bound: NIOLoopBound(value, eventLoop: eventLoop), eventLoop: eventLoop)
     }
 
     func send(text: String) {
@@ -166,11 +166,8 @@ final class LoopSocket: ChannelInboundHandler, RemovableChannelHandler {
     /// Closes the socket (4403) when its holder loses access (a rider suspended, a tracking link revoked), watched
     /// until the socket ends.
     func closeWhenAccessLost(_ holder: AccessWatch.Holder, watch: AccessWatch) {
-        let bound = NIOLoopBound(self, eventLoop: eventLoop)
-        let loop = eventLoop
-        let ticket = watch.watch(holder) { reason in
-            loop.execute { bound.value.refuse(LogisticsError(.forbidden, reason)) }
-        }
+        let socket = handle(self)
+        let ticket = watch.watch(holder) { reason in socket.execute { $0.refuse(LogisticsError(.forbidden, reason)) } }
         onEnd { watch.unwatch(ticket) }
     }
 
@@ -381,25 +378,25 @@ struct LoopSocketToken {
         then signedIn: @escaping @Sendable (Stream, Actor, Date) -> Void
     ) {
         let handle = socket.handle(stream)
-        let refuse = NIOLoopBound(socket, eventLoop: socket.eventLoop)
+        let refusing = socket.handle(socket)
         Task {
             do {
                 let (actor, validUntil) = try await services.admission(bearer: token)
                 try admit(actor)
                 handle.execute { signedIn($0, actor, validUntil) }
             } catch {
-                handle.eventLoop.execute { refuse.value.refuse(error) }
+                refusing.execute { $0.refuse(error) }
             }
         }
     }
 }
 
 /// A loop-served stream, reachable from any thread: the work runs on the connection's event loop.
-struct LoopHandle<Stream: AnyObject>: Sendable {
-    let bound: NIOLoopBound<Stream>
+struct LoopHandle<Value: AnyObject>: Sendable {
+    let bound: NIOLoopBound<Value>
     let eventLoop: any EventLoop
 
-    func execute(_ work: @escaping @Sendable (Stream) -> Void) {
+    func execute(_ work: @escaping @Sendable (Value) -> Void) {
         let bound = self.bound
         eventLoop.execute { work(bound.value) }
     }

@@ -82,12 +82,14 @@ final class TrackingSocket: LoopSocketStream {
         guard let socket else { return }
         phase = .opening
         let handle = socket.handle(self)
+        // The socket bounds what it holds for a slow client itself, so it never refuses a message and the hub never
+        // drops it; the feed's end is the `ended` message, which closes the socket in its turn.
         let follower = TrackingHub.Follower(
             take: { message in
                 handle.execute { $0.take(message) }
                 return true
             },
-            end: { handle.execute { $0.feedEnded() } })
+            end: {})
         let (opener, requested) = (self.opener, self.requestedOrder)
         Task {
             do {
@@ -120,6 +122,11 @@ final class TrackingSocket: LoopSocketStream {
     private func sendSnapshot(_ snapshot: TrackingOpener.Snapshot) {
         socket?.send(text: snapshot.text)
         lastSent = snapshot.seq
+        follow()
+    }
+
+    /// Back to following: what was held while a snapshot was read goes out first.
+    private func follow() {
         phase = .following
         let (messages, texts) = (heldMessages, heldTexts)
         heldMessages = []
@@ -154,13 +161,6 @@ final class TrackingSocket: LoopSocketStream {
         }
     }
 
-    /// The hub let go of this follower: it may reconnect and resume.
-    private func feedEnded() {
-        guard phase != .done else { return }
-        socket?.close(code: .goingAway, reason: "too slow; reconnect with resumeFrom")
-        phase = .done
-    }
-
     /// `{"resumeFrom": seq}`: what the client missed, or a `resync` and a new snapshot when that is gone.
     private func resume(_ text: String) {
         guard let request = try? JSONDecoder().decode(ResumeRequest.self, from: Data(text.utf8)),
@@ -180,11 +180,7 @@ final class TrackingSocket: LoopSocketStream {
                 let snapshot = try? await opener.snapshot(orderId: orderId)
                 handle.execute { stream in
                     guard stream.phase == .resyncing else { return }
-                    if let snapshot {
-                        stream.sendSnapshot(snapshot)
-                    } else {
-                        stream.phase = .following
-                    }
+                    if let snapshot { stream.sendSnapshot(snapshot) } else { stream.follow() }
                 }
             }
         }
