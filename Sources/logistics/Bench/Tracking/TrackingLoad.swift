@@ -193,22 +193,18 @@ final class TrackingLoad: Sendable {
         var text = text
         let key = Array("\"\(name)\":".utf8)
         return text.withUTF8 { bytes -> String? in
-            guard bytes.count >= key.count else { return nil }
-            var start = 0
-            while start + key.count <= bytes.count {
-                if bytes[start] == key[0], zip(bytes[start..<(start + key.count)], key).allSatisfy({ $0 == $1 }) {
-                    var first = start + key.count
-                    let quoted = first < bytes.count && bytes[first] == UInt8(ascii: "\"")
-                    if quoted { first += 1 }
-                    var end = first
-                    let stops: [UInt8] = quoted ? [UInt8(ascii: "\"")] : [UInt8(ascii: ","), UInt8(ascii: "}")]
-                    while end < bytes.count, !stops.contains(bytes[end]) { end += 1 }
-                    if quoted && end == bytes.count { return nil }
-                    return String(decoding: UnsafeBufferPointer(rebasing: bytes[first..<end]), as: UTF8.self)
-                }
-                start += 1
-            }
-            return nil
+            guard
+                let start = bytes.indices.first(where: {
+                    $0 + key.count <= bytes.count && bytes[$0..<($0 + key.count)].elementsEqual(key)
+                })
+            else { return nil }
+            var first = start + key.count
+            let quoted = first < bytes.count && bytes[first] == UInt8(ascii: "\"")
+            if quoted { first += 1 }
+            let stops: [UInt8] = quoted ? [UInt8(ascii: "\"")] : [UInt8(ascii: ","), UInt8(ascii: "}")]
+            let end = bytes[first...].firstIndex { stops.contains($0) } ?? bytes.count
+            if quoted && end == bytes.count { return nil }
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[first..<end]), as: UTF8.self)
         }
     }
 
