@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 
-/// This same binary started as `logistics serve` in a child process, so the crash bench can kill it with
+/// This same binary (or `LOGISTICS_BENCH_SERVER`) started as `logistics serve` in a child process, so the crash bench can kill it with
 /// SIGKILL as an operator's machine or the kernel's OOM killer would.
 final class ChildServer: @unchecked Sendable {
     private let process = Process()
@@ -9,7 +9,10 @@ final class ChildServer: @unchecked Sendable {
     private(set) var port = 0
 
     init(dataDirectory: String, environment: [String: String]) throws {
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        // Another build's binary serves when LOGISTICS_BENCH_SERVER names it: two builds measured with the same load
+        // generator, alternately in the same hour, differ only by the server.
+        let server = ProcessInfo.processInfo.environment["LOGISTICS_BENCH_SERVER"] ?? "/proc/self/exe"
+        process.executableURL = URL(fileURLWithPath: server).resolvingSymlinksInPath()
         process.arguments = ["serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", dataDirectory]
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "DATABASE_URL")
