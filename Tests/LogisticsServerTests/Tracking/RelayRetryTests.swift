@@ -46,7 +46,7 @@ struct RelayRetryTests {
             """)
         let sending = Task {
             await PostgresTrackingRelay.notify(
-                #"{"event":"delivered"}"#, channel: "relay_retry", database: sender, logger: logger)
+                [#"{"event":"delivered"}"#], channel: "relay_retry", database: sender, logger: logger)
         }
         try await Task.sleep(for: .seconds(3))
         #expect(heard.withLock { $0 }.isEmpty)

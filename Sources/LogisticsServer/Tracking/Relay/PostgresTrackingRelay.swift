@@ -37,27 +37,33 @@ final class PostgresTrackingRelay: TrackingRelay, Service {
         // stalls, the backlog keeps only each rider's newest position (`RelayBacklog`).
         let instance = self.instance
         outgoing = BufferedCoalescer { updates in
-            for payload in RelayPayload.pack(updates, from: instance, limit: Self.payloadLimit) {
-                await Self.notify(payload, channel: channel, database: database, logger: logger)
-            }
+            let payloads = RelayPayload.pack(updates, from: instance, limit: Self.payloadLimit)
+            await Self.notify(payloads, channel: channel, database: database, logger: logger)
         }
     }
 
-    /// Sends one payload, retrying while the database cannot be reached: it carries order events, which the other
-    /// instances' customers must get. Meanwhile later updates wait in the bounded backlog. A payload the database
-    /// refuses for itself is logged and dropped, so one bad message cannot hold the relay.
-    static func notify(_ payload: String, channel: String, database: PostgresDatabase, logger: Logger) async {
+    /// Sends a batch's payloads in one statement, retrying while the database cannot be reached: they carry order
+    /// events, which the other instances' customers must get. Meanwhile later updates wait in the bounded backlog.
+    /// A payload the database refuses for itself is logged and dropped, so one bad message cannot hold the relay.
+    static func notify(_ payloads: [String], channel: String, database: PostgresDatabase, logger: Logger) async {
         var delay = Duration.milliseconds(250)
         while !Task.isCancelled {
             do {
-                try await database.notify(channel: channel, payload: payload)
+                try await database.notify(channel: channel, payloads: payloads)
                 return
             } catch StoreError.unavailable(let detail) {
                 logger.warning("tracking fan-out waits for the database", metadata: ["error": "\(detail)"])
                 try? await Task.sleep(for: delay)
                 delay = min(delay * 2, .seconds(5))
             } catch {
-                logger.error("tracking fan-out dropped a refused message", metadata: ["error": "\(error)"])
+                guard payloads.count > 1 else {
+                    logger.error("tracking fan-out dropped a refused message", metadata: ["error": "\(error)"])
+                    return
+                }
+                // Only the payload the database refuses is dropped, not the batch it came with.
+                for payload in payloads {
+                    await notify([payload], channel: channel, database: database, logger: logger)
+                }
                 return
             }
         }
