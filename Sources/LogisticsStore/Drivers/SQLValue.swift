@@ -18,6 +18,34 @@ public enum SQLValue: Sendable, Equatable {
     public static func double(_ value: Double?) -> SQLValue { value.map { .double($0) } ?? .null }
     public static func int(_ value: Int) -> SQLValue { .int(Int64(value)) }
     public static func bool(_ value: Bool) -> SQLValue { .int(value ? 1 : 0) }
+
+    /// A PostgreSQL array literal of texts, ids and numbers, cast in the statement (`CAST(? AS FLOAT8[])`): a whole
+    /// column of a write in one bind. Elements come from `arrayElement` and so need no quoting.
+    static func postgresArray(_ elements: [String?]) -> SQLValue {
+        var literal = "{"
+        for (index, element) in elements.enumerated() {
+            if index > 0 { literal += "," }
+            literal += element ?? "NULL"
+        }
+        return .text(literal + "}")
+    }
+
+    /// This value as an element of `postgresArray`; only texts that need no quoting (ids) are allowed.
+    var arrayElement: String? {
+        switch self {
+        case .text(let text):
+            precondition(text.utf8.allSatisfy(Self.isPlainArrayByte), "array elements are ids and numbers")
+            return text
+        case .int(let int): return String(int)
+        case .double(let double): return "\(double)"
+        case .bytes: preconditionFailure("bytes have no array element")
+        case .null: return nil
+        }
+    }
+
+    private static func isPlainArrayByte(_ byte: UInt8) -> Bool {
+        byte > 32 && !"{},\"\\".utf8.contains(byte)
+    }
 }
 
 /// One result row, addressed by column name.

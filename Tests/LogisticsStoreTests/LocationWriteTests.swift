@@ -1,0 +1,61 @@
+import Foundation
+import LogisticsCore
+import LogisticsStore
+import Testing
+
+@testable import TestSupport
+
+/// The group commit's write of many riders at once, which PostgreSQL takes as one array per column and SQLite as
+/// `VALUES` lists: both must store the same rows and move the same positions.
+@Suite("A group write of many riders' fixes", .timeLimit(.minutes(3)))
+struct LocationWriteTests {
+    @Test(
+        "each fix is stored with its rider's delivery, empty fields stay empty, and no position moves back",
+        arguments: StoreKind.available)
+    func manyRiders(kind: StoreKind) async throws {
+        try await TestServer.run(kind) { server in
+            let scenario = try await DeliveryScenario.ready(server)
+            let (working, _, taskId) = try await scenario.assigned()
+            let idle = try await scenario.onlineRider(name: "Idle Rider").id
+            let behind = try await scenario.onlineRider(name: "Late Rider").id
+            let locations = server.services.locations
+            let now = server.clock.now()
+            func fix(_ lat: Double, secondsAgo: Double, accuracy: Double? = 5) -> LocationFix {
+                LocationFix(
+                    lat: lat, lon: 7.4262, accuracyM: accuracy, speedMps: accuracy == nil ? nil : 6.6,
+                    headingDeg: nil, recordedAt: now.addingTimeInterval(-secondsAgo))
+            }
+            try await locations.recordFixes([fix(43.7500, secondsAgo: 10)], riderId: behind, now: now)
+
+            let working1 = fix(43.7301, secondsAgo: 3)
+            let working2 = fix(43.7302, secondsAgo: 2, accuracy: nil)
+            let idleFix = fix(43.7401, secondsAgo: 1)
+            let stale = fix(43.7000, secondsAgo: 60)
+            try await locations.storeFixes(
+                [
+                    RiderFixWrite(
+                        riderId: working, kept: [working1, working2], newest: working2, newestShowable: working1),
+                    RiderFixWrite(riderId: idle, kept: [idleFix], newest: idleFix, newestShowable: idleFix),
+                    RiderFixWrite(riderId: behind, kept: [stale], newest: stale, newestShowable: stale),
+                ], now: now)
+
+            let trail = try await locations.orderTrail(orderId: UUID(uuidString: scenario.orderId)!, limit: 10)
+            #expect(trail.map(\.lat) == [43.7301, 43.7302])
+            #expect(trail.last?.accuracyM == nil && trail.last?.speedMps == nil && trail.first?.speedMps == 6.6)
+            #expect(try await server.count("rider_locations", "task_id = ?", [.text(taskId.lowercased())]) == 2)
+            #expect(try await server.count("rider_locations", "rider_id = ? AND task_id IS NULL", [.uuid(idle)]) == 1)
+
+            #expect(try await locations.lastPosition(riderId: working)?.0.lat == 43.7302)
+            #expect(try await locations.lastShowableFix(riderId: working)?.lat == 43.7301)
+            #expect(try await locations.lastPosition(riderId: idle)?.0.lat == 43.7401)
+            // The late fix is history, but the rider stays where the newer one put them.
+            #expect(try await locations.lastPosition(riderId: behind)?.0.lat == 43.7500)
+            #expect(try await server.count("rider_locations") == 5)
+
+            // The same write again (a retry): nothing new.
+            try await locations.storeFixes(
+                [RiderFixWrite(riderId: idle, kept: [idleFix], newest: idleFix, newestShowable: idleFix)], now: now)
+            #expect(try await server.count("rider_locations") == 5)
+        }
+    }
+}
