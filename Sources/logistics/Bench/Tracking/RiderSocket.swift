@@ -1,100 +1,164 @@
-import HummingbirdWSClient
-import Logging
-import Synchronization
+import Foundation
+import LogisticsCore
+import NIOCore
+import NIOPosix
 
-/// One rider's phone on `WS /api/v1/rider/stream`: fixes go up as `locations` messages and each waits for its `ack`
-/// (sent once the fixes are stored, like the 202 of `POST /rider/locations`). A phone that keeps the socket open
-/// pays for the connection and sign-in once, not on every fix.
-final class RiderSocket: Sendable {
-    private struct State {
-        var outbound: WebSocketOutboundWriter?
-        var opened: CheckedContinuation<Bool, Never>?
-        var isClosed = false
-        var pending: [Int: CheckedContinuation<Bool, Never>] = [:]
-        var nextReference = 0
+/// One rider's phone on `WS /api/v1/rider/stream`: a fix every interval goes up as a `locations` message and waits
+/// for its `ack` (sent once the fix is stored, like the 202 of `POST /rider/locations`). A phone that keeps the
+/// socket open pays for the connection and sign-in once, not on every fix. Lives on its socket's event loop and
+/// ticks on its timers: no task of its own, so thousands of riders cost the generator little of the CPU the servers
+/// it measures need.
+final class RiderSocket: BenchSocketListener {
+    /// The rider from any thread; the work runs on its event loop.
+    struct Handle: Sendable {
+        fileprivate let rider: NIOLoopBound<RiderSocket>
+        let eventLoop: any EventLoop
+        /// Completes when the connection is gone.
+        let closed: EventLoopFuture<Void>
+
+        /// Sends fixes as `plan` says; `finished` gets the tally once the last one is answered.
+        func start(_ plan: Plan, finished: EventLoopPromise<Tally>) {
+            eventLoop.execute { rider.value.start(plan, finished: finished) }
+        }
+
+        func close() {
+            eventLoop.execute { rider.value.socket?.close() }
+        }
     }
 
-    private let state = Mutex(State())
-    private let session = Mutex<Task<Void, Never>?>(nil)
-
-    /// Connects and waits for the server's `ready`; nil when the socket was refused or dropped first.
-    static func open(port: Int, token: String) async -> RiderSocket? {
-        let socket = RiderSocket()
-        let ready = await withCheckedContinuation { (opened: CheckedContinuation<Bool, Never>) in
-            socket.state.withLock { $0.opened = opened }
-            socket.session.withLock { $0 = Task { await socket.run(port: port, token: token) } }
-        }
-        return ready ? socket : nil
+    struct Plan: Sendable {
+        /// Which rider: its fixes' latitudes differ from the others'.
+        var index: Int
+        var first: NIODeadline
+        var interval: TimeAmount
+        /// No fix is sent at or after this.
+        var end: NIODeadline
+        /// Only the last acknowledged latitude of a rider with an order is checked against its customers.
+        var hasOrder: Bool
+        /// Counts acknowledged fixes across riders, for the progress lines.
+        var acknowledged: AcknowledgedCount
     }
 
-    /// Sends one message built around its reference; true once the server acknowledged it.
-    func send(_ message: (String) -> String) async -> Bool {
-        let (reference, outbound) = state.withLock { state -> (Int, WebSocketOutboundWriter?) in
-            defer { state.nextReference += 1 }
-            return (state.nextReference, state.isClosed ? nil : state.outbound)
+    struct Tally: Sendable {
+        var acknowledged = 0
+        var failed = 0
+        var ackSeconds: [Double] = []
+        var lastAcknowledgedLat: Double?
+    }
+
+    private let eventLoop: any EventLoop
+    private var ready: EventLoopPromise<Handle>?
+    private var socket: BenchSocket?
+    private var plan: Plan?
+    private var finished: EventLoopPromise<Tally>?
+    private var tally = Tally()
+    private var tick: NIODeadline = .distantPast
+    private var step = 0
+    private var nextReference = 0
+    private var pending: (reference: Int, lat: Double, sentAt: NIODeadline)?
+
+    private init(eventLoop: any EventLoop, ready: EventLoopPromise<Handle>) {
+        self.eventLoop = eventLoop
+        self.ready = ready
+    }
+
+    /// Connects and waits for the server's `ready`; fails when the socket was refused or dropped first.
+    static func open(port: Int, token: String) -> EventLoopFuture<Handle> {
+        let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
+        let ready = eventLoop.makePromise(of: Handle.self)
+        BenchSocket.connect(on: eventLoop, port: port, path: "/api/v1/rider/stream", token: token) {
+            RiderSocket(eventLoop: eventLoop, ready: ready)
         }
-        guard let outbound else { return false }
-        let text = message(String(reference))
-        return await withCheckedContinuation { (acknowledged: CheckedContinuation<Bool, Never>) in
-            state.withLock { $0.pending[reference] = acknowledged }
-            Task {
-                do {
-                    try await outbound.write(.text(text))
-                } catch {
-                    settle(reference, acknowledged: false)
-                }
+        return ready.futureResult
+    }
+
+    func opened(_ socket: BenchSocket) {
+        self.socket = socket
+    }
+
+    func received(_ message: ByteBuffer) {
+        message.withUnsafeReadableBytes { bytes in
+            let json = FlatJSON(bytes)
+            if json.has("type", equalTo: "ready") {
+                signedIn()
+            } else if json.has("type", equalTo: "ack") {
+                answered(json.int("ref"), acknowledged: true)
+            } else if json.has("type", equalTo: "error") {
+                answered(json.int("ref"), acknowledged: false)
             }
         }
     }
 
-    func close() async {
-        let outbound = state.withLock { $0.outbound }
-        try? await outbound?.close(.normalClosure, reason: nil)
-        await session.withLock { $0 }?.value
+    func closed() {
+        socket = nil
+        ready?.fail(ChannelError.alreadyClosed)
+        ready = nil
+        if pending != nil {
+            pending = nil
+            tally.failed += 1
+            sendWhenDue()
+        }
     }
 
-    private func run(port: Int, token: String) async {
-        var configuration = WebSocketClientConfiguration()
-        configuration.additionalHeaders[.secWebSocketProtocol] = "bearer, \(token)"
-        var logger = Logger(label: "bench-rider")
-        logger.logLevel = .critical
-        _ = try? await WebSocketClient.connect(
-            url: "ws://127.0.0.1:\(port)/api/v1/rider/stream", configuration: configuration, logger: logger
-        ) { inbound, outbound, _ in
-            self.state.withLock { $0.outbound = outbound }
-            for try await frame in inbound.messages(maxSize: 1 << 16) {
-                guard case .text(let text) = frame else { continue }
-                let type = TrackingLoad.field("type", in: text)
-                switch type {
-                case "ready":
-                    self.opened(true)
-                case "ack", "error":
-                    if let reference = TrackingLoad.field("ref", in: text).flatMap({ Int($0) }) {
-                        self.settle(reference, acknowledged: type == "ack")
-                    }
-                default:
-                    continue
-                }
-            }
-        }
-        opened(false)
-        let waiting = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
-            state.isClosed = true
-            defer { state.pending = [:] }
-            return Array(state.pending.values)
-        }
-        for continuation in waiting { continuation.resume(returning: false) }
+    private func signedIn() {
+        guard let socket, let ready else { return }
+        self.ready = nil
+        ready.succeed(
+            Handle(
+                rider: NIOLoopBound(self, eventLoop: eventLoop), eventLoop: eventLoop,
+                closed: socket.channel.closeFuture))
     }
 
-    private func opened(_ isOpen: Bool) {
-        let opened = state.withLock { state -> CheckedContinuation<Bool, Never>? in
-            defer { state.opened = nil }
-            return state.opened
-        }
-        opened?.resume(returning: isOpen)
+    private func start(_ plan: Plan, finished: EventLoopPromise<Tally>) {
+        self.plan = plan
+        self.finished = finished
+        tick = plan.first
+        sendWhenDue()
     }
 
-    private func settle(_ reference: Int, acknowledged: Bool) {
-        state.withLock { $0.pending.removeValue(forKey: reference) }?.resume(returning: acknowledged)
+    /// The next fix at its tick, or at once when its tick passed while the previous fix waited for its answer (as a
+    /// phone that sends one batch at a time does): a slow server lowers the rate offered, and every rider still
+    /// sends every fix its ticks before `end` call for.
+    private func sendWhenDue() {
+        guard let plan, finished != nil else { return }
+        guard tick < plan.end else {
+            finished?.succeed(tally)
+            finished = nil
+            return
+        }
+        eventLoop.assumeIsolated().scheduleTask(deadline: tick) { [self] in send() }
+    }
+
+    private func send() {
+        guard let plan else { return }
+        let lat = 43.7300 + Double(step % 200) * 0.0003 + Double(plan.index % 7) * 0.00001
+        step += 1
+        tick = tick + plan.interval
+        let reference = nextReference
+        nextReference += 1
+        let sentAt = NIODeadline.now()
+        let message =
+            #"{"type":"locations","ref":"\#(reference)","fixes":[{"lat":\#(lat),"lon":7.4262,"accuracyM":5,"#
+            + #""speedMps":6.6,"headingDeg":0,"recordedAt":"\#(RFC3339.string(from: Date()))"}]}"#
+        guard let socket, socket.send(text: message) else {
+            tally.failed += 1
+            sendWhenDue()
+            return
+        }
+        pending = (reference, lat, sentAt)
+    }
+
+    private func answered(_ reference: Int?, acknowledged: Bool) {
+        guard let pending, pending.reference == reference, let plan else { return }
+        self.pending = nil
+        if acknowledged {
+            tally.acknowledged += 1
+            tally.ackSeconds.append(Double((NIODeadline.now() - pending.sentAt).nanoseconds) / 1e9)
+            if plan.hasOrder { tally.lastAcknowledgedLat = pending.lat }
+            plan.acknowledged.add()
+        } else {
+            tally.failed += 1
+        }
+        sendWhenDue()
     }
 }

@@ -1,7 +1,5 @@
 import AsyncHTTPClient
 import Foundation
-import HummingbirdWSClient
-import Logging
 import LogisticsCore
 import LogisticsServer
 import NIOCore
@@ -25,17 +23,8 @@ final class TrackingLoad: Sendable {
         /// Per order: its rider's token and id, the customer's token, and the last acknowledged latitude.
         var orders: [(rider: String, customer: String, orderId: String)] = []
         var lastAcknowledgedLat: [Int: Double] = [:]
-        var sockets: [Follower] = []
-        /// Each `location` message's latency and when it arrived.
-        var deliveries: [(latency: Double, at: Date)] = []
+        var sockets: [TrackingFollower] = []
         var trafficStart: Date?
-    }
-
-    /// One customer's socket and what it saw.
-    final class Follower: Sendable {
-        let order: Int
-        let seen = Mutex((snapshot: false, lastSeq: -1, lastLat: Double?.none, gaps: 0, misordered: 0, open: false))
-        init(order: Int) { self.order = order }
     }
 
     init(bases: [String], ports: [Int], tokens: AccessTokenIssuer, riders: Int, orders: Int, customers: Int) {
@@ -124,16 +113,16 @@ final class TrackingLoad: Sendable {
     /// C sockets, round-robin over the orders and the instances, 200 connecting at a time.
     func connectCustomers() async throws {
         let plan = state.withLock { $0.orders }
-        var followers: [Follower] = []
+        var followers: [TrackingFollower] = []
         for index in 0..<customers {
             let order = index % orders
-            let follower = Follower(order: order)
+            let follower = TrackingFollower(order: order)
             followers.append(follower)
             // A rider posts to instance (order % n); the second follower of each order is on another instance.
-            let port = ports[(index + index / orders) % ports.count]
-            let orderId = plan[order].orderId
-            let token = plan[order].customer
-            Task { await self.follow(follower, port: port, orderId: orderId, token: token) }
+            BenchSocket.connect(
+                port: ports[(index + index / orders) % ports.count],
+                path: "/api/v1/customer/orders/\(plan[order].orderId)/tracking", token: plan[order].customer
+            ) { follower }
             if index % 200 == 199 {
                 let target = index + 1
                 while followers.prefix(target).contains(where: { !$0.seen.withLock { $0.snapshot } }) {
@@ -149,70 +138,11 @@ final class TrackingLoad: Sendable {
         state.withLock { $0.sockets = followers }
     }
 
-    private func follow(_ follower: Follower, port: Int, orderId: String, token: String) async {
-        var configuration = WebSocketClientConfiguration()
-        configuration.additionalHeaders[.secWebSocketProtocol] = "bearer, \(token)"
-        var logger = Logger(label: "bench-follower")
-        logger.logLevel = .critical
-        _ = try? await WebSocketClient.connect(
-            url: "ws://127.0.0.1:\(port)/api/v1/customer/orders/\(orderId)/tracking", configuration: configuration,
-            logger: logger
-        ) { inbound, _, _ in
-            follower.seen.withLock { $0.open = true }
-            for try await frame in inbound.messages(maxSize: 1 << 16) {
-                guard case .text(let text) = frame else { continue }
-                let received = Date()
-                // A hand-rolled scan: parsing 10,000 messages a second with JSONSerialization would make the
-                // load generator, not the server, the bottleneck on a 2-core machine.
-                guard let seq = Self.field("seq", in: text).flatMap({ Int($0) }) else { continue }
-                let type = Self.field("type", in: text)
-                var latency: Double?
-                if type == "location", let recorded = Self.field("recordedAt", in: text).flatMap(RFC3339.date(from:)) {
-                    latency = received.timeIntervalSince(recorded)
-                }
-                let lat = type == "location" ? Self.field("lat", in: text).flatMap { Double($0) } : nil
-                follower.seen.withLock { seen in
-                    if type == "snapshot" {
-                        seen.snapshot = true
-                        seen.lastSeq = seq
-                        return
-                    }
-                    if seq <= seen.lastSeq { seen.misordered += 1 } else if seq > seen.lastSeq + 1 { seen.gaps += 1 }
-                    seen.lastSeq = max(seen.lastSeq, seq)
-                    if type == "location" { seen.lastLat = lat }
-                }
-                if let latency { self.state.withLock { $0.deliveries.append((latency, received)) } }
-            }
-        }
-        follower.seen.withLock { $0.open = false }
-    }
-
-    /// The value of a top-level field in one of the server's flat JSON messages, without its quotes. On the bytes:
-    /// Foundation's `range(of:)` here was a sixth of the load generator's CPU, taken from the server it measures.
-    static func field(_ name: String, in text: String) -> String? {
-        var text = text
-        let key = Array("\"\(name)\":".utf8)
-        return text.withUTF8 { bytes -> String? in
-            guard
-                let start = bytes.indices.first(where: {
-                    $0 + key.count <= bytes.count && bytes[$0..<($0 + key.count)].elementsEqual(key)
-                })
-            else { return nil }
-            var first = start + key.count
-            let quoted = first < bytes.count && bytes[first] == UInt8(ascii: "\"")
-            if quoted { first += 1 }
-            let stops: [UInt8] = quoted ? [UInt8(ascii: "\"")] : [UInt8(ascii: ","), UInt8(ascii: "}")]
-            let end = bytes[first...].firstIndex { stops.contains($0) } ?? bytes.count
-            if quoted && end == bytes.count { return nil }
-            return String(decoding: UnsafeBufferPointer(rebasing: bytes[first..<end]), as: UTF8.self)
-        }
-    }
-
     /// Waits until no message arrived for 2 s (at most 60 s), so nothing still in flight counts as lost.
     func settle() async throws {
         var last = -1
         for _ in 0..<30 {
-            let count = state.withLock { $0.deliveries.count }
+            let count = state.withLock { $0.sockets }.reduce(0) { $0 + $1.seen.withLock { $0.deliveries.count } }
             if count == last { return }
             last = count
             try await Task.sleep(for: .seconds(2))
@@ -235,10 +165,9 @@ final class TrackingLoad: Sendable {
         case socket
     }
 
-    /// One rider's way to the server: a shared HTTP connection pool or the rider's own socket.
+    /// One rider's way to the server over HTTP: a shared keep-alive connection pool and the rider's token.
     private struct Lane: Sendable {
-        var poster: KeepAliveClient?
-        var socket: RiderSocket?
+        var poster: KeepAliveClient
         var token: String
     }
 
@@ -258,7 +187,16 @@ final class TrackingLoad: Sendable {
             for try await (index, token) in group { tokens[index] = token }
             return tokens
         }
-        let (lanes, posters) = try await openLanes(tokens: riderTokens, connections: connections, transport: transport)
+        guard transport == .http else {
+            let sockets = try await SocketRiders.signIn(tokens: riderTokens, ports: ports)
+            Console.line("Riders sending for \(seconds) s ...")
+            state.withLock { $0.trafficStart = Date() }
+            let (traffic, lastAcknowledgedLat) = try await SocketRiders.drive(
+                sockets, seconds: seconds, interval: interval, orders: orders)
+            state.withLock { $0.lastAcknowledgedLat = lastAcknowledgedLat }
+            return traffic
+        }
+        let (lanes, posters) = try await openLanes(tokens: riderTokens, connections: connections)
         Console.line("Riders sending for \(seconds) s ...")
         let acknowledged = Shared(0)
         let failed = Shared(0)
@@ -266,12 +204,7 @@ final class TrackingLoad: Sendable {
         let start = ContinuousClock.now
         let end = start + .seconds(seconds)
         state.withLock { $0.trafficStart = Date() }
-        let progress = Task {
-            while !Task.isCancelled {
-                try await Task.sleep(for: .seconds(5))
-                Console.line("  \(acknowledged.value.withLock { $0 }) fixes acknowledged")
-            }
-        }
+        let progress = Self.reportProgress { acknowledged.value.withLock { $0 } }
         defer { progress.cancel() }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<riders {
@@ -299,56 +232,47 @@ final class TrackingLoad: Sendable {
         }
         let elapsed = (ContinuousClock.now - start).inSeconds
         for poster in posters { await poster.close() }
-        await withTaskGroup(of: Void.self) { group in
-            for socket in lanes.compactMap(\.socket) { group.addTask { await socket.close() } }
-        }
         let row = acks.rows().first
         return Traffic(
             acknowledged: acknowledged.value.withLock { $0 }, failed: failed.value.withLock { $0 },
             seconds: elapsed, ackP50: row?.p50 ?? 0, ackP99: row?.p99 ?? 0)
     }
 
-    /// Rider `i` talks to instance `i % n`; the riders without an order are signed in here, 200 at a time.
-    private func openLanes(tokens: [String], connections: Int, transport: Transport) async throws -> (
-        [Lane], [KeepAliveClient]
-    ) {
-        var posters: [KeepAliveClient] = []
-        if transport == .http {
-            for port in ports {
-                posters.append(try await KeepAliveClient.connect(host: "127.0.0.1", port: port, count: connections))
+    /// "N fixes acknowledged" every 5 s until cancelled.
+    static func reportProgress(_ acknowledged: @escaping @Sendable () -> Int) -> Task<Void, any Error> {
+        Task {
+            while !Task.isCancelled {
+                try await Task.sleep(for: .seconds(5))
+                Console.line("  \(acknowledged()) fixes acknowledged")
             }
         }
-        var lanes = tokens.indices.map {
-            Lane(poster: posters.isEmpty ? nil : posters[$0 % posters.count], token: tokens[$0])
+    }
+
+    /// Rider `i` posts to instance `i % n`; the riders without an order are signed in here, 200 at a time.
+    private func openLanes(tokens: [String], connections: Int) async throws -> ([Lane], [KeepAliveClient]) {
+        var posters: [KeepAliveClient] = []
+        for port in ports {
+            posters.append(try await KeepAliveClient.connect(host: "127.0.0.1", port: port, count: connections))
         }
+        let lanes = tokens.indices.map { Lane(poster: posters[$0 % posters.count], token: tokens[$0]) }
         var signedIn = 0
-        let signIn = transport == .socket ? Array(tokens.indices) : Array(orders..<riders)
-        let how = transport == .socket ? "their sockets" : "a first fix each"
-        Console.line("Signing in \(signIn.count) riders (\(how)) ...")
+        let signIn = Array(orders..<riders)
+        Console.line("Signing in \(signIn.count) riders (a first fix each) ...")
         for batch in stride(from: 0, to: signIn.count, by: 200) {
-            let sockets = try await withThrowingTaskGroup(of: (Int, RiderSocket?).self) { group in
+            let count = try await withThrowingTaskGroup(of: Void.self) { group in
                 for index in signIn[batch..<min(signIn.count, batch + 200)] {
                     let lane = lanes[index]
-                    let port = ports[index % ports.count]
                     group.addTask {
-                        guard transport == .socket else {
-                            guard await self.send(lat: 43.7300, over: lane) else {
-                                throw BenchClient.Failure(description: "rider \(index)'s first fix was refused")
-                            }
-                            return (index, nil)
+                        guard await self.send(lat: 43.7300, over: lane) else {
+                            throw BenchClient.Failure(description: "rider \(index)'s first fix was refused")
                         }
-                        guard let socket = await RiderSocket.open(port: port, token: lane.token) else {
-                            throw BenchClient.Failure(description: "rider \(index)'s socket was refused")
-                        }
-                        return (index, socket)
                     }
                 }
-                var sockets: [(Int, RiderSocket?)] = []
-                for try await opened in group { sockets.append(opened) }
-                return sockets
+                var count = 0
+                for try await _ in group { count += 1 }
+                return count
             }
-            for (index, socket) in sockets where socket != nil { lanes[index].socket = socket }
-            signedIn += sockets.count
+            signedIn += count
             if signedIn % 2000 < 200 || signedIn == signIn.count {
                 Console.line("  \(signedIn)/\(signIn.count) riders signed in")
             }
@@ -359,15 +283,11 @@ final class TrackingLoad: Sendable {
     private func send(lat: Double, over lane: Lane) async -> Bool {
         let fix =
             #"{"lat":\#(lat),"lon":7.4262,"accuracyM":5,"speedMps":6.6,"headingDeg":0,"recordedAt":"\#(RFC3339.string(from: Date()))"}"#
-        if let socket = lane.socket {
-            return await socket.send { reference in #"{"type":"locations","ref":"\#(reference)","fixes":[\#(fix)]}"# }
-        }
-        guard let poster = lane.poster else { return false }
         let body = #"{"fixes":[\#(fix)]}"#
         let request =
             "POST /api/v1/rider/locations HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(lane.token)\r\n"
             + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
-        return await poster.send(ByteBuffer(string: request)) == 202
+        return await lane.poster.send(ByteBuffer(string: request)) == 202
     }
 
     struct Outcome {
@@ -384,17 +304,18 @@ final class TrackingLoad: Sendable {
     }
 
     func outcome() -> Outcome {
-        let (sockets, lastLat, deliveries, start) = state.withLock {
-            ($0.sockets, $0.lastAcknowledgedLat, $0.deliveries, $0.trafficStart ?? .distantPast)
+        let (sockets, lastLat, start) = state.withLock {
+            ($0.sockets, $0.lastAcknowledgedLat, $0.trafficStart ?? .distantPast)
         }
+        let seen = sockets.map { socket in socket.seen.withLock { $0 } }
+        let deliveries = seen.flatMap(\.deliveries)
         var outcome = Outcome(
             open: 0, deliveries: deliveries.count, latency: LatencySummary(deliveries.map(\.latency)),
             later: LatencySummary(deliveries.filter { $0.at.timeIntervalSince(start) >= 5 }.map(\.latency)),
             byWindow: Dictionary(grouping: deliveries) { Int(max(0, $0.at.timeIntervalSince(start)) / 10) }
                 .sorted { $0.key < $1.key }.map { LatencySummary($0.value.map(\.latency)) },
             lost: 0, misordered: 0, gaps: 0)
-        for socket in sockets {
-            let seen = socket.seen.withLock { $0 }
+        for (socket, seen) in zip(sockets, seen) {
             if seen.open { outcome.open += 1 }
             outcome.misordered += seen.misordered
             outcome.gaps += seen.gaps
