@@ -16,8 +16,12 @@ final class LocationWriter: Sendable {
     /// One thread for all the writers of the process: they take turns on the database anyway.
     private static let executor = DedicatedExecutor(label: "location-group-commit")
 
+    /// At most one commit per interval under a steady stream: a fix waits up to this long for others to share its
+    /// transaction. 5 ms halved the server's CPU at 2,000 evenly spread fixes a second; 10 ms saved little more.
+    static let commitInterval = Duration.milliseconds(5)
+
     init(repository: any LocationRepository, clock: any WallClock) {
-        batches = Coalescer(executor: Self.executor) { batch in
+        batches = Coalescer(executor: Self.executor, interval: Self.commitInterval) { batch in
             do {
                 try await repository.storeFixes(Self.merged(batch.map(\.write)), now: clock.now())
                 for waiting in batch { waiting.done.resume() }

@@ -36,7 +36,7 @@ final class PostgresTrackingRelay: TrackingRelay, Service {
         // Everything queued while the previous notification was on its way goes out together; while the database
         // stalls, the backlog keeps only each rider's newest position (`RelayBacklog`).
         let instance = self.instance
-        outgoing = BufferedCoalescer { updates in
+        outgoing = BufferedCoalescer(interval: LocationWriter.commitInterval) { updates in
             let payloads = RelayPayload.pack(updates, from: instance, limit: Self.payloadLimit)
             await Self.notify(payloads, channel: channel, database: database, logger: logger)
         }
