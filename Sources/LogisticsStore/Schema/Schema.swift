@@ -292,5 +292,13 @@ enum Schema {
                 "CREATE INDEX eta_predictions_settled ON eta_predictions (predicted_at) WHERE arrived_at IS NOT NULL",
             ]
         ),
+        Migration(
+            version: 15, name: "one index fewer on every stored fix",
+            common: [
+                // The unique (rider_id, recorded_at, lat, lon) index of version 4 serves every lookup this one did;
+                // keeping both cost a second index update on every stored fix.
+                "DROP INDEX rider_locations_rider_time"
+            ]
+        ),
     ]
 }
