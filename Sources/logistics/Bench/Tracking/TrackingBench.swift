@@ -33,9 +33,14 @@ struct TrackingBench: AsyncParsableCommand {
     var databaseURL: String?
     @Option(help: "Dispatcher sockets that never read (on the first instance), beside the customers.")
     var silent: Int = 0
+    @Option(help: "Load-generator processes sharing the customers' sockets (one holds at most ~20,000 descriptors).")
+    var generators: Int = 1
 
     func validate() throws {
-        guard (1...20_000).contains(customers) else { throw ValidationError("--customers must be 1...20000") }
+        guard (1...4).contains(generators) else { throw ValidationError("--generators must be 1...4") }
+        guard (1...20_000 * generators).contains(customers) else {
+            throw ValidationError("--customers must be 1...\(20_000 * generators) with \(generators) generator(s)")
+        }
         guard (1...50_000).contains(riders) else { throw ValidationError("--riders must be 1...50000") }
         guard (1...min(riders, customers)).contains(orders) else {
             throw ValidationError("--orders must be 1...min(riders, customers)")
@@ -54,7 +59,9 @@ struct TrackingBench: AsyncParsableCommand {
     func run() async throws {
         let limit = FileDescriptors.raiseLimit()
         Console.line("file descriptors: soft limit raised to \(limit) (each socket needs one here and one in a server)")
-        let sockets = customers + (fixesOver == .socket ? riders : riders / 10) + 256
+        // This process holds its share of the customers and every rider's socket; the others hold the rest.
+        let share = (customers + generators - 1) / generators
+        let sockets = share + (fixesOver == .socket ? riders : riders / 10) + 256
         if limit < sockets {
             throw Console.failure(
                 "\(sockets) sockets need a higher file-descriptor limit; run `ulimit -Hn` to see it")
@@ -78,8 +85,10 @@ struct TrackingBench: AsyncParsableCommand {
         Console.line("Seeding \(orders) orders in transit ...")
         try await load.seed()
         let before = servers.reduce(0) { $0 + $1.residentBytes() }
-        Console.line("Opening \(customers) customer sockets ...")
-        try await load.connectCustomers()
+        Console.line(
+            "Opening \(customers) customer sockets" + (generators > 1 ? " from \(generators) processes" : "") + " ...")
+        defer { load.stopGenerators() }
+        try await load.connectCustomers(generators: generators, directory: directory)
         try await Task.sleep(for: .seconds(2))
         let after = servers.reduce(0) { $0 + $1.residentBytes() }
         var stuck: SilentSockets?
@@ -117,7 +126,7 @@ struct TrackingBench: AsyncParsableCommand {
         let (peak, samples, allCutBy) = await sampler.value
         Console.line("Letting the last messages arrive ...")
         try await load.settle()
-        let outcome = load.outcome()
+        let outcome = try await load.outcome()
         let cutOff = stuck == nil ? nil : try await SilentSockets.cutOffByServer(port: servers[0].port)
         stuck?.close()
         await load.shutdown()

@@ -23,7 +23,8 @@ final class TrackingLoad: Sendable {
         /// Per order: its rider's token and id, the customer's token, and the last acknowledged latitude.
         var orders: [(rider: String, customer: String, orderId: String)] = []
         var lastAcknowledgedLat: [Int: Double] = [:]
-        var sockets: [TrackingFollower] = []
+        var group: FollowerGroup?
+        var children: [FollowerProcess] = []
         var trafficStart: Date?
     }
 
@@ -110,43 +111,44 @@ final class TrackingLoad: Sendable {
 
     private let run = UInt32.random(in: 1...UInt32.max)
 
-    /// C sockets, round-robin over the orders and the instances, 200 connecting at a time.
-    func connectCustomers() async throws {
+    /// C sockets, round-robin over the orders and the instances, 200 connecting at a time; with several generators,
+    /// socket i is held by process i % generators (this one is 0), the others started here.
+    func connectCustomers(generators: Int = 1, directory: URL) async throws {
         let plan = state.withLock { $0.orders }
-        var followers: [TrackingFollower] = []
+        var shares = Array(repeating: [FollowerTarget](), count: generators)
         for index in 0..<customers {
             let order = index % orders
-            let follower = TrackingFollower(order: order)
-            followers.append(follower)
             // A rider posts to instance (order % n); the second follower of each order is on another instance.
-            BenchSocket.connect(
-                port: ports[(index + index / orders) % ports.count],
-                path: "/api/v1/customer/orders/\(plan[order].orderId)/tracking", token: plan[order].customer
-            ) { follower }
-            if index % 200 == 199 {
-                let target = index + 1
-                while followers.prefix(target).contains(where: { !$0.seen.withLock { $0.snapshot } }) {
-                    try await Task.sleep(for: .milliseconds(20))
-                }
-                if target % 1000 == 0 { Console.line("  \(target)/\(customers) sockets following") }
+            shares[index % generators].append(
+                FollowerTarget(
+                    order: order, port: ports[(index + index / orders) % ports.count], orderId: plan[order].orderId,
+                    token: plan[order].customer))
+        }
+        var children: [FollowerProcess] = []
+        for index in 1..<generators {
+            children.append(try FollowerProcess.start(shares[index], in: directory, index: index + 1))
+        }
+        state.withLock { $0.children = children }
+        let local = shares[0].count
+        let group = try await FollowerGroup.connect(shares[0]) { count in
+            if count % 1000 == 0 {
+                Console.line("  \(count)/\(local) sockets following" + (generators > 1 ? " (generator 1)" : ""))
             }
         }
-        let deadline = Date().addingTimeInterval(60)
-        while followers.contains(where: { !$0.seen.withLock { $0.snapshot } }) && Date() < deadline {
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        state.withLock { $0.sockets = followers }
+        state.withLock { $0.group = group }
+        for child in children { try await child.waitUntilReady() }
     }
 
-    /// Waits until no message arrived for 2 s (at most 60 s), so nothing still in flight counts as lost.
+    /// Waits until no message arrived for 2 s (at most 60 s), so nothing still in flight counts as lost; the other
+    /// generators settle the same way before they report.
     func settle() async throws {
-        var last = -1
-        for _ in 0..<30 {
-            let count = state.withLock { $0.sockets }.reduce(0) { $0 + $1.seen.withLock { $0.deliveries.count } }
-            if count == last { return }
-            last = count
-            try await Task.sleep(for: .seconds(2))
-        }
+        guard let group = state.withLock({ $0.group }) else { return }
+        try await group.settle()
+    }
+
+    /// Stops the other generators when the bench ends early.
+    func stopGenerators() {
+        for child in state.withLock({ $0.children }) { child.stop() }
     }
 
     struct Traffic {
@@ -303,23 +305,28 @@ final class TrackingLoad: Sendable {
         var gaps: Int
     }
 
-    func outcome() -> Outcome {
-        let (sockets, lastLat, start) = state.withLock {
-            ($0.sockets, $0.lastAcknowledgedLat, $0.trafficStart ?? .distantPast)
+    func outcome() async throws -> Outcome {
+        let (group, children, lastLat, start) = state.withLock {
+            ($0.group, $0.children, $0.lastAcknowledgedLat, $0.trafficStart ?? .distantPast)
         }
-        let seen = sockets.map { socket in socket.seen.withLock { $0 } }
-        let deliveries = seen.flatMap(\.deliveries)
+        var followers = group?.reports() ?? []
+        var deliveries = group?.deliveries() ?? []
+        for child in children {
+            let report = try await child.report()
+            followers += report.followers
+            deliveries += report.deliveries
+        }
         var outcome = Outcome(
             open: 0, deliveries: deliveries.count, latency: LatencySummary(deliveries.map(\.latency)),
             later: LatencySummary(deliveries.filter { $0.at.timeIntervalSince(start) >= 5 }.map(\.latency)),
             byWindow: Dictionary(grouping: deliveries) { Int(max(0, $0.at.timeIntervalSince(start)) / 10) }
                 .sorted { $0.key < $1.key }.map { LatencySummary($0.value.map(\.latency)) },
             lost: 0, misordered: 0, gaps: 0)
-        for (socket, seen) in zip(sockets, seen) {
+        for seen in followers {
             if seen.open { outcome.open += 1 }
             outcome.misordered += seen.misordered
             outcome.gaps += seen.gaps
-            if let expected = lastLat[socket.order], seen.lastLat != expected { outcome.lost += 1 }
+            if let expected = lastLat[seen.order], seen.lastLat != expected { outcome.lost += 1 }
         }
         return outcome
     }
