@@ -17,12 +17,14 @@ final class EtaLedger: Sendable {
     let logger: Logger
     let spacing: TimeInterval
     /// How often a rider's orders in transit are asked of the database: the pickup may have been tapped on
-    /// another instance.
+    /// another instance. Each rider's next ask is drawn from half to the whole of it: riders who came online
+    /// together (a shift start, a reconnect after a network blip, a benchmark) would otherwise all ask in the same
+    /// second, and 5,000 riders' queries at once stalled PostgreSQL's pool for 1–2 s (docs/benchmarks.md).
     let refresh: TimeInterval = 30
 
     private struct Watch {
         var orders: [(orderId: UUID, destination: GeoPoint)]
-        var checkedAt: Date
+        var checkAgainAt: Date
         var lastPredictionAt: [UUID: Date] = [:]
     }
 
@@ -66,12 +68,14 @@ final class EtaLedger: Sendable {
         guard let newest = fixes.max(by: { $0.recordedAt < $1.recordedAt }) else { return }
         let known = watches.withLock { $0[riderId] }
         var watch: Watch
-        if let known, now.timeIntervalSince(known.checkedAt) < refresh {
+        if let known, now < known.checkAgainAt {
             watch = known
         } else {
             do {
                 let orders = try await repository.ordersInTransit(riderId: riderId)
-                watch = Watch(orders: orders, checkedAt: now, lastPredictionAt: known?.lastPredictionAt ?? [:])
+                watch = Watch(
+                    orders: orders, checkAgainAt: now.addingTimeInterval(refresh * .random(in: 0.5...1)),
+                    lastPredictionAt: known?.lastPredictionAt ?? [:])
                 watch.lastPredictionAt = watch.lastPredictionAt.filter { id, _ in orders.contains { $0.orderId == id } }
             } catch {
                 logger.warning("orders in transit could not be read for ETAs", metadata: ["error": "\(error)"])
