@@ -95,9 +95,8 @@ public final class PostgresDatabase: SQLDatabase {
     /// round trip per payload fell behind at 5,000 fixes/s on two instances of a busy machine (docs/scaling.md).
     public func notify(channel: String, payloads: [String]) async throws {
         guard !payloads.isEmpty else { return }
-        let channelName = channel
         try await withDeadline {
-            let notify: PostgresQuery = "SELECT pg_notify(\(channelName), p) FROM unnest(\(payloads)::text[]) AS p"
+            let notify: PostgresQuery = "SELECT pg_notify(\(channel), p) FROM unnest(\(payloads)::text[]) AS p"
             do {
                 for try await _ in try await self.client.query(notify, logger: self.logger) {}
             } catch {

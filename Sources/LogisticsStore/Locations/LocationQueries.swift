@@ -80,7 +80,7 @@ extension SQLLogisticsRepository: LocationRepository {
             recordedAt: try row.date("shown_fix_at"))
     }
 
-    /// Rows per statement: 10 binds each, 10,000 a statement, below SQLite's 32,766 and PostgreSQL's 65,535. Every
+    /// Rows per SQLite statement: 10 binds each, 10,000 a statement, below SQLite's 32,766. Every
     /// statement is a round trip to the database's thread or socket and back onto a busy executor; with 100 rows a
     /// statement, a 6,000-fix batch took 120 of them and acknowledgements waited seconds (docs/benchmarks.md).
     private static let rowsPerInsert = 1000
@@ -128,10 +128,8 @@ extension SQLLogisticsRepository: LocationRepository {
             var start = 0
             while start < rows.count {
                 let chunk = rows[start..<min(rows.count, start + Self.rowsPerInsert)]
-                let values = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: chunk.count)
-                    .joined(separator: ", ")
                 try await transaction.query(
-                    "\(Self.fixInsert) VALUES \(values) \(Self.fixConflict)", chunk.flatMap { $0 })
+                    "\(Self.fixInsert) VALUES \(Self.valueRows(chunk.count)) \(Self.fixConflict)", chunk.flatMap { $0 })
                 start += Self.rowsPerInsert
             }
             // Both positions of every rider in a few statements, each only forward in time: statement parsing
@@ -179,22 +177,19 @@ extension SQLLogisticsRepository: LocationRepository {
 }
 
 extension SQLLogisticsRepository {
-    /// `UPDATE … FROM` a `VALUES` list named by a CTE, which SQLite (3.33+) and PostgreSQL both read; the casts
-    /// on the first row give PostgreSQL the column types its parameters would otherwise lack.
+    /// SQLite's position update: `UPDATE … FROM` a `VALUES` list named by a CTE (SQLite 3.33+). PostgreSQL reads
+    /// the same assignments from arrays (`storeAsColumns`).
     fileprivate static func positionUpdate(rows: Int) -> String {
-        let row =
-            "(CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS DOUBLE PRECISION), CAST(? AS DOUBLE PRECISION), "
-            + "CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS DOUBLE PRECISION), CAST(? AS DOUBLE PRECISION), "
-            + "CAST(? AS DOUBLE PRECISION), CAST(? AS BIGINT))"
-        // PostgreSQL types a VALUES column from all its rows, so only the first needs the casts; shorter SQL
-        // is cheaper to parse on every write.
-        let plainRow = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-        return """
-            WITH v (\(positionColumns)) AS (
-                VALUES \(([row] + Array(repeating: plainRow, count: rows - 1)).joined(separator: ", ")))
-            UPDATE riders SET \(positionAssignments)
-            FROM v WHERE riders.id = v.id
-            """
+        """
+        WITH v (\(positionColumns)) AS (VALUES \(valueRows(rows)))
+        UPDATE riders SET \(positionAssignments)
+        FROM v WHERE riders.id = v.id
+        """
+    }
+
+    /// `count` rows of ten parameters: a fix and a rider's positions both take ten.
+    fileprivate static func valueRows(_ count: Int) -> String {
+        Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: count).joined(separator: ", ")
     }
 
     fileprivate static let positionColumns =
