@@ -1,5 +1,4 @@
 import Foundation
-import LogisticsCore
 import NIOCore
 import NIOPosix
 
@@ -131,15 +130,13 @@ final class RiderSocket: BenchSocketListener {
 
     private func send() {
         guard let plan else { return }
-        let lat = 43.7300 + Double(step % 200) * 0.0003 + Double(plan.index % 7) * 0.00001
+        let lat = TrackingLoad.latitude(rider: plan.index, step: step)
         step += 1
         tick = tick + plan.interval
         let reference = nextReference
         nextReference += 1
         let sentAt = NIODeadline.now()
-        let message =
-            #"{"type":"locations","ref":"\#(reference)","fixes":[{"lat":\#(lat),"lon":7.4262,"accuracyM":5,"#
-            + #""speedMps":6.6,"headingDeg":0,"recordedAt":"\#(RFC3339.string(from: Date()))"}]}"#
+        let message = #"{"type":"locations","ref":"\#(reference)","fixes":[\#(TrackingLoad.fixJSON(lat: lat))]}"#
         guard let socket, socket.send(text: message) else {
             tally.failed += 1
             sendWhenDue()

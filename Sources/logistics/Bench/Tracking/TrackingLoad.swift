@@ -42,8 +42,6 @@ final class TrackingLoad: Sendable {
 
     func shutdown() async { try? await http.shutdown() }
 
-    private func base(_ index: Int) -> String { bases[index % bases.count] }
-
     /// Orders assigned to riders 0..<O and picked up, created by 32 workers at once.
     func seed() async throws {
         let dispatcher = try await tokens.token(subject: UUID(), role: .dispatcher, ttl: 86_400)
@@ -216,7 +214,7 @@ final class TrackingLoad: Sendable {
                     var step = 0
                     while tick < end {
                         try await Task.sleep(until: tick, clock: .continuous)
-                        let lat = 43.7300 + Double(step % 200) * 0.0003 + Double(index % 7) * 0.00001
+                        let lat = Self.latitude(rider: index, step: step)
                         let began = ContinuousClock.now
                         if await self.send(lat: lat, over: lanes[index]) {
                             acknowledged.value.withLock { $0 += 1 }
@@ -282,10 +280,18 @@ final class TrackingLoad: Sendable {
         return (lanes, posters)
     }
 
+    /// Where rider `rider` is at its `step`-th fix: up a street and back, 33 m a fix, each rider a little apart.
+    static func latitude(rider: Int, step: Int) -> Double {
+        43.7300 + Double(step % 200) * 0.0003 + Double(rider % 7) * 0.00001
+    }
+
+    /// One fix at `lat`, recorded now, as both the HTTP body and the socket message carry it.
+    static func fixJSON(lat: Double) -> String {
+        #"{"lat":\#(lat),"lon":7.4262,"accuracyM":5,"speedMps":6.6,"headingDeg":0,"recordedAt":"\#(RFC3339.string(from: Date()))"}"#
+    }
+
     private func send(lat: Double, over lane: Lane) async -> Bool {
-        let fix =
-            #"{"lat":\#(lat),"lon":7.4262,"accuracyM":5,"speedMps":6.6,"headingDeg":0,"recordedAt":"\#(RFC3339.string(from: Date()))"}"#
-        let body = #"{"fixes":[\#(fix)]}"#
+        let body = #"{"fixes":[\#(Self.fixJSON(lat: lat))]}"#
         let request =
             "POST /api/v1/rider/locations HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(lane.token)\r\n"
             + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
