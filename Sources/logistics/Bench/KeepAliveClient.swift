@@ -7,46 +7,63 @@ import Synchronization
 /// and AsyncHTTPClient's per-request machinery (and parsing every answer) made it spend most of a core on 2,000
 /// requests a second; this writes the request bytes and reads back the status line and Content-Length, nothing more.
 final class KeepAliveClient: Sendable {
-    private let connections: [any Channel]
+    private let host: String
+    private let port: Int
     private let pool: Mutex<Pool>
 
     private struct Pool {
+        var connections: [any Channel]
         var free: [Int]
         var waiting: [CheckedContinuation<Int, Never>] = []
     }
 
-    private init(connections: [any Channel]) {
-        self.connections = connections
-        pool = Mutex(Pool(free: Array(connections.indices)))
+    private init(host: String, port: Int, connections: [any Channel]) {
+        self.host = host
+        self.port = port
+        pool = Mutex(Pool(connections: connections, free: Array(connections.indices)))
     }
 
     static func connect(host: String, port: Int, count: Int) async throws -> KeepAliveClient {
-        let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        var connections: [any Channel] = []
+        for _ in 0..<count {
+            connections.append(try await open(host: host, port: port))
+        }
+        return KeepAliveClient(host: host, port: port, connections: connections)
+    }
+
+    private static func open(host: String, port: Int) async throws -> any Channel {
+        try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(ResponseReader())
                 }
             }
-        var connections: [any Channel] = []
-        for _ in 0..<count {
-            connections.append(try await bootstrap.connect(host: host, port: port).get())
-        }
-        return KeepAliveClient(connections: connections)
+            .connect(host: host, port: port).get()
     }
 
     /// The request's HTTP status, or nil when its connection failed.
     func send(_ request: ByteBuffer) async -> Int? {
         let index = await takeConnection()
         defer { giveBack(index) }
-        let channel = connections[index]
+        var channel = pool.withLock { $0.connections[index] }
+        // Servers end keep-alive connections on their own terms (osrm-routed after 512 requests); a phone would
+        // open a new one, and so does this, inside the request's time.
+        if !channel.isActive {
+            guard let fresh = try? await Self.open(host: host, port: port) else { return nil }
+            pool.withLock { $0.connections[index] = fresh }
+            channel = fresh
+        }
         let answered = channel.eventLoop.makePromise(of: Int.self)
-        channel.writeAndFlush(ResponseReader.Outbound(bytes: request, answered: answered), promise: nil)
+        let written = channel.eventLoop.makePromise(of: Void.self)
+        // A write into a connection that closed under it never reaches the reader, so its answer would never come.
+        written.futureResult.whenFailure { answered.fail($0) }
+        channel.writeAndFlush(ResponseReader.Outbound(bytes: request, answered: answered), promise: written)
         return try? await answered.futureResult.get()
     }
 
     func close() async {
-        for channel in connections { try? await channel.close() }
+        for channel in pool.withLock({ $0.connections }) { try? await channel.close() }
     }
 
     private func takeConnection() async -> Int {
@@ -99,14 +116,18 @@ private final class ResponseReader: ChannelDuplexHandler {
         } else {
             received!.writeBuffer(&chunk)
         }
-        while let status = nextResponse() {
-            guard !pending.isEmpty else { break }
-            pending.removeFirst().succeed(status)
+        while let (status, closing) = nextResponse() {
+            guard let answered = pending.popFirst() else { break }
+            // Closed before the answer is handed over, so the next request sees it closed and opens another. Taken
+            // off the queue first: closing fails whatever is still pending, synchronously.
+            if closing { context.close(promise: nil) }
+            answered.succeed(status)
         }
     }
 
-    /// Takes one whole response off the front of what was received, if there is one.
-    private func nextResponse() -> Int? {
+    /// Takes one whole response off the front of what was received, if there is one, with whether the server
+    /// will close the connection after it.
+    private func nextResponse() -> (status: Int, closing: Bool)? {
         guard var buffer = received, let view = buffer.readableBytesView.firstRange(of: Self.headerEnd) else {
             return nil
         }
@@ -115,13 +136,22 @@ private final class ResponseReader: ChannelDuplexHandler {
             let status = Int(head.dropFirst(9).prefix(3))
         else { return nil }
         var bodyLength = 0
-        for line in head.split(separator: "\r\n") where line.lowercased().hasPrefix("content-length:") {
-            bodyLength = Int(line.dropFirst("content-length:".count).filter { $0 != " " }) ?? 0
+        var closing = false
+        for line in head.split(separator: "\r\n") {
+            let lowered = line.lowercased()
+            if lowered.hasPrefix("content-length:") {
+                bodyLength = Int(lowered.dropFirst("content-length:".count).filter { $0 != " " }) ?? 0
+            } else if lowered.hasPrefix("connection:") {
+                closing = closing || lowered.contains("close")
+            } else if lowered.hasPrefix("keep-alive:") {
+                // osrm-routed counts its allowance down in `max=` and closes after the last, without saying close.
+                closing = closing || lowered.hasSuffix("max=1") || lowered.contains("max=1,")
+            }
         }
         guard buffer.readableBytes >= headerLength + bodyLength else { return nil }
         buffer.moveReaderIndex(forwardBy: headerLength + bodyLength)
         received = buffer.readableBytes == 0 ? nil : buffer
-        return status
+        return (status, closing)
     }
 
     private static let headerEnd: [UInt8] = Array("\r\n\r\n".utf8)

@@ -21,6 +21,9 @@ struct RoutingBench: AsyncParsableCommand {
     @Option(name: .customLong("database-url"), help: "PostgreSQL with pgRouting: also time pgr_dijkstra on the map.")
     var databaseURL: String?
     @Option(help: "Pairs for pgr_dijkstra (each loads the whole edge table).") var pgroutingPairs: Int = 200
+    @Option(help: "An osrm-routed (host:port) to send the same route requests to, taking turns with ours.")
+    var osrm: String?
+    @Option(help: "Times each client count is measured (on each server).") var apiRounds: Int = 1
 
     func validate() throws {
         guard gridSide == 0 || (10...2000).contains(gridSide) else {
@@ -30,6 +33,8 @@ struct RoutingBench: AsyncParsableCommand {
         guard !apiConcurrency.isEmpty, apiConcurrency.allSatisfy({ (1...64).contains($0) }) else {
             throw ValidationError("--api-concurrency must be 1...64 (repeat it for several counts)")
         }
+        guard (1...20).contains(apiRounds) else { throw ValidationError("--api-rounds must be 1...20") }
+        if let osrm, osrmPeer(osrm) == nil { throw ValidationError("--osrm must be host:port, as 127.0.0.1:5000") }
     }
 
     func run() async throws {
@@ -47,12 +52,20 @@ struct RoutingBench: AsyncParsableCommand {
                 try await PgRoutingComparison.measure(roadMap: roadMap, databaseURL: databaseURL, pairs: pairs)
             }
             if apiRequests > 0 {
-                try await RouteAPILoad.measure(map: map, requests: apiRequests, concurrency: apiConcurrency)
+                try await RouteAPILoad.measure(
+                    map: map, requests: apiRequests, concurrency: apiConcurrency, rounds: apiRounds,
+                    osrm: osrm.flatMap(osrmPeer))
             }
             if gridSide > 0 { measureGrid() }
         } catch let error as MapImportError {
             throw Console.failure(error.description)
         }
+    }
+
+    private func osrmPeer(_ address: String) -> RouteAPILoad.Peer? {
+        let parts = address.split(separator: ":")
+        guard parts.count == 2, let port = Int(parts[1]), (1...65535).contains(port) else { return nil }
+        return RouteAPILoad.Peer(host: String(parts[0]), port: port)
     }
 
     private func measureMap() throws(MapImportError) -> RoadMap {
