@@ -78,7 +78,11 @@ public final class RoadMap: Sendable {
 
     /// The arc from the original node that a restriction copy's arc duplicates (traffic is kept on originals).
     func canonicalArc(_ arc: Int) -> Int {
-        let source = graph.sourceNode(ofArc: arc)
+        canonicalArc(arc, source: graph.sourceNode(ofArc: arc))
+    }
+
+    /// The same, for an arc whose tail the caller already knows.
+    func canonicalArc(_ arc: Int, source: Int32) -> Int {
         let original = graph.originalNode[Int(source)]
         guard original != source else { return arc }
         return graph.arcs(

@@ -54,40 +54,64 @@ struct RouteNarrator {
 
     private func describe(_ pieces: [RoutePiece]) -> [Leg] {
         let graph = map.graph
-        let canonical = pieces.map { map.canonicalArc($0.arc) }
+        let sources = sourceNodes(pieces)
+        let canonical = zip(pieces, sources).map { map.canonicalArc($0.arc, source: $1) }
         let observations = map.traffic.observations(arcs: canonical, now: departure)
         var reached = departure
-        return pieces.enumerated().map { offset, piece in
-            let arc = piece.arc
-            let source = graph.sourceNode(ofArc: arc)
-            let target = graph.arcTarget[arc]
-            let a = graph.coordinate(source)
-            let b = graph.coordinate(target)
-            let share = piece.to - piece.from
-            let distance = Double(graph.arcDistanceM[arc]) * share
-            let freeFlowSpeed = Double(graph.arcDistanceM[arc]) / max(0.001, Double(graph.arcDurationS[arc]))
-            let observation = observations[offset].flatMap {
-                reached.timeIntervalSince($0.observedAt) < map.traffic.expiry ? $0 : nil
+        var legs: [Leg] = []
+        legs.reserveCapacity(pieces.count)
+        map.learned.withLookup { learnedSpeed in
+            for (offset, piece) in pieces.enumerated() {
+                let arc = piece.arc
+                let source = sources[offset]
+                let target = graph.arcTarget[arc]
+                let a = graph.coordinate(source)
+                let b = graph.coordinate(target)
+                let share = piece.to - piece.from
+                let distance = Double(graph.arcDistanceM[arc]) * share
+                let freeFlowSpeed = Double(graph.arcDistanceM[arc]) / max(0.001, Double(graph.arcDurationS[arc]))
+                let observation = observations[offset].flatMap {
+                    reached.timeIntervalSince($0.observedAt) < map.traffic.expiry ? $0 : nil
+                }
+                let learned = observation == nil ? learnedSpeed(canonical[offset], reached) : nil
+                let duration =
+                    observation?.seconds(over: distance) ?? learned.map { distance / $0 }
+                    ?? Double(graph.arcDurationS[arc]) * share
+                reached.addTimeInterval(duration)
+                let way = Int(graph.arcWay[arc])
+                legs.append(
+                    Leg(
+                        start: a.interpolated(to: b, piece.from), end: a.interpolated(to: b, piece.to),
+                        distanceM: distance, durationS: duration,
+                        congestion: LiveTraffic.congestion(
+                            liveMetresPerSecond: observation?.metresPerSecond ?? learned,
+                            freeFlowMetresPerSecond: freeFlowSpeed),
+                        observedAt: observation?.observedAt, name: graph.name(ofWay: Int32(way)),
+                        isRoundabout: graph.wayIsRoundabout[way], bearing: Bearing.degrees(from: a, to: b),
+                        endNode: piece.to >= 1 ? graph.originalNode[Int(target)] : nil,
+                        startNode: graph.originalNode[Int(source)]))
             }
-            let learned =
-                observation == nil
-                ? map.learned.metresPerSecond(arc: canonical[offset], slot: map.learned.slot(of: reached)) : nil
-            let duration =
-                observation?.seconds(over: distance) ?? learned.map { distance / $0 }
-                ?? Double(graph.arcDurationS[arc]) * share
-            reached.addTimeInterval(duration)
-            let way = Int(graph.arcWay[arc])
-            return Leg(
-                start: a.interpolated(to: b, piece.from), end: a.interpolated(to: b, piece.to),
-                distanceM: distance, durationS: duration,
-                congestion: LiveTraffic.congestion(
-                    liveMetresPerSecond: observation?.metresPerSecond ?? learned,
-                    freeFlowMetresPerSecond: freeFlowSpeed),
-                observedAt: observation?.observedAt, name: graph.name(ofWay: Int32(way)),
-                isRoundabout: graph.wayIsRoundabout[way], bearing: Bearing.degrees(from: a, to: b),
-                endNode: piece.to >= 1 ? graph.originalNode[Int(target)] : nil,
-                startNode: graph.originalNode[Int(source)])
         }
+        return legs
+    }
+
+    /// Each piece's tail node. A path's pieces join end to start, so the previous piece's head is checked first and
+    /// the binary search over all nodes is left for the first piece.
+    private func sourceNodes(_ pieces: [RoutePiece]) -> [Int32] {
+        let graph = map.graph
+        var sources: [Int32] = []
+        sources.reserveCapacity(pieces.count)
+        for (offset, piece) in pieces.enumerated() {
+            if offset > 0 {
+                let joined = graph.arcTarget[pieces[offset - 1].arc]
+                if graph.arcs(from: joined).contains(piece.arc) {
+                    sources.append(joined)
+                    continue
+                }
+            }
+            sources.append(graph.sourceNode(ofArc: piece.arc))
+        }
+        return sources
     }
 }
 

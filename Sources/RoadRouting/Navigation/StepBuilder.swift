@@ -74,15 +74,16 @@ struct StepBuilder {
                 type: "arrive", modifier: nil, location: legs.last?.end ?? end, bearingAfter: 0,
                 name: legs.last?.name ?? "",
                 geometryStart: last, geometryEnd: last))
+        let instructions = drafts.map(Self.instruction)
         return drafts.enumerated().map { index, draft in
-            let next = index + 1 < drafts.count ? drafts[index + 1] : nil
+            let next = index + 1 < drafts.count ? (draft: drafts[index + 1], instruction: instructions[index + 1]) : nil
             return RouteStep(
                 maneuver: Maneuver(
                     type: draft.type, modifier: draft.modifier, location: draft.location.rounded(),
                     bearingAfter: Int(draft.bearingAfter.rounded()) % 360, exit: draft.exit),
                 name: draft.name, distanceM: draft.distanceM.roundedTo(1), durationS: draft.durationS.roundedTo(1),
-                instruction: Self.instruction(for: draft),
-                voiceInstructions: voice(draft, next: next, isFirst: index == 0),
+                instruction: instructions[index],
+                voiceInstructions: voice(draft, instruction: instructions[index], next: next, isFirst: index == 0),
                 geometryStart: draft.geometryStart, geometryEnd: draft.geometryEnd)
         }
     }
@@ -102,8 +103,16 @@ struct StepBuilder {
     /// Whether the rider could have gone another way at this node (not counting going back).
     private func hasChoice(at node: Int32, arrivingFrom previous: Int32) -> Bool {
         let graph = map.graph
-        let onwards = Set(graph.arcs(from: node).map { graph.originalNode[Int(graph.arcTarget[$0])] })
-        return onwards.subtracting([previous]).count >= 2
+        let arcs = graph.arcs(from: node)
+        let onward = { (arc: Int) in graph.originalNode[Int(graph.arcTarget[arc])] }
+        // A node has a handful of arcs: counting distinct ways on without building a set spares an allocation per
+        // turn.
+        var distinct = 0
+        for arc in arcs where onward(arc) != previous {
+            if !arcs[..<arc].contains(where: { onward($0) == onward(arc) }) { distinct += 1 }
+            if distinct >= 2 { return true }
+        }
+        return false
     }
 
     static func modifier(_ turn: Double) -> String {
@@ -125,14 +134,16 @@ struct StepBuilder {
 
     /// Announcements for the maneuver that ends this step, spoken at distances a rider can act on: early
     /// warnings at 400 m and 150 m when the step is long enough, then the instruction itself ~30 m before.
-    private func voice(_ draft: Draft, next: Draft?, isFirst: Bool) -> [VoiceInstruction] {
+    private func voice(
+        _ draft: Draft, instruction head: String, next: (draft: Draft, instruction: String)?, isFirst: Bool
+    ) -> [VoiceInstruction] {
         guard let next else { return [] }
-        let nextText = next.type == "arrive" ? "You will arrive at your destination" : Self.instruction(for: next)
-        let finalText = next.type == "arrive" ? "You have arrived at your destination" : nextText
+        let arriving = next.draft.type == "arrive"
+        let nextText = arriving ? "You will arrive at your destination" : next.instruction
+        let finalText = arriving ? "You have arrived at your destination" : nextText
         let length = draft.distanceM
         var announcements: [VoiceInstruction] = []
         if isFirst {
-            let head = Self.instruction(for: draft)
             if length < 100 {
                 return [
                     VoiceInstruction(

@@ -112,6 +112,27 @@ public final class LearnedSpeeds: Sendable {
         state.withLock { speed(arc: arc, slot: slot.index, in: $0) }
     }
 
+    /// Lends `body` a lookup of an arc's learned speed at a moment, all under one lock: narrating a route asks for
+    /// every piece at the moment the rider reaches it, and four routes at once contended for the lock per piece.
+    public func withLookup<Result>(_ body: (_ speed: (_ arc: Int, _ at: Date) -> Double?) -> Result) -> Result {
+        state.withLock { state in
+            guard !state.segments.isEmpty || !state.classes.isEmpty else { return body { _, _ in nil } }
+            let timeZone = state.timeZone
+            // Every UTC offset in use is a whole number of quarter hours, so the slot can only change when the UTC
+            // quarter hour does; the time zone's offset (an ICU call) is asked once per quarter, not per piece.
+            var quarter = Int.min
+            var slot = 0
+            return body { arc, date in
+                let dateQuarter = Int((date.timeIntervalSince1970 / WeekSlot.duration).rounded(.down))
+                if dateQuarter != quarter {
+                    quarter = dateQuarter
+                    slot = WeekSlot(date, timeZone: timeZone).index
+                }
+                return speed(arc: arc, slot: slot, in: state)
+            }
+        }
+    }
+
     /// Every arc's learned speed in a slot, where one is known, under one lock: what a customisation folds in.
     public func speeds(slot: WeekSlot, arcs: [Int32]) -> [Double?] {
         state.withLock { state in
