@@ -61,6 +61,11 @@ struct RiderTrailTests {
         let token = links.token(linkId: link)
         #expect(links.reference(fromToken: token) == .link(link))
         #expect(links.reference(fromToken: String(token.dropLast())) == nil)
+        // A 32-byte signature ends in a character with two unused bits: every other spelling of it is refused.
+        let last = token.last!
+        for other in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_" where other != last {
+            #expect(links.reference(fromToken: String(token.dropLast()) + String(other)) == nil, "\(other)")
+        }
         #expect(links.reference(fromToken: token.replacingOccurrences(of: "trk2_", with: "trk2_0")) == nil)
         #expect(links.reference(fromToken: token.replacingOccurrences(of: "trk2_", with: "trk_")) == nil)
         #expect(TrackingLinks(serverSecret: Array("other".utf8)).reference(fromToken: token) == nil)

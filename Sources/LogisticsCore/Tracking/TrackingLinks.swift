@@ -52,7 +52,10 @@ public struct TrackingLinks: Sendable {
 
     private static func verified(_ body: Substring, key: SymmetricKey) -> UUID? {
         let parts = body.split(separator: ".", omittingEmptySubsequences: false)
+        // Only the one spelling the server writes: the decoder ignores the unused low bits of the last character,
+        // so without the comparison several tokens would open the same link.
         guard parts.count == 2, parts[0].count == 32, let signature = data(base64URL: String(parts[1])),
+            base64URL(signature) == parts[1],
             HMAC<SHA256>.isValidAuthenticationCode(signature, authenticating: Array(parts[0].utf8), using: key)
         else { return nil }
         let hex = Array(parts[0])

@@ -153,7 +153,7 @@ struct TrackingStreamTests {
             let wrongOrder = try await Self.refusal(server, orderId: other.orderId, token: link)
             #expect(wrongOrder.1 == 4404)
             let forged = try await Self.refusal(
-                server, orderId: scenario.orderId, token: String(link.dropLast(2)) + "AA")
+                server, orderId: scenario.orderId, token: TrackingLinksFixture.tampered(link))
             #expect(forged.1 == 4401)
 
             let firstMessage = TrackingFollower(
