@@ -86,7 +86,12 @@ enum RouteAPILoad {
         async throws -> Result
     {
         let recorder = LatencyRecorder()
-        let client = try await KeepAliveClient.connect(host: host, port: port, count: concurrency)
+        let client: KeepAliveClient
+        do {
+            client = try await KeepAliveClient.connect(host: host, port: port, count: concurrency)
+        } catch {
+            throw Console.failure("\(server) at \(host):\(port) did not accept a connection: is it running?")
+        }
         let buffers = requests.map { ByteBuffer(string: $0) }
         let started = ContinuousClock.now
         try await withThrowingTaskGroup(of: Void.self) { workers in
