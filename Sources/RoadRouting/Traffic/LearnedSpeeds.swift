@@ -61,6 +61,9 @@ public final class LearnedSpeeds: Sendable {
         /// Samples not yet handed to storage.
         var pending: [Int: Tally] = [:]
         var revision = 0
+
+        /// Nothing learned yet: class tallies are made from segment tallies, so none exist without them.
+        var isEmpty: Bool { segments.isEmpty }
     }
 
     /// Samples a segment needs in a slot before its own speed is trusted there.
@@ -116,7 +119,7 @@ public final class LearnedSpeeds: Sendable {
     /// every piece at the moment the rider reaches it, and four routes at once contended for the lock per piece.
     public func withLookup<Result>(_ body: (_ speed: (_ arc: Int, _ at: Date) -> Double?) -> Result) -> Result {
         state.withLock { state in
-            guard !state.segments.isEmpty || !state.classes.isEmpty else { return body { _, _ in nil } }
+            guard !state.isEmpty else { return body { _, _ in nil } }
             let timeZone = state.timeZone
             // Every UTC offset in use is a whole number of quarter hours, so the slot can only change when the UTC
             // quarter hour does; the time zone's offset (an ICU call) is asked once per quarter, not per piece.
@@ -136,13 +139,13 @@ public final class LearnedSpeeds: Sendable {
     /// Every arc's learned speed in a slot, where one is known, under one lock: what a customisation folds in.
     public func speeds(slot: WeekSlot, arcs: [Int32]) -> [Double?] {
         state.withLock { state in
-            if state.segments.isEmpty { return Array(repeating: nil, count: arcs.count) }
+            if state.isEmpty { return Array(repeating: nil, count: arcs.count) }
             return arcs.map { speed(arc: Int($0), slot: slot.index, in: state) }
         }
     }
 
     /// Whether anything has been learned at all.
-    public var isEmpty: Bool { state.withLock { $0.segments.isEmpty } }
+    public var isEmpty: Bool { state.withLock { $0.isEmpty } }
 
     /// The samples gathered since the last call, for storage; they stay counted here.
     public func takePending() -> [Entry] {
