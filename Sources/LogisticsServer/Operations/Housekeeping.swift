@@ -4,7 +4,7 @@ import LogisticsCore
 import LogisticsStore
 import ServiceLifecycle
 
-/// Prunes the bookkeeping tables (idempotency keys, finished notifications, fanned-out outbox rows), location fixes
+/// Rolls PostgreSQL's daily partitions of location fixes, prunes the bookkeeping tables (idempotency keys, finished notifications, fanned-out outbox rows), location fixes
 /// and photos past their retention, and photo files no proof refers to, once an hour, so a server that runs for
 /// months does not grow without end. With several instances each one prunes; the
 /// deletes are idempotent, so that only costs a little duplicated work.
@@ -32,6 +32,16 @@ struct Housekeeping: Service {
     func pruneOnce() async {
         do {
             let now = clock.now()
+            // Whole days first: what is left for the row-by-row retention is then at most a day or two of fixes.
+            let partitions = try await repository.rollLocationPartitions(now: now, retention: policy.locationFixes)
+            if partitions != LocationPartitionRoll() {
+                logger.info(
+                    "housekeeping rolled the daily partitions of location fixes",
+                    metadata: [
+                        "created": "\(partitions.created.joined(separator: ","))",
+                        "dropped": "\(partitions.dropped.joined(separator: ","))",
+                    ])
+            }
             let pruned = try await repository.prune(policy, now: now, batch: 1000)
             // After the rows, so the files of photos pruned just now go in the same pass.
             let files = try await BlobSweep(repository: repository, blobs: blobs).run(now: now)

@@ -31,14 +31,15 @@ public struct Migrator: Sendable {
         self.logger = logger
     }
 
-    /// Returns the versions applied by this call (empty when the schema was already current).
+    /// Returns the versions applied by this call (empty when the schema was already current). `last` stops at an
+    /// earlier version, for tests of a migration over the data of the schema before it.
     @discardableResult
-    public func migrate() async throws -> [Int] {
+    public func migrate(through last: Int = .max) async throws -> [Int] {
         try await database.query(
             "CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)"
         )
         var applied: [Int] = []
-        for migration in Schema.migrations {
+        for migration in Schema.migrations where migration.version <= last {
             let didApply = try await database.transaction { transaction in
                 if transaction.dialect == .postgres {
                     // Several instances may start at once; one applies, the others wait and skip. The lock is the

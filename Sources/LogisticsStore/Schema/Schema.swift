@@ -300,5 +300,36 @@ enum Schema {
                 "DROP INDEX rider_locations_rider_time"
             ]
         ),
+        Migration(
+            version: 16, name: "rider location fixes partitioned by the UTC day they were recorded (PostgreSQL)",
+            common: [],
+            // A country's history is ~86 GB a day (docs/scaling.md): retention drops a day's partition whole
+            // instead of deleting its rows. The existing table becomes the default partition, with its rows, rows
+            // and indexes untouched: no copy, so the upgrade takes as long for a billion fixes as for none.
+            // Housekeeping makes the days (`rollLocationPartitions`); the old fixes go row by row as they expire.
+            // No primary key on the parent: it would have to hold `recorded_at` and be built over the old rows.
+            postgresOnly: [
+                "ALTER TABLE rider_locations RENAME TO rider_locations_default",
+                "ALTER INDEX rider_locations_pkey RENAME TO rider_locations_default_pkey",
+                "ALTER INDEX rider_locations_fix RENAME TO rider_locations_default_fix",
+                "ALTER INDEX rider_locations_order_time RENAME TO rider_locations_default_order_time",
+                "ALTER INDEX rider_locations_received RENAME TO rider_locations_default_received",
+                """
+                CREATE TABLE rider_locations (
+                    id BIGINT NOT NULL DEFAULT nextval('rider_locations_id_seq'),
+                    rider_id TEXT NOT NULL REFERENCES riders (id), task_id TEXT, order_id TEXT,
+                    lat DOUBLE PRECISION NOT NULL, lon DOUBLE PRECISION NOT NULL, accuracy_m DOUBLE PRECISION,
+                    speed_mps DOUBLE PRECISION, heading_deg DOUBLE PRECISION,
+                    recorded_at BIGINT NOT NULL, received_at BIGINT NOT NULL
+                ) PARTITION BY RANGE (recorded_at)
+                """,
+                "ALTER SEQUENCE rider_locations_id_seq OWNED BY rider_locations.id",
+                "CREATE UNIQUE INDEX rider_locations_fix ON rider_locations (rider_id, recorded_at, lat, lon)",
+                "CREATE INDEX rider_locations_order_time ON rider_locations (order_id, recorded_at)",
+                "CREATE INDEX rider_locations_received ON rider_locations (received_at)",
+                // The parent's indexes and foreign key find their twins on the old table and take them over.
+                "ALTER TABLE rider_locations ATTACH PARTITION rider_locations_default DEFAULT",
+            ]
+        ),
     ]
 }

@@ -82,8 +82,11 @@ extension SQLLogisticsRepository {
                   AND NOT EXISTS (SELECT 1 FROM notification_deliveries d WHERE d.outbox_id = o.id)
                 LIMIT ?)
             """, [.date(outboxBefore)], batch: batch)
+        // PostgreSQL drops whole days of fixes (`rollLocationPartitions`); only those waiting in the default
+        // partition, for a day without a partition of its own, go row by row.
+        let fixes = database.dialect == .postgres ? "rider_locations_default" : "rider_locations"
         pruned.locationFixes = try await deleteInBatches(
-            "DELETE FROM rider_locations WHERE id IN (SELECT id FROM rider_locations WHERE received_at < ? LIMIT ?)",
+            "DELETE FROM \(fixes) WHERE id IN (SELECT id FROM \(fixes) WHERE received_at < ? LIMIT ?)",
             [.date(now.addingTimeInterval(-policy.locationFixes))], batch: batch)
         pruned.etaPredictions = try await deleteInBatches(
             """
