@@ -39,4 +39,50 @@ struct RelayPayloadTests {
         #expect(unpacked.filter { if case .event = $0 { true } else { false } }.count == 10)
         #expect(unpacked.filter { if case .notice = $0 { true } else { false } }.count == 1)
     }
+
+    @Test("absent and awkward values survive: no accuracy, quotes and control characters, a rider's exact time")
+    func values() throws {
+        let instance = UUID()
+        let riderId = UUID()
+        let fix = LocationFix(
+            lat: -33.868_820_123_456_78, lon: 151.209_296, accuracyM: nil, speedMps: 0, headingDeg: nil,
+            recordedAt: Date(epochMillis: 1_800_000_000_123))
+        let message = "{\"type\":\"notification\",\"text\":\"Line\\none \\\"quoted\\\" \u{1}\"}"
+        let payloads = RelayPayload.pack(
+            [.fix(riderId: riderId, fix: fix), .notice(recipientId: riderId, message: message)], from: instance,
+            limit: 7_000)
+        #expect(payloads.count == 1)
+        let payload = try #require(payloads.first)
+        let (from, updates) = try #require(RelayPayload.unpack(payload))
+        #expect(from == instance)
+        guard case .fix(let gotRider, let got) = updates.first, case .notice(_, let gotMessage) = updates.last else {
+            Issue.record("expected a fix and a notice, got \(updates)")
+            return
+        }
+        #expect(gotRider == riderId)
+        #expect(got.lat == fix.lat && got.lon == fix.lon && got.recordedAt == fix.recordedAt)
+        #expect(got.accuracyM == nil && got.speedMps == 0 && got.headingDeg == nil)
+        #expect(gotMessage == message)
+    }
+
+    @Test("payloads are filled close to the limit, and an update larger than it is dropped alone")
+    func filling() throws {
+        let fixes: [TrackingUpdate] = (0..<1_000).map { index in
+            .fix(
+                riderId: UUID(),
+                fix: LocationFix(
+                    lat: 43.7 + Double(index) * 0.000_01, lon: 7.42, accuracyM: 5, speedMps: 6, headingDeg: 90,
+                    recordedAt: Date(epochMillis: 1_800_000_000_000 + Int64(index))))
+        }
+        let huge = TrackingUpdate.notice(recipientId: UUID(), message: String(repeating: "x", count: 8_000))
+        let payloads = RelayPayload.pack(
+            Array(fixes[..<500]) + [huge] + Array(fixes[500...]), from: UUID(), limit: 7_000)
+        let total = payloads.reduce(0) { $0 + $1.utf8.count }
+        #expect(payloads.allSatisfy { $0.utf8.count <= 7_000 })
+        // Filled greedily: every payload but the last is within one fix of the limit.
+        #expect(payloads.dropLast().allSatisfy { $0.utf8.count > 7_000 - 200 })
+        #expect(payloads.count == (total + 6_999) / 7_000 || payloads.count == (total + 6_999) / 7_000 + 1)
+        let unpacked = payloads.compactMap(RelayPayload.unpack).flatMap(\.1)
+        #expect(unpacked.count == 1_000)
+    }
 }
