@@ -91,22 +91,31 @@ extension SQLLogisticsRepository: LocationRepository {
             let postgres = transaction.dialect == .postgres
             // The history records which delivery each fix belongs to: one lookup for every rider in the write.
             let riderIds = Array(Set(writes.map(\.riderId)))
-            // On PostgreSQL the ids come as one array joined as a table: `rider_id = ANY(?)` with the array cast
-            // from a parameter compared every task with every id (a second a batch at 2,500 riders).
-            let (riders, riderBinds): (String, [SQLValue]) =
+            let unfinished = "tasks.status NOT IN ('DELIVERED', 'CANCELLED', 'FAILED')"
+            // On PostgreSQL the ids come as one array, each looked up in the index of unfinished tasks:
+            // `rider_id = ANY(?)` compared every task with every id (a second a batch at 2,500 riders), and a join
+            // with the array scanned every task (15 ms a commit at 28,000). `OFFSET 0` keeps the planner from
+            // turning the lookups back into that join.
+            let (query, binds): (String, [SQLValue]) =
                 postgres
                 ? (
-                    "JOIN unnest(CAST(? AS TEXT[])) AS r (id) ON tasks.rider_id = r.id WHERE",
+                    """
+                    SELECT t.rider_id, t.id, t.order_id FROM unnest(CAST(? AS TEXT[])) AS r (id)
+                    CROSS JOIN LATERAL (
+                        SELECT tasks.rider_id, tasks.id, tasks.order_id FROM tasks
+                        WHERE tasks.rider_id = r.id AND \(unfinished) OFFSET 0) AS t
+                    """,
                     [.postgresArray(riderIds.map { SQLValue.uuid($0).arrayElement })]
                 )
-                : ("WHERE tasks.rider_id IN (\(placeholders(riderIds.count))) AND", riderIds.map { .uuid($0) })
+                : (
+                    """
+                    SELECT tasks.rider_id, tasks.id, tasks.order_id FROM tasks
+                    WHERE tasks.rider_id IN (\(placeholders(riderIds.count))) AND \(unfinished)
+                    """,
+                    riderIds.map { .uuid($0) }
+                )
             var active: [UUID: (task: UUID, order: UUID)] = [:]
-            for row in try await transaction.query(
-                """
-                SELECT tasks.rider_id, tasks.id, tasks.order_id FROM tasks
-                \(riders) tasks.status NOT IN ('DELIVERED', 'CANCELLED', 'FAILED')
-                """, riderBinds)
-            {
+            for row in try await transaction.query(query, binds) {
                 active[try row.uuid("rider_id")] = (try row.uuid("id"), try row.uuid("order_id"))
             }
             var rows: [[SQLValue]] = []
