@@ -8,11 +8,15 @@ final class ChildServer: @unchecked Sendable {
     private let output = Pipe()
     private(set) var port = 0
 
-    init(dataDirectory: String, environment: [String: String]) throws {
-        // Another build's binary serves when LOGISTICS_BENCH_SERVER names it: two builds measured with the same load
-        // generator, alternately in the same hour, differ only by the server.
+    /// Another build's binary serves when LOGISTICS_BENCH_SERVER names it: two builds measured with the same load
+    /// generator, alternately in the same hour, differ only by the server.
+    static var serverBinary: URL {
         let server = ProcessInfo.processInfo.environment["LOGISTICS_BENCH_SERVER"] ?? "/proc/self/exe"
-        process.executableURL = URL(fileURLWithPath: server).resolvingSymlinksInPath()
+        return URL(fileURLWithPath: server).resolvingSymlinksInPath()
+    }
+
+    init(dataDirectory: String, environment: [String: String]) throws {
+        process.executableURL = Self.serverBinary
         process.arguments = ["serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", dataDirectory]
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "DATABASE_URL")

@@ -19,6 +19,8 @@ final class FollowerProcess: @unchecked Sendable {
 
     private init(directory: URL) { self.directory = directory }
 
+    var cpuSeconds: Double { ProcessCPU.seconds(pid: process.processIdentifier) }
+
     static func start(_ targets: [FollowerTarget], in parent: URL, index: Int) throws -> FollowerProcess {
         let directory = parent.appendingPathComponent("generator-\(index)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

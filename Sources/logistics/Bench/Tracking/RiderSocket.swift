@@ -34,6 +34,7 @@ final class RiderSocket: BenchSocketListener {
         var end: NIODeadline
         /// Only the last acknowledged latitude of a rider with an order is checked against its customers.
         var hasOrder: Bool
+        var path: RiderPath
         /// Counts acknowledged fixes across riders, for the progress lines.
         var acknowledged: AcknowledgedCount
     }
@@ -130,13 +131,13 @@ final class RiderSocket: BenchSocketListener {
 
     private func send() {
         guard let plan else { return }
-        let lat = TrackingLoad.latitude(rider: plan.index, step: step)
-        step += 1
         tick = tick + plan.interval
+        let lat = plan.path.latitude(rider: plan.index, step: step, last: tick >= plan.end)
+        step += 1
         let reference = nextReference
         nextReference += 1
         let sentAt = NIODeadline.now()
-        let message = #"{"type":"locations","ref":"\#(reference)","fixes":[\#(TrackingLoad.fixJSON(lat: lat))]}"#
+        let message = #"{"type":"locations","ref":"\#(reference)","fixes":[\#(plan.path.fixJSON(lat: lat))]}"#
         guard let socket, socket.send(text: message) else {
             tally.failed += 1
             sendWhenDue()

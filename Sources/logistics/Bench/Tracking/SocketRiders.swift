@@ -28,7 +28,9 @@ enum SocketRiders {
     /// Every rider sends one fix every `interval` for `seconds`, their starts spread over the first interval; the
     /// riders with an order are the first `orders`. Returns when every fix is answered, with each rider-with-order's
     /// last acknowledged latitude.
-    static func drive(_ riders: [RiderSocket.Handle], seconds: Int, interval: Duration, orders: Int) async throws
+    static func drive(
+        _ riders: [RiderSocket.Handle], seconds: Int, interval: Duration, orders: Int, path: RiderPath
+    ) async throws
         -> (TrackingLoad.Traffic, lastAcknowledgedLat: [Int: Double])
     {
         let acknowledged = AcknowledgedCount()
@@ -41,7 +43,7 @@ enum SocketRiders {
             let offset = interval * (Double(index) / Double(riders.count))
             let plan = RiderSocket.Plan(
                 index: index, first: start + TimeAmount(offset), interval: TimeAmount(interval), end: end,
-                hasOrder: index < orders, acknowledged: acknowledged)
+                hasOrder: index < orders, path: path, acknowledged: acknowledged)
             rider.start(plan, finished: tally)
             return tally.futureResult
         }

@@ -23,8 +23,14 @@ struct TrackingBench: AsyncParsableCommand {
     @Option(help: "Seconds between one rider's fixes.") var interval: Double = 5
     @Option(help: "How riders send fixes: http (shared keep-alive connections) or socket (one each).")
     var fixesOver: TrackingLoad.Transport = .http
-    @Option(help: "Orders in transit; customers are spread over them, their riders move 33 m per fix.")
+    @Option(help: "Orders in transit; customers are spread over them.")
     var orders: Int = 1_000
+    @Option(
+        help: """
+            How far a rider moves between fixes. At 33 (the default) every fix is kept in the history; a rider at \
+            6.6 m/s sending every second moves 6.6, and the history keeps about one fix in four.
+            """)
+    var metresPerFix: Double = 33
     @Option(help: "Seconds of rider traffic.") var duration: Int = 30
     @Option(help: "Server instances (2 needs --database-url).") var instances: Int = 1
     @Option(help: "Keep-alive connections the riders share per instance, one request in flight on each.")
@@ -45,6 +51,7 @@ struct TrackingBench: AsyncParsableCommand {
         guard (1...min(riders, customers)).contains(orders) else {
             throw ValidationError("--orders must be 1...min(riders, customers)")
         }
+        guard (0.5...500).contains(metresPerFix) else { throw ValidationError("--metres-per-fix must be 0.5...500") }
         guard (0.5...60).contains(interval) else { throw ValidationError("--interval must be 0.5...60 seconds") }
         guard (5...600).contains(duration) else { throw ValidationError("--duration must be 5...600 seconds") }
         guard (1...2).contains(instances) else { throw ValidationError("--instances must be 1 or 2") }
@@ -80,7 +87,8 @@ struct TrackingBench: AsyncParsableCommand {
         }
         let load = TrackingLoad(
             bases: servers.map { "http://127.0.0.1:\($0.port)" }, ports: servers.map(\.port),
-            tokens: await AccessTokenIssuer(secret: secret), riders: riders, orders: orders, customers: customers)
+            tokens: await AccessTokenIssuer(secret: secret), riders: riders, orders: orders, customers: customers,
+            path: RiderPath(metresPerFix: metresPerFix, interval: interval))
 
         Console.line("Seeding \(orders) orders in transit ...")
         try await load.seed()
@@ -119,9 +127,11 @@ struct TrackingBench: AsyncParsableCommand {
             }
             return (peak, samples, allCutBy)
         }
+        let cpuBefore = cpuSeconds(servers, load)
         let traffic = try await load.drive(
             seconds: duration, interval: .milliseconds(Int64(interval * 1000)), connections: connections,
             transport: fixesOver)
+        let cpu = cpuSeconds(servers, load) - cpuBefore
         sampler.cancel()
         let (peak, samples, allCutBy) = await sampler.value
         Console.line("Letting the last messages arrive ...")
@@ -134,7 +144,7 @@ struct TrackingBench: AsyncParsableCommand {
         Console.line()
         Console.line(
             "store: \(databaseURL == nil ? "SQLite (WAL)" : "PostgreSQL"); instances: \(instances); "
-                + "riders: \(riders), a fix every \(interval) s over \(fixesOver.rawValue); orders in transit: \(orders); machine: \(ProcessInfo.processInfo.activeProcessorCount) cores"
+                + "riders: \(riders), a fix every \(interval) s, \(metresPerFix) m apart, over \(fixesOver.rawValue); orders in transit: \(orders); machine: \(ProcessInfo.processInfo.activeProcessorCount) cores"
         )
         Console.line("sockets held at the end: \(outcome.open) of \(customers)")
         Console.line(
@@ -161,6 +171,16 @@ struct TrackingBench: AsyncParsableCommand {
         Console.line(
             "lost: \(outcome.lost) (sockets whose last position is not their rider's last fix), "
                 + "misordered or duplicated: \(outcome.misordered), seq gaps: \(outcome.gaps)")
+        let fixes = Double(max(1, traffic.acknowledged))
+        Console.line(
+            String(
+                format: "CPU during the traffic: servers %.2f cores (%.3f ms a fix), generators %.2f cores",
+                cpu.servers / traffic.seconds, cpu.servers * 1000 / fixes, cpu.generators / traffic.seconds)
+                + (databaseURL == nil
+                    ? ""
+                    : String(
+                        format: ", PostgreSQL %.2f cores (%.3f ms a fix)", cpu.postgres / traffic.seconds,
+                        cpu.postgres * 1000 / fixes)))
         let quarters = stride(from: 0, to: samples.count, by: max(1, samples.count / 4)).map { samples[$0] / 1_048_576 }
         Console.line(
             "server memory during the traffic: peak \(peak / 1_048_576) MiB; every quarter of the run: "
@@ -188,7 +208,8 @@ enum FileDescriptors {
     }
 }
 
-/// `logistics serve` in a child process, with its log in the data directory.
+/// `logistics serve` in a child process (this binary, or LOGISTICS_BENCH_SERVER's), with its log in the data
+/// directory.
 final class BenchServerProcess: Sendable {
     let process: Process
     let port: Int
@@ -203,10 +224,7 @@ final class BenchServerProcess: Sendable {
     {
         let port = try freePort()
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
-        if !FileManager.default.isExecutableFile(atPath: process.executableURL!.path) {
-            process.executableURL = Bundle.main.executableURL
-        }
+        process.executableURL = ChildServer.serverBinary
         process.arguments = ["serve"]
         var environment = ProcessInfo.processInfo.environment
         environment["LOGISTICS_PORT"] = String(port)
@@ -283,5 +301,27 @@ final class BenchServerProcess: Sendable {
         guard process.isRunning else { return }
         process.terminate()
         process.waitUntilExit()
+    }
+}
+
+extension TrackingBench {
+    /// CPU seconds so far of the servers, the load generators (this process and its children) and PostgreSQL.
+    fileprivate func cpuSeconds(_ servers: [BenchServerProcess], _ load: TrackingLoad) -> CPUSpent {
+        CPUSpent(
+            servers: servers.reduce(0) { $0 + ProcessCPU.seconds(pid: $1.process.processIdentifier) },
+            generators: ProcessCPU.seconds(pid: getpid()) + load.childrenCPUSeconds(),
+            postgres: databaseURL == nil ? 0 : ProcessCPU.postgresSeconds())
+    }
+}
+
+private struct CPUSpent {
+    var servers: Double
+    var generators: Double
+    var postgres: Double
+
+    static func - (lhs: CPUSpent, rhs: CPUSpent) -> CPUSpent {
+        CPUSpent(
+            servers: lhs.servers - rhs.servers, generators: lhs.generators - rhs.generators,
+            postgres: lhs.postgres - rhs.postgres)
     }
 }

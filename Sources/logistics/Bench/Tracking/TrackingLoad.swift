@@ -15,6 +15,7 @@ final class TrackingLoad: Sendable {
     let riders: Int
     let orders: Int
     let customers: Int
+    let path: RiderPath
     private let http: HTTPClient
     private let recorder = LatencyRecorder()
     private let state = Mutex(State())
@@ -28,8 +29,12 @@ final class TrackingLoad: Sendable {
         var trafficStart: Date?
     }
 
-    init(bases: [String], ports: [Int], tokens: AccessTokenIssuer, riders: Int, orders: Int, customers: Int) {
+    init(
+        bases: [String], ports: [Int], tokens: AccessTokenIssuer, riders: Int, orders: Int, customers: Int,
+        path: RiderPath
+    ) {
         self.bases = bases
+        self.path = path
         self.ports = ports
         self.tokens = tokens
         self.riders = riders
@@ -192,7 +197,7 @@ final class TrackingLoad: Sendable {
             Console.line("Riders sending for \(seconds) s ...")
             state.withLock { $0.trafficStart = Date() }
             let (traffic, lastAcknowledgedLat) = try await SocketRiders.drive(
-                sockets, seconds: seconds, interval: interval, orders: orders)
+                sockets, seconds: seconds, interval: interval, orders: orders, path: path)
             state.withLock { $0.lastAcknowledgedLat = lastAcknowledgedLat }
             return traffic
         }
@@ -214,7 +219,7 @@ final class TrackingLoad: Sendable {
                     var step = 0
                     while tick < end {
                         try await Task.sleep(until: tick, clock: .continuous)
-                        let lat = Self.latitude(rider: index, step: step)
+                        let lat = self.path.latitude(rider: index, step: step, last: tick + interval >= end)
                         let began = ContinuousClock.now
                         if await self.send(lat: lat, over: lanes[index]) {
                             acknowledged.value.withLock { $0 += 1 }
@@ -280,18 +285,13 @@ final class TrackingLoad: Sendable {
         return (lanes, posters)
     }
 
-    /// Where rider `rider` is at its `step`-th fix: up a street and back, 33 m a fix, each rider a little apart.
-    static func latitude(rider: Int, step: Int) -> Double {
-        43.7300 + Double(step % 200) * 0.0003 + Double(rider % 7) * 0.00001
-    }
-
-    /// One fix at `lat`, recorded now, as both the HTTP body and the socket message carry it.
-    static func fixJSON(lat: Double) -> String {
-        #"{"lat":\#(lat),"lon":7.4262,"accuracyM":5,"speedMps":6.6,"headingDeg":0,"recordedAt":"\#(RFC3339.string(from: Date()))"}"#
+    /// CPU seconds of the load-generator processes this one started.
+    func childrenCPUSeconds() -> Double {
+        state.withLock { $0.children }.reduce(0) { $0 + $1.cpuSeconds }
     }
 
     private func send(lat: Double, over lane: Lane) async -> Bool {
-        let body = #"{"fixes":[\#(Self.fixJSON(lat: lat))]}"#
+        let body = #"{"fixes":[\#(path.fixJSON(lat: lat))]}"#
         let request =
             "POST /api/v1/rider/locations HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(lane.token)\r\n"
             + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
