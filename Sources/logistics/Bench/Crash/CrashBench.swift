@@ -38,7 +38,7 @@ struct CrashBench: AsyncParsableCommand {
             "LOGISTICS_RATE_LIMIT_FIXES": "off", "LOGISTICS_CONNECTIONS_PER_ADDRESS": "off", "LOG_LEVEL": "error",
         ]
         var schema: String?
-        if let databaseURL { schema = try await Self.createSchema(url: databaseURL) }
+        if let databaseURL { schema = try await BenchSchema.create(prefix: "crash", url: databaseURL) }
         if let databaseURL, let schema {
             environment["DATABASE_URL"] = databaseURL
             environment["LOGISTICS_DATABASE_SCHEMA"] = schema
@@ -54,10 +54,10 @@ struct CrashBench: AsyncParsableCommand {
                 Console.line("  round \(round)/\(rounds): \(findings.summary)")
             }
         } catch {
-            if let databaseURL, let schema { await Self.dropSchema(schema, url: databaseURL) }
+            if let databaseURL, let schema { await BenchSchema.drop(schema, url: databaseURL) }
             throw Console.failure("crash bench stopped: \(error)")
         }
-        if let databaseURL, let schema { await Self.dropSchema(schema, url: databaseURL) }
+        if let databaseURL, let schema { await BenchSchema.drop(schema, url: databaseURL) }
         Console.line(
             "\(total.lost) lost of \(total.acknowledged) acknowledged writes (\(total.orders) orders) over \(rounds) "
                 + "kill -9 rounds on \(store); \(total.gaps) sequence gaps, \(total.halfDone) half-done orders")
@@ -97,23 +97,5 @@ struct CrashBench: AsyncParsableCommand {
         restarted.kill(SIGTERM)
         _ = await restarted.waitForExit()
         return findings
-    }
-
-    private static func createSchema(url: String) async throws -> String {
-        let name = "crash_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
-        var logger = Logger(label: "crash-bench")
-        logger.logLevel = .critical
-        let admin = try PostgresDatabase(settings: .init(url: url, poolSize: 1), logger: logger)
-        defer { Task { await admin.close() } }
-        try await admin.query("CREATE SCHEMA \(name)")
-        return String(name)
-    }
-
-    private static func dropSchema(_ name: String, url: String) async {
-        var logger = Logger(label: "crash-bench")
-        logger.logLevel = .critical
-        guard let admin = try? PostgresDatabase(settings: .init(url: url, poolSize: 1), logger: logger) else { return }
-        _ = try? await admin.query("DROP SCHEMA \(name) CASCADE")
-        await admin.close()
     }
 }

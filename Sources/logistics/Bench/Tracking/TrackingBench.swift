@@ -76,6 +76,19 @@ struct TrackingBench: AsyncParsableCommand {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("logistics-bench-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
+        var schema: String?
+        if let databaseURL { schema = try await BenchSchema.create(prefix: "tracking", url: databaseURL) }
+        do {
+            try await measure(directory: directory, schema: schema)
+        } catch {
+            if let databaseURL, let schema { await BenchSchema.drop(schema, url: databaseURL) }
+            throw error
+        }
+        if let databaseURL, let schema { await BenchSchema.drop(schema, url: databaseURL) }
+    }
+
+    /// The servers, the customers' sockets and the riders' traffic, on a fresh schema when on PostgreSQL.
+    private func measure(directory: URL, schema: String?) async throws {
         let secret = UUID().uuidString + UUID().uuidString
         var servers: [BenchServerProcess] = []
         defer { for server in servers { server.stop() } }
@@ -83,7 +96,8 @@ struct TrackingBench: AsyncParsableCommand {
             Console.line("Starting server instance \(index + 1) on \(databaseURL == nil ? "SQLite" : "PostgreSQL") ...")
             servers.append(
                 try await BenchServerProcess.start(
-                    dataDirectory: directory.path, secret: secret, databaseURL: databaseURL, index: index))
+                    dataDirectory: directory.path, secret: secret, databaseURL: databaseURL, schema: schema,
+                    index: index))
         }
         let load = TrackingLoad(
             bases: servers.map { "http://127.0.0.1:\($0.port)" }, ports: servers.map(\.port),
@@ -219,7 +233,8 @@ final class BenchServerProcess: Sendable {
         self.port = port
     }
 
-    static func start(dataDirectory: String, secret: String, databaseURL: String?, index: Int) async throws
+    static func start(dataDirectory: String, secret: String, databaseURL: String?, schema: String?, index: Int)
+        async throws
         -> BenchServerProcess
     {
         let port = try freePort()
@@ -239,6 +254,7 @@ final class BenchServerProcess: Sendable {
         environment.removeValue(forKey: "LOGISTICS_MAP")
         if let databaseURL {
             environment["DATABASE_URL"] = databaseURL
+            environment["LOGISTICS_DATABASE_SCHEMA"] = schema
         } else {
             environment.removeValue(forKey: "DATABASE_URL")
         }
