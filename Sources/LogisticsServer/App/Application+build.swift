@@ -84,7 +84,8 @@ public func buildApplication(
             relay: relay,
             ingest: LocationIngest(
                 repository: repository, relay: relay, navigator: navigator, etas: etas, clock: clock,
-                fixesPerRider: configuration.rateLimits.fixesPerRider),
+                fixesPerRider: configuration.rateLimits.fixesPerRider,
+                commitsAtOnce: database.dialect == .postgres ? 2 : 1),
             etas: etas,
             trackingLinks: TrackingLinks(serverSecret: Array(otpSecret.utf8)),
             accessWatch: AccessWatch(

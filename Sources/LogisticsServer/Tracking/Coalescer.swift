@@ -22,8 +22,8 @@ struct KeepAll<Item: Sendable>: CoalescerBuffer {
 
 typealias Coalescer<Item: Sendable> = BufferedCoalescer<KeepAll<Item>>
 
-/// One drainer at a time: items submitted while a batch is being handled wait and are handled together in the
-/// next one. Under light load every item goes at once; under heavy load the batches grow instead of the queue.
+/// One drainer per lane (one lane unless told): items submitted while every lane handles a batch wait and are
+/// handled together in the next one. Under light load every item goes at once; under heavy load the batches grow instead of the queue.
 /// The group commit of rider fixes and the coalesced NOTIFY payloads both work this way.
 ///
 /// `interval` is the least time between the starts of two batches (PostgreSQL's `commit_delay`, in effect): after
@@ -31,27 +31,30 @@ typealias Coalescer<Item: Sendable> = BufferedCoalescer<KeepAll<Item>>
 /// interval instead of one each: with a commit per fix, 2,000 evenly spread fixes a second took twice the server's
 /// CPU (docs/benchmarks.md).
 final class BufferedCoalescer<Buffer: CoalescerBuffer>: Sendable {
-    private let state = Mutex<(items: Buffer, isDraining: Bool, lastStart: ContinuousClock.Instant?)>(
-        (Buffer(), false, nil))
+    private let state = Mutex<(items: Buffer, draining: Int, lastStart: ContinuousClock.Instant?)>(
+        (Buffer(), 0, nil))
     private let handle: @Sendable ([Buffer.Item]) async -> Void
     private let executor: (any TaskExecutor)?
     private let interval: Duration
+    private let lanes: Int
 
-    /// `executor`: where the drainer runs, when it should not share the pool with everything else.
+    /// `executor`: where the drainers run, when they should not share the pool with everything else. `lanes`: how
+    /// many batches may be handled at once; items submitted while every lane is busy wait for the first one free.
     init(
-        executor: (any TaskExecutor)? = nil, interval: Duration = .zero,
+        executor: (any TaskExecutor)? = nil, interval: Duration = .zero, lanes: Int = 1,
         _ handle: @escaping @Sendable ([Buffer.Item]) async -> Void
     ) {
         self.executor = executor
         self.interval = interval
+        self.lanes = max(1, lanes)
         self.handle = handle
     }
 
     func submit(_ items: [Buffer.Item]) {
         let startsDrainer = state.withLock { state in
             state.items.add(items)
-            guard !state.isDraining else { return false }
-            state.isDraining = true
+            guard state.draining < lanes else { return false }
+            state.draining += 1
             return true
         }
         if startsDrainer { Task(executorPreference: executor) { await self.drain() } }
@@ -64,7 +67,7 @@ final class BufferedCoalescer<Buffer: CoalescerBuffer>: Sendable {
             }
             let batch = state.withLock { state -> [Buffer.Item] in
                 let batch = state.items.takeAll()
-                if batch.isEmpty { state.isDraining = false } else { state.lastStart = .now }
+                if batch.isEmpty { state.draining -= 1 } else { state.lastStart = .now }
                 return batch
             }
             guard !batch.isEmpty else { return }

@@ -31,9 +31,9 @@ final class LocationIngest: Sendable {
 
     init(
         repository: any LocationRepository, relay: any TrackingRelay, navigator: Navigator, etas: EtaLedger? = nil,
-        clock: any WallClock, fixesPerRider: RateRule? = nil
+        clock: any WallClock, fixesPerRider: RateRule? = nil, commitsAtOnce: Int = 1
     ) {
-        writer = LocationWriter(repository: repository, clock: clock)
+        writer = LocationWriter(repository: repository, clock: clock, commitsAtOnce: commitsAtOnce)
         self.relay = relay
         self.navigator = navigator
         self.etas = etas
