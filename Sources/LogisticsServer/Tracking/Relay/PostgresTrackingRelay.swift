@@ -188,43 +188,31 @@ enum RelayPayload {
         case fixes, events, notices
     }
 
+    /// Validated fixes hold only finite numbers, so `JSONOutput` writes them all as JSON numbers.
     private static func encode(_ update: TrackingUpdate) -> (Section, [UInt8]) {
-        var out: [UInt8] = []
+        var json = JSONOutput(capacity: 160)
         switch update {
         case .fix(let riderId, let fix):
-            out.reserveCapacity(160)
-            out.append(contentsOf: #"{"r":""#.utf8)
-            out.append(contentsOf: riderId.uuidString.utf8)
-            out.append(UInt8(ascii: "\""))
-            number("lat", fix.lat, to: &out)
-            number("lon", fix.lon, to: &out)
-            number("acc", fix.accuracyM, to: &out)
-            number("spd", fix.speedMps, to: &out)
-            number("hdg", fix.headingDeg, to: &out)
-            out.append(contentsOf: #","t":"#.utf8)
-            out.append(contentsOf: fix.recordedAt.epochMillis.description.utf8)
-            out.append(UInt8(ascii: "}"))
-            return (.fixes, out)
+            json.object { json in
+                json.field("r", riderId.uuidString)
+                json.field("lat", fix.lat)
+                json.field("lon", fix.lon)
+                json.field("acc", fix.accuracyM)
+                json.field("spd", fix.speedMps)
+                json.field("hdg", fix.headingDeg)
+                json.field("t", Int(fix.recordedAt.epochMillis))
+            }
+            return (.fixes, json.bytes)
         case .event(let notice):
-            JSONOutput.append(notice.json, to: &out)
-            return (.events, out)
+            json.element(notice.json)
+            return (.events, json.bytes)
         case .notice(let recipientId, let message):
-            out.append(contentsOf: #"{"r":""#.utf8)
-            out.append(contentsOf: recipientId.uuidString.utf8)
-            out.append(contentsOf: #"","m":"#.utf8)
-            JSONOutput.append(message, to: &out)
-            out.append(UInt8(ascii: "}"))
-            return (.notices, out)
+            json.object { json in
+                json.field("r", recipientId.uuidString)
+                json.field("m", message)
+            }
+            return (.notices, json.bytes)
         }
-    }
-
-    /// `,"key":value`, left out when absent or not a JSON number (validated fixes have none).
-    private static func number(_ key: String, _ value: Double?, to out: inout [UInt8]) {
-        guard let value, value.isFinite else { return }
-        out.append(contentsOf: #",""#.utf8)
-        out.append(contentsOf: key.utf8)
-        out.append(contentsOf: #"":"#.utf8)
-        out.append(contentsOf: value.description.utf8)
     }
 
     static func unpack(_ payload: String) -> (UUID, [TrackingUpdate])? {
@@ -267,7 +255,6 @@ private struct PayloadBuilder {
 
     func finish() -> String {
         var out: [UInt8] = []
-        out.reserveCapacity(83 + contentSize)
         out.append(contentsOf: RelayPayload.prefix(from: from).utf8)
         out.append(contentsOf: #","fixes":["#.utf8)
         out.append(contentsOf: sections[0])
