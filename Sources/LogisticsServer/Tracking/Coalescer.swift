@@ -23,7 +23,8 @@ struct KeepAll<Item: Sendable>: CoalescerBuffer {
 typealias Coalescer<Item: Sendable> = BufferedCoalescer<KeepAll<Item>>
 
 /// One drainer per lane (one lane unless told): items submitted while every lane handles a batch wait and are
-/// handled together in the next one. Under light load every item goes at once; under heavy load the batches grow instead of the queue.
+/// handled together in the next one. Under light load every item goes at once; under heavy load the batches grow
+/// instead of the queue.
 /// The group commit of rider fixes and the coalesced NOTIFY payloads both work this way.
 ///
 /// `interval` is the least time between the starts of two batches (PostgreSQL's `commit_delay`, in effect): after

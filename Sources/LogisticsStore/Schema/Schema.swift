@@ -304,8 +304,8 @@ enum Schema {
             version: 16, name: "rider location fixes partitioned by the UTC day they were recorded (PostgreSQL)",
             common: [],
             // A country's history is ~86 GB a day (docs/scaling.md): retention drops a day's partition whole
-            // instead of deleting its rows. The existing table becomes the default partition, with its rows, rows
-            // and indexes untouched: no copy, so the upgrade takes as long for a billion fixes as for none.
+            // instead of deleting its rows. The existing table becomes the default partition, with its rows and
+            // indexes untouched: no copy, so the upgrade takes as long for a billion fixes as for none.
             // Housekeeping makes the days (`rollLocationPartitions`); the old fixes go row by row as they expire.
             // No primary key on the parent: it would have to hold `recorded_at` and be built over the old rows.
             postgresOnly: [

@@ -2,7 +2,7 @@ import Foundation
 
 /// What one pass over PostgreSQL's daily partitions of `rider_locations` did.
 public struct LocationPartitionRoll: Sendable, Equatable {
-    /// Days given a partition of their own (ahead of time, or carved out of the default partition).
+    /// Days given a partition of their own, ahead of their fixes.
     public var created: [String] = []
     /// Days whose every fix was past its retention, dropped whole.
     public var dropped: [String] = []
@@ -70,19 +70,22 @@ extension SQLLogisticsRepository {
         guard database.dialect == .postgres else { return LocationPartitionRoll() }
         let today = LocationDay(containing: now)
         let cutoff = now.addingTimeInterval(-retention).epochMillis
-        var roll = LocationPartitionRoll()
-        roll.dropped = try await database.transaction { transaction in
+        // An hourly pass that finds every coming day made ends with this one transaction.
+        let (dropped, kept) = try await database.transaction { transaction in
             try await Self.lockPartitions(transaction)
+            let days = try await Self.partitionDays(transaction)
             var dropped: [String] = []
-            for day in try await Self.partitionDays(transaction).sorted() where day.end <= cutoff {
+            for day in days.sorted() where day.end <= cutoff {
                 try await transaction.query("DROP TABLE \(day.table)")
                 dropped.append(day.label)
             }
-            return dropped
+            return (dropped, days.filter { $0.end > cutoff })
         }
+        var roll = LocationPartitionRoll(dropped: dropped)
         for index in today.index - 1...today.index + Self.partitionDaysAhead {
             let day = LocationDay(index: index)
-            guard day.end > cutoff else { continue }
+            guard day.end > cutoff, !kept.contains(day) else { continue }
+            // Another instance may have made it since: asked again under the lock.
             let made = try await database.transaction { transaction in
                 try await Self.lockPartitions(transaction)
                 guard try await !Self.partitionDays(transaction).contains(day) else { return false }
