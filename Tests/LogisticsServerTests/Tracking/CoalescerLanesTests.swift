@@ -6,35 +6,25 @@ import Testing
 /// The group commit may keep two PostgreSQL transactions open at once; the relay's NOTIFYs must stay one at a time.
 @Suite("Coalescer lanes", .timeLimit(.minutes(1)))
 struct CoalescerLanesTests {
-    @Test("with two lanes a second batch starts while the first is handled, a third waits for one of them")
-    func twoLanes() async throws {
-        let run = GatedRun(lanes: 2)
+    /// One lane: the second and third items wait together for the first batch. Two lanes: the second batch starts
+    /// while the first is handled, and the third waits for one of them.
+    @Test(
+        "batches overlap up to the lanes; what waited for a free lane goes together",
+        arguments: [(1, [[1], [2, 3]]), (2, [[1], [2], [3]])])
+    func lanes(lanes: Int, batches: [[Int]]) async throws {
+        let run = GatedRun(lanes: lanes)
         run.coalescer.submit([1])
         try await run.until { $0.running == 1 }
         run.coalescer.submit([2])
-        try await run.until { $0.running == 2 }
+        try await run.until { $0.running == lanes }
         run.coalescer.submit([3])
         try await Task.sleep(for: .milliseconds(50))
-        #expect(run.read { $0.running } == 2)
+        #expect(run.read { $0.running } == lanes)
         await run.gate.open()
         try await run.until { $0.handled.count == 3 }
-        #expect(run.read { $0.most } == 2)
+        #expect(run.read { $0.most } == lanes)
         #expect(run.read { $0.handled.sorted() } == [1, 2, 3])
-    }
-
-    @Test("with one lane batches never overlap, and what waited goes together")
-    func oneLane() async throws {
-        let run = GatedRun(lanes: 1)
-        run.coalescer.submit([1])
-        try await run.until { $0.running == 1 }
-        run.coalescer.submit([2])
-        run.coalescer.submit([3])
-        try await Task.sleep(for: .milliseconds(50))
-        #expect(run.read { $0.running } == 1)
-        await run.gate.open()
-        try await run.until { $0.handled.count == 3 }
-        #expect(run.read { $0.most } == 1)
-        #expect(run.read { $0.batches } == [[1], [2, 3]])
+        #expect(run.read { $0.batches } == batches)
     }
 }
 
