@@ -20,14 +20,18 @@ public enum RequestBody {
         }
     }
 
-    public static func decode<T: Decodable>(_ type: T.Type, from request: Request, limit: Int = jsonLimit)
-        async throws -> T
-    {
+    /// `read` may take the body first, for a hot request whose plain shape is read off the bytes; when it answers
+    /// nil, `JSONDecoder` decodes it (and words any error).
+    public static func decode<T: Decodable>(
+        _ type: T.Type, from request: Request, limit: Int = jsonLimit,
+        reading read: (UnsafeRawBufferPointer) -> T? = { _ in nil }
+    ) async throws -> T {
         var request = request
         guard isJSON(request.headers[.contentType]) else {
             throw LogisticsError(.unsupportedMediaType, "Send the body as application/json")
         }
         let buffer = try await collect(&request, limit: limit)
+        if let value = buffer.withUnsafeReadableBytes(read) { return value }
         return try decodeJSON(type, from: Data(buffer: buffer))
     }
 

@@ -21,7 +21,9 @@ struct LocationRoutes {
 
     @Sendable func ingest(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
         let rider = try context.caller(.rider)
-        let batch = try await RequestBody.decode(Batch.self, from: request, limit: Self.bodyLimit)
+        let batch = try await RequestBody.decode(Batch.self, from: request, limit: Self.bodyLimit) { body in
+            FixBatchReader.read(body)?.fixes.map(Batch.init)
+        }
         let receipt = try await ingest.ingest(batch.fixes, riderId: rider.id, now: clock.now())
         return try .json(receipt, status: .accepted)
     }

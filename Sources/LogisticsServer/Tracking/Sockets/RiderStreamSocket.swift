@@ -103,28 +103,17 @@ struct RiderStreamAnswers: Sendable {
         var fixes: [LocationFix]?
     }
 
-    private struct Ack: Encodable {
-        var type = "ack"
-        var ref: String?
-        var receipt: LocationIngest.Receipt
-
-        private enum Keys: String, CodingKey { case type, ref }
-
-        func encode(to encoder: any Encoder) throws {
-            try receipt.encode(to: encoder)
-            var container = encoder.container(keyedBy: Keys.self)
-            try container.encode(type, forKey: .type)
-            try container.encodeIfPresent(ref, forKey: .ref)
-        }
-    }
-
     /// An `ack` once the fixes are stored, or an `error` with the problem and the message's `ref`.
     func answer(_ text: String, from rider: Actor) async -> String {
         let incoming: Incoming
-        do {
-            incoming = try RequestBody.decodeJSON(Incoming.self, from: Data(text.utf8))
-        } catch {
-            return SocketPolicy.problemMessage(for: error, path: path)
+        if let batch = FixBatchReader.read(text), let type = batch.type {
+            incoming = Incoming(type: type, ref: batch.ref, fixes: batch.fixes)
+        } else {
+            do {
+                incoming = try RequestBody.decodeJSON(Incoming.self, from: Data(text.utf8))
+            } catch {
+                return SocketPolicy.problemMessage(for: error, path: path)
+            }
         }
         guard incoming.type == "locations", let fixes = incoming.fixes else {
             return SocketPolicy.problemMessage(
@@ -133,9 +122,29 @@ struct RiderStreamAnswers: Sendable {
         }
         do {
             let receipt = try await services.ingest.ingest(fixes, riderId: rider.id, now: services.clock.now())
-            return String(decoding: try APIJSON.encoder.encode(Ack(ref: incoming.ref, receipt: receipt)), as: UTF8.self)
+            return Self.ack(receipt, ref: incoming.ref)
         } catch {
             return SocketPolicy.problemMessage(for: error, path: path, reference: incoming.ref)
         }
+    }
+
+    /// `{"accepted":…,"ref":…,"type":"ack",…}`: the receipt with the message's `ref`, keys sorted as `APIJSON.encoder`
+    /// writes them.
+    static func ack(_ receipt: LocationIngest.Receipt, ref: String?) -> String {
+        var json = JSONOutput(capacity: 96)
+        json.object { json in
+            json.field("accepted", receipt.accepted)
+            json.field("duplicates", receipt.duplicates)
+            json.field("ref", ref)
+            json.field("rejected", receipt.rejected)
+            json.array("rejections", receipt.rejections) { json, rejection in
+                json.object { json in
+                    json.field("index", rejection.index)
+                    json.field("reason", rejection.reason)
+                }
+            }
+            json.field("type", "ack")
+        }
+        return String(decoding: json.bytes, as: UTF8.self)
     }
 }
