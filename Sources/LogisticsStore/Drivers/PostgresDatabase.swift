@@ -144,6 +144,18 @@ public final class PostgresDatabase: SQLDatabase {
         }
     }
 
+    public func hotQuery(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
+        try await withDeadline {
+            do {
+                return try await self.client.withConnection { connection in
+                    try await Self.runHot(sql, binds, on: connection, logger: self.logger)
+                }
+            } catch {
+                throw Self.translate(error)
+            }
+        }
+    }
+
     public func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) async throws -> T) async throws
         -> T
     {
@@ -196,6 +208,35 @@ public final class PostgresDatabase: SQLDatabase {
     fileprivate static func run(
         _ sql: String, _ binds: [SQLValue], on runner: some PostgresRunner, logger: Logger
     ) async throws -> [SQLRow] {
+        let query = PostgresQuery(unsafeSQL: sql.numberingPlaceholders(), binds: bindings(binds))
+        do {
+            var rows: [SQLRow] = []
+            for try await row in try await runner.runQuery(query, logger: logger) { rows.append(try SQLRow(row)) }
+            return rows
+        } catch {
+            throw translate(error)
+        }
+    }
+
+    /// A hot statement runs prepared on this connection unless it cannot (see `PostgresHotStatements`).
+    fileprivate static func runHot(
+        _ sql: String, _ binds: [SQLValue], on connection: PostgresConnection, logger: Logger
+    ) async throws -> [SQLRow] {
+        guard let types = dataTypes(binds),
+            let slot = PostgresHotStatements.slot(sql: sql.numberingPlaceholders(), types: types),
+            !PostgresHotStatements.hasFailed(slot: slot, on: connection)
+        else { return try await run(sql, binds, on: connection, logger: logger) }
+        do {
+            return try await PostgresHotStatements.execute(
+                slot: slot, bindings: bindings(binds), on: connection, logger: logger
+            ).map { try SQLRow($0) }
+        } catch {
+            PostgresHotStatements.failed(slot: slot, on: connection)
+            throw translate(error)
+        }
+    }
+
+    private static func bindings(_ binds: [SQLValue]) -> PostgresBindings {
         var bindings = PostgresBindings(capacity: binds.count)
         for bind in binds {
             switch bind {
@@ -206,18 +247,23 @@ public final class PostgresDatabase: SQLDatabase {
             case .null: bindings.appendNull()
             }
         }
-        let query = PostgresQuery(unsafeSQL: sql.numberingPlaceholders(), binds: bindings)
-        do {
-            var rows: [SQLRow] = []
-            for try await row in try await runner.runQuery(query, logger: logger) {
-                var values: [String: SQLValue] = [:]
-                for cell in row { values[cell.columnName] = try SQLValue(cell) }
-                rows.append(SQLRow(values: values))
+        return bindings
+    }
+
+    /// The types `bindings` sends, declared when a statement is prepared; nil with a NULL, which has none.
+    private static func dataTypes(_ binds: [SQLValue]) -> [PostgresDataType]? {
+        var types: [PostgresDataType] = []
+        types.reserveCapacity(binds.count)
+        for bind in binds {
+            switch bind {
+            case .text: types.append(.text)
+            case .int: types.append(.int8)
+            case .double: types.append(.float8)
+            case .bytes: types.append(.bytea)
+            case .null: return nil
             }
-            return rows
-        } catch {
-            throw translate(error)
         }
+        return types
     }
 
     static func translate(_ error: any Error) -> any Error {
@@ -263,6 +309,18 @@ private struct PostgresTransaction: SQLExecutor {
 
     func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
         try await PostgresDatabase.run(sql, binds, on: connection, logger: logger)
+    }
+
+    func hotQuery(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
+        try await PostgresDatabase.runHot(sql, binds, on: connection, logger: logger)
+    }
+}
+
+extension SQLRow {
+    fileprivate init(_ row: PostgresRow) throws {
+        var values: [String: SQLValue] = [:]
+        for cell in row { values[cell.columnName] = try SQLValue(cell) }
+        self.init(values: values)
     }
 }
 

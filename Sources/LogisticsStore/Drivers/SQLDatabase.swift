@@ -9,11 +9,18 @@ public protocol SQLExecutor: Sendable {
     var dialect: SQLDialect { get }
     @discardableResult
     func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow]
+    /// The same, for one of the few statements run many times a second: PostgreSQL parses and plans it once per
+    /// connection (`PostgresHotStatements`). Keep the SQL text the same from call to call.
+    @discardableResult
+    func hotQuery(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow]
 }
 
 extension SQLExecutor {
     @discardableResult
     public func query(_ sql: String) async throws -> [SQLRow] { try await query(sql, []) }
+
+    @discardableResult
+    public func hotQuery(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] { try await query(sql, binds) }
 
     public func first(_ sql: String, _ binds: [SQLValue] = []) async throws -> SQLRow? {
         try await query(sql, binds).first

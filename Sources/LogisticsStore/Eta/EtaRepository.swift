@@ -41,7 +41,7 @@ public protocol EtaRepository: Sendable {
 
 extension SQLLogisticsRepository: EtaRepository {
     public func ordersInTransit(riderId: UUID) async throws -> [(orderId: UUID, destination: GeoPoint)] {
-        try await database.query(
+        try await database.hotQuery(
             """
             SELECT o.id, o.customer_lat, o.customer_lon FROM tasks t JOIN orders o ON o.id = t.order_id
             WHERE t.rider_id = ? AND t.status = 'PICKED_UP'

@@ -115,7 +115,7 @@ extension SQLLogisticsRepository: LocationRepository {
                     riderIds.map { .uuid($0) }
                 )
             var active: [UUID: (task: UUID, order: UUID)] = [:]
-            for row in try await transaction.query(query, binds) {
+            for row in try await transaction.hotQuery(query, binds) {
                 active[try row.uuid("rider_id")] = (try row.uuid("id"), try row.uuid("order_id"))
             }
             var rows: [[SQLValue]] = []
@@ -159,7 +159,7 @@ extension SQLLogisticsRepository: LocationRepository {
     {
         let types = ["TEXT", "TEXT", "TEXT", "FLOAT8", "FLOAT8", "FLOAT8", "FLOAT8", "FLOAT8", "BIGINT", "BIGINT"]
         if !rows.isEmpty {
-            try await transaction.query(
+            try await transaction.hotQuery(
                 "\(fixInsert) SELECT * FROM \(unnest(types)) \(fixConflict)",
                 types.indices.map { column in .postgresArray(rows.map { $0[column].arrayElement }) })
         }
@@ -168,7 +168,7 @@ extension SQLLogisticsRepository: LocationRepository {
         let positionTypes = [
             "TEXT", "BIGINT", "FLOAT8", "FLOAT8", "BIGINT", "BIGINT", "FLOAT8", "FLOAT8", "FLOAT8", "BIGINT",
         ]
-        try await transaction.query(
+        try await transaction.hotQuery(
             "UPDATE riders SET \(positionAssignments) FROM \(unnest(positionTypes)) AS v (\(positionColumns)) "
                 + "WHERE riders.id = v.id",
             positionTypes.indices.map { column in .postgresArray(binds.map { $0[column].arrayElement }) })

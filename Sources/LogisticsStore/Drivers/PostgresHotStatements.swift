@@ -1,0 +1,106 @@
+import Logging
+import PostgresNIO
+import Synchronization
+
+/// The few statements run many times a second (the group commit's three, a rider's orders for ETAs), prepared once
+/// per connection under a name so PostgreSQL parses and plans them once. Sent unnamed, as every other statement
+/// is, each was parsed and planned again: planning was a third of PostgreSQL's CPU at 5,000 fixes/s, and a
+/// quarter of a millisecond for a two-table lookup that then ran in 14 µs (docs/benchmarks.md). After five runs
+/// PostgreSQL keeps a generic plan; for these statements it is the nested loop over the index that the custom
+/// plans chose.
+///
+/// PostgresNIO names a prepared statement by a type, with its SQL and bind types static, so there is a fixed number
+/// of slot types; a statement gets the next free slot the first time it runs and keeps it for the life of the
+/// process. Past the last slot, or with a NULL bind (whose type PostgreSQL would have to guess), a statement runs
+/// unnamed as before. PostgresNIO remembers a failed preparation on its connection for good, so after any error a
+/// statement runs unnamed on that connection.
+enum PostgresHotStatements {
+    fileprivate struct Statement {
+        var sql: String
+        var types: [PostgresDataType]
+    }
+
+    private struct Registry {
+        var slots: [String: Int] = [:]
+        var statements: [Statement] = []
+        /// Connections (by object) on which a slot's statement failed once.
+        var failed: Set<Failure> = []
+    }
+
+    private struct Failure: Hashable {
+        var connection: ObjectIdentifier
+        var slot: Int
+    }
+
+    private static let registry = Mutex(Registry())
+    static let slotCount = 8
+
+    /// The slot holding this statement with these bind types, taken now if it is new; nil when none is free.
+    static func slot(sql: String, types: [PostgresDataType]) -> Int? {
+        let signature = types.map { String($0.rawValue) }.joined(separator: ",") + ";" + sql
+        return registry.withLock { registry in
+            if let slot = registry.slots[signature] { return slot }
+            guard registry.statements.count < slotCount else { return nil }
+            registry.statements.append(Statement(sql: sql, types: types))
+            registry.slots[signature] = registry.statements.count - 1
+            return registry.statements.count - 1
+        }
+    }
+
+    static func hasFailed(slot: Int, on connection: PostgresConnection) -> Bool {
+        registry.withLock { $0.failed.contains(Failure(connection: ObjectIdentifier(connection), slot: slot)) }
+    }
+
+    static func failed(slot: Int, on connection: PostgresConnection) {
+        _ = registry.withLock { $0.failed.insert(Failure(connection: ObjectIdentifier(connection), slot: slot)) }
+    }
+
+    fileprivate static func statement(_ slot: Int) -> Statement { registry.withLock { $0.statements[slot] } }
+
+    /// Runs slot `slot`'s statement on `connection`, preparing it there first if it is not yet.
+    static func execute(
+        slot: Int, bindings: PostgresBindings, on connection: PostgresConnection, logger: Logger
+    ) async throws -> [PostgresRow] {
+        switch slot {
+        case 0: try await run(HotStatement<Slot0>(bindings: bindings), on: connection, logger: logger)
+        case 1: try await run(HotStatement<Slot1>(bindings: bindings), on: connection, logger: logger)
+        case 2: try await run(HotStatement<Slot2>(bindings: bindings), on: connection, logger: logger)
+        case 3: try await run(HotStatement<Slot3>(bindings: bindings), on: connection, logger: logger)
+        case 4: try await run(HotStatement<Slot4>(bindings: bindings), on: connection, logger: logger)
+        case 5: try await run(HotStatement<Slot5>(bindings: bindings), on: connection, logger: logger)
+        case 6: try await run(HotStatement<Slot6>(bindings: bindings), on: connection, logger: logger)
+        default: try await run(HotStatement<Slot7>(bindings: bindings), on: connection, logger: logger)
+        }
+    }
+
+    private static func run<Slot: HotSlot>(
+        _ statement: HotStatement<Slot>, on connection: PostgresConnection, logger: Logger
+    ) async throws -> [PostgresRow] {
+        var rows: [PostgresRow] = []
+        for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
+        return rows
+    }
+}
+
+private protocol HotSlot: Sendable { static var number: Int { get } }
+private enum Slot0: HotSlot { static let number = 0 }
+private enum Slot1: HotSlot { static let number = 1 }
+private enum Slot2: HotSlot { static let number = 2 }
+private enum Slot3: HotSlot { static let number = 3 }
+private enum Slot4: HotSlot { static let number = 4 }
+private enum Slot5: HotSlot { static let number = 5 }
+private enum Slot6: HotSlot { static let number = 6 }
+private enum Slot7: HotSlot { static let number = 7 }
+
+private struct HotStatement<Slot: HotSlot>: PostgresPreparedStatement {
+    typealias Row = PostgresRow
+
+    static var name: String { "logistics_hot_\(Slot.number)" }
+    static var sql: String { PostgresHotStatements.statement(Slot.number).sql }
+    static var bindingDataTypes: [PostgresDataType] { PostgresHotStatements.statement(Slot.number).types }
+
+    let bindings: PostgresBindings
+
+    func makeBindings() throws -> PostgresBindings { bindings }
+    func decodeRow(_ row: PostgresRow) throws -> PostgresRow { row }
+}
