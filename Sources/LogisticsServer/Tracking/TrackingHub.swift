@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import LogisticsCore
 import Synchronization
 
@@ -26,8 +27,20 @@ public final class TrackingHub: Sendable {
     /// Someone following an order: takes each message (false: too slow, and dropped) and hears when the feed ends.
     /// A socket takes messages straight into its own queue, with no task of its own in between.
     struct Follower: Sendable {
-        var take: @Sendable (TrackingMessage) -> Bool
+        var take: @Sendable (Delivery) -> Bool
         var end: @Sendable () -> Void
+    }
+
+    /// A message with its JSON, written once for all of an order's followers: written per follower, the text was
+    /// built again for each customer socket, and copied into a buffer of its own for each.
+    struct Delivery: Sendable {
+        let message: TrackingMessage
+        let frame: ByteBuffer
+
+        init(_ message: TrackingMessage) {
+            self.message = message
+            frame = ByteBuffer(string: message.jsonText)
+        }
     }
 
     private struct State {
@@ -69,8 +82,8 @@ public final class TrackingHub: Sendable {
         let (stream, continuation) = AsyncStream.makeStream(
             of: TrackingMessage.self, bufferingPolicy: .bufferingOldest(Self.subscriberBuffer))
         let follower = Follower(
-            take: { message in
-                if case .dropped = continuation.yield(message) { return false }
+            take: { delivery in
+                if case .dropped = continuation.yield(delivery.message) { return false }
                 return true
             }, end: { continuation.finish() })
         guard let (seq, subscriber) = follow(orderId: orderId, follower) else { return nil }
@@ -192,9 +205,10 @@ public final class TrackingHub: Sendable {
             state.entries[orderId] = entry
             return (messages, messages.isEmpty ? [] : Array(entry.subscribers))
         }
+        let deliveries = subscribers.isEmpty ? [] : messages.map(Delivery.init)
         for (id, follower) in subscribers {
-            for message in messages {
-                guard follower.take(message) else {
+            for delivery in deliveries {
+                guard follower.take(delivery) else {
                     // Too slow: disconnect rather than hold messages (or anyone else) back.
                     follower.end()
                     unfollow(orderId: orderId, subscriber: id)

@@ -98,6 +98,12 @@ final class LoopSocket: ChannelInboundHandler, RemovableChannelHandler {
         send(WebSocketFrame(fin: true, opcode: .text, data: context.channel.allocator.buffer(string: text)))
     }
 
+    /// A text message already in a buffer, which may be shared with other sockets: nothing is copied.
+    func send(text utf8: ByteBuffer) {
+        guard state == .open else { return }
+        send(WebSocketFrame(fin: true, opcode: .text, data: utf8))
+    }
+
     /// An `error` message for a request the socket survives.
     func sendProblem(_ error: any Error) {
         send(text: SocketPolicy.problemMessage(for: error, path: opening.path))

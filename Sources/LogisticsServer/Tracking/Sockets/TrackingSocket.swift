@@ -33,7 +33,7 @@ final class TrackingSocket: LoopSocketStream {
     private var phase = Phase.awaitingToken
     private var orderId: UUID?
     private var lastSent = 0
-    private var heldMessages: [TrackingMessage] = []
+    private var heldMessages: [TrackingHub.Delivery] = []
     private var heldTexts: [String] = []
 
     private init(opener: TrackingOpener, token: String?, requestedOrder: String?) {
@@ -85,8 +85,8 @@ final class TrackingSocket: LoopSocketStream {
         // The socket bounds what it holds for a slow client itself, so it never refuses a message and the hub never
         // drops it; the feed's end is the `ended` message, which closes the socket in its turn.
         let follower = TrackingHub.Follower(
-            take: { message in
-                handle.execute { $0.take(message) }
+            take: { delivery in
+                handle.execute { $0.take(delivery) }
                 return true
             },
             end: {})
@@ -131,18 +131,18 @@ final class TrackingSocket: LoopSocketStream {
         let (messages, texts) = (heldMessages, heldTexts)
         heldMessages = []
         heldTexts = []
-        for message in messages where phase == .following { deliver(message) }
+        for delivery in messages where phase == .following { deliver(delivery) }
         for text in texts where phase == .following { resume(text) }
     }
 
     // MARK: Following
 
-    private func take(_ message: TrackingMessage) {
+    private func take(_ delivery: TrackingHub.Delivery) {
         switch phase {
         case .following:
-            deliver(message)
+            deliver(delivery)
         case .opening, .resyncing:
-            heldMessages.append(message)
+            heldMessages.append(delivery)
             if heldMessages.count > SocketPolicy.backlogMessages {
                 socket?.overloaded("the client fell behind", cutOff: "behind")
             }
@@ -151,11 +151,11 @@ final class TrackingSocket: LoopSocketStream {
         }
     }
 
-    private func deliver(_ message: TrackingMessage) {
-        guard message.seq > lastSent, let socket else { return }
-        socket.send(text: message.jsonText)
-        lastSent = message.seq
-        if case .ended = message {
+    private func deliver(_ delivery: TrackingHub.Delivery) {
+        guard delivery.message.seq > lastSent, let socket else { return }
+        socket.send(text: delivery.frame)
+        lastSent = delivery.message.seq
+        if case .ended = delivery.message {
             socket.close(code: .normalClosure, reason: "delivery ended")
             phase = .done
         }
