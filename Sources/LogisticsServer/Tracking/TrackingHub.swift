@@ -1,6 +1,6 @@
 import Foundation
-import NIOCore
 import LogisticsCore
+import NIOCore
 import Synchronization
 
 /// The live-tracking state of every order followed on this instance, the customers following them, and the
