@@ -1,5 +1,6 @@
 import Foundation
 import LogisticsCore
+import RoadRouting
 import Testing
 
 @testable import LogisticsServer
@@ -84,5 +85,44 @@ struct RelayPayloadTests {
         #expect(payloads.count == (total + 6_999) / 7_000 || payloads.count == (total + 6_999) / 7_000 + 1)
         let unpacked = payloads.compactMap(RelayPayload.unpack).flatMap(\.1)
         #expect(unpacked.count == 1_000)
+    }
+
+    @Test("what pack writes is read off its bytes to what JSONDecoder reads; what it cannot read is decoded")
+    func readOffTheBytes() throws {
+        var random = SeededGenerator(state: 2429)
+        let message = "{\"type\":\"notification\",\"text\":\"a [bracket], a } and \\\"quotes\\\"\"}"
+        let event =
+            #"{"id":"\#(UUID().lowercased)","orderId":"\#(UUID().lowercased)","status":"PICKED_UP","#
+            + #""occurredAt":"2027-01-15T08:00:00.000Z","type":"DeliveryStatusUpdated","seq":3,"data":{"a":"]"}}"#
+        var readOff = 0
+        for round in 0..<300 {
+            var updates: [TrackingUpdate] = (0..<Int.random(in: 0...40, using: &random)).map { _ in
+                .fix(
+                    riderId: UUID(),
+                    fix: LocationFix(
+                        lat: Double.random(in: -90...90, using: &random),
+                        lon: Double.random(in: -180...180, using: &random),
+                        accuracyM: Bool.random(using: &random)
+                            ? nil : Int.random(in: 0..<200, using: &random) == 0 ? 0.000_01 : 12.25,
+                        speedMps: Bool.random(using: &random) ? nil : Double.random(in: 0...40, using: &random),
+                        headingDeg: Bool.random(using: &random) ? nil : 359.9,
+                        recordedAt: Date(epochMillis: Int64.random(in: 0...4_000_000_000_000, using: &random))))
+            }
+            if round % 3 == 0 { updates.append(.event(try #require(OrderEventNotice(json: event)))) }
+            if round % 5 == 0 { updates.append(.notice(recipientId: UUID(), message: message)) }
+            for payload in RelayPayload.pack(updates, from: UUID(), limit: 7_000) {
+                let decoded = try #require(RelayPayload.decode(payload))
+                var bytes = payload
+                if let read = bytes.withUTF8({ RelayPayload.read(UnsafeRawBufferPointer($0)) }) {
+                    readOff += 1
+                    #expect(read.0 == decoded.0)
+                    #expect("\(read.1)" == "\(decoded.1)", "round \(round)")
+                }
+                #expect("\(try #require(RelayPayload.unpack(payload)).1)" == "\(decoded.1)")
+            }
+        }
+        // An accuracy of 0.00001 is written as 1e-05, which only the decoder reads.
+        #expect(readOff > 100 && readOff < 300, "\(readOff) payloads read off their bytes")
+        #expect(RelayPayload.unpack(#"{"from":"x","fixes":[]}"#) == nil)
     }
 }
