@@ -58,19 +58,7 @@ struct HotStatementTests {
     }
 
     static func withDatabase(_ body: (PostgresDatabase) async throws -> Void) async throws {
-        let url = try #require(StoreKind.postgresURL)
-        let schema = try await IsolatedSchema.create(url: url)
-        let database = try PostgresDatabase(
-            settings: .init(url: url, poolSize: 1, schema: schema.name, operationTimeout: .seconds(30)),
-            logger: Logger(label: "test"))
-        do {
-            try await body(database)
-        } catch {
-            await database.close()
-            await schema.drop()
-            throw error
-        }
-        await database.close()
-        await schema.drop()
+        // One connection, so every statement of a test runs on the connection the hot ones were prepared on.
+        try await IsolatedSchema.withDatabase(poolSize: 1, body)
     }
 }

@@ -147,21 +147,10 @@ struct LocationPartitionTests {
     static func withSchema(
         through last: Int = .max, _ body: (SQLLogisticsRepository) async throws -> Void
     ) async throws {
-        let url = try #require(StoreKind.postgresURL)
-        let schema = try await IsolatedSchema.create(url: url)
-        let database = try PostgresDatabase(
-            settings: .init(url: url, poolSize: 4, schema: schema.name, operationTimeout: .seconds(30)),
-            logger: Logger(label: "test"))
-        do {
+        try await IsolatedSchema.withDatabase(poolSize: 4) { database in
             try await Migrator(database: database, logger: Logger(label: "test")).migrate(through: last)
             try await body(SQLLogisticsRepository(database: database, logger: Logger(label: "test")))
-        } catch {
-            await database.close()
-            await schema.drop()
-            throw error
         }
-        await database.close()
-        await schema.drop()
     }
 
     static func rider(_ repository: SQLLogisticsRepository) async throws -> UUID {

@@ -48,6 +48,26 @@ struct IsolatedSchema {
         return IsolatedSchema(name: String(name), url: url)
     }
 
+    /// A pool on a schema of its own, dropped afterwards, however `body` ends.
+    static func withDatabase(
+        poolSize: Int, _ body: (PostgresDatabase) async throws -> Void
+    ) async throws {
+        let url = try #require(StoreKind.postgresURL)
+        let schema = try await create(url: url)
+        let database = try PostgresDatabase(
+            settings: .init(url: url, poolSize: poolSize, schema: schema.name, operationTimeout: .seconds(30)),
+            logger: Logger(label: "test"))
+        do {
+            try await body(database)
+        } catch {
+            await database.close()
+            await schema.drop()
+            throw error
+        }
+        await database.close()
+        await schema.drop()
+    }
+
     func drop() async {
         guard
             let admin = try? PostgresDatabase(
