@@ -52,7 +52,12 @@ enum PostgresHotStatements {
     }
 
     static func failed(slot: Int, on connection: PostgresConnection) {
-        _ = registry.withLock { $0.failed.insert(Failure(connection: ObjectIdentifier(connection), slot: slot)) }
+        registry.withLock { registry in
+            // Closed connections are never taken out; a database restarted often enough starts the set again, and a
+            // statement whose preparation failed for good fails once more on its connection before running unnamed.
+            if registry.failed.count >= 4_096 { registry.failed.removeAll() }
+            registry.failed.insert(Failure(connection: ObjectIdentifier(connection), slot: slot))
+        }
     }
 
     fileprivate static func statement(_ slot: Int) -> Statement { registry.withLock { $0.statements[slot] } }

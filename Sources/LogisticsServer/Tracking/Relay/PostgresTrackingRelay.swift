@@ -241,14 +241,14 @@ enum RelayPayload {
                 guard seen.first(1), let read = reader.elements(fix) else { return false }
                 fixes = read
             case "events":
-                guard seen.first(2), let raw = reader.rawValue(),
-                    let texts = try? JSONDecoder().decode([String].self, from: Data(raw))
-                else { return false }
+                guard seen.first(2), let raw = reader.rawValue(), let texts = Self.decoded([String].self, raw) else {
+                    return false
+                }
                 events = texts.compactMap { OrderEventNotice(json: $0).map { .event($0) } }
             case "notices":
-                guard seen.first(3), let raw = reader.rawValue(),
-                    let read = try? JSONDecoder().decode([Notice].self, from: Data(raw))
-                else { return false }
+                guard seen.first(3), let raw = reader.rawValue(), let read = Self.decoded([Notice].self, raw) else {
+                    return false
+                }
                 notices = read.map { .notice(recipientId: $0.r, message: $0.m) }
             default:
                 return false
@@ -257,6 +257,14 @@ enum RelayPayload {
         }
         guard complete, seen.all(0, 1, 2, 3), let from, reader.isAtEnd() else { return nil }
         return (from, fixes + events + notices)
+    }
+
+    /// An array of events or notices; most payloads have none, written `[]`.
+    private static func decoded<Element: Decodable>(_ type: [Element].Type, _ raw: UnsafeRawBufferPointer)
+        -> [Element]?
+    {
+        if raw.count == 2, raw[0] == UInt8(ascii: "["), raw[1] == UInt8(ascii: "]") { return [] }
+        return try? JSONDecoder().decode(type, from: Data(raw))
     }
 
     private static func fix(_ reader: inout JSONByteReader) -> TrackingUpdate? {
