@@ -1,17 +1,18 @@
 import Foundation
 
 /// JSON read off its bytes, for the few hot messages whose `JSONDecoder` cost showed in profiles (a rider's fix
-/// batch, another instance's relayed fixes). It reads a narrow, strict subset and answers nil (or false) for
-/// anything outside it: a string with an escape or a byte outside printable ASCII, a number with an exponent, bad
-/// JSON. Callers then decode with `JSONDecoder`, so this never has to read everything.
-struct JSONByteReader {
+/// batch, another instance's relayed fixes, and the load generator's reading of the server's messages). It reads a
+/// narrow, strict subset and answers nil (or false) for anything outside it: a string with an escape or a byte
+/// outside printable ASCII, a number with an exponent, bad JSON. Callers then decode with `JSONDecoder` (or
+/// `Double("…")`), so this never has to read everything.
+public struct JSONByteReader {
     private let bytes: UnsafeRawBufferPointer
     private var index = 0
 
-    init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+    public init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
     /// Whether only whitespace is left.
-    mutating func isAtEnd() -> Bool {
+    public mutating func isAtEnd() -> Bool {
         skipSpace()
         return index == bytes.count
     }
@@ -96,7 +97,7 @@ struct JSONByteReader {
     }
 
     /// A JSON number without an exponent: `-?(0|[1-9][0-9]*)(\.[0-9]+)?`.
-    mutating func number() -> Double? {
+    public mutating func number() -> Double? {
         let start = index
         let negative = take(UInt8(ascii: "-"))
         var mantissa: UInt64 = 0
@@ -142,7 +143,7 @@ struct JSONByteReader {
     private static let powersOfTen: [Double] = (0...22).map { pow(10, Double($0)) }
 
     /// A whole number that fits in 64 bits, without a fraction or an exponent.
-    mutating func integer() -> Int64? {
+    public mutating func integer() -> Int64? {
         let negative = take(UInt8(ascii: "-"))
         var value: Int64 = 0
         var digits = 0

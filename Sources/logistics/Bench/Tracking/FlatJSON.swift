@@ -1,5 +1,6 @@
 import Foundation
 import LogisticsCore
+import LogisticsServer
 
 /// Top-level fields of one of the server's flat JSON messages, read off its bytes where they arrived. The load
 /// generator reads ~10,000 of them a second on the two cores the servers it measures run on: `JSONSerialization`,
@@ -67,56 +68,22 @@ struct FlatJSON {
         return Self.date(value)
     }
 
+    /// A whole number, as `Int("…")` reads it: JSON's plain form off the bytes, any other (a sign, leading zeros)
+    /// by the standard parser.
     static func int(_ digits: UnsafeRawBufferPointer) -> Int? {
-        var index = 0
-        let negative = digits.first == UInt8(ascii: "-")
-        if negative || digits.first == UInt8(ascii: "+") { index = 1 }
-        guard index < digits.count else { return nil }
-        var value = 0
-        while index < digits.count {
-            let digit = Int(digits[index]) - 48
-            guard (0...9).contains(digit) else { return nil }
-            let (times, overflow) = value.multipliedReportingOverflow(by: 10)
-            let (sum, overflowed) = times.addingReportingOverflow(negative ? -digit : digit)
-            guard !overflow, !overflowed else { return nil }
-            value = sum
-            index += 1
-        }
-        return value
+        var reader = JSONByteReader(digits)
+        if let value = reader.integer(), reader.isAtEnd() { return Int(value) }
+        return Int(String(decoding: digits, as: UTF8.self))
     }
 
-    /// The same `Double` as `Double("…")`: a decimal whose digits fit in 2⁵³ and has at most 22 of them after the
-    /// point is one correctly rounded division of two exactly represented numbers; anything else goes to the
-    /// standard parser. The lost-fix check compares these with the riders' values, so near is not enough.
+    /// The same `Double` as `Double("…")`, read as the server reads riders' fixes (`JSONByteReader`), which stays
+    /// exact; any other form goes to the standard parser. The lost-fix check compares these with the riders'
+    /// values, so near is not enough.
     static func double(_ text: UnsafeRawBufferPointer) -> Double? {
-        var index = 0
-        let negative = text.first == UInt8(ascii: "-")
-        if negative { index = 1 }
-        var mantissa: UInt64 = 0
-        var digits = 0
-        var fractionDigits = 0
-        var seenPoint = false
-        while index < text.count {
-            let byte = text[index]
-            if byte == UInt8(ascii: "."), !seenPoint {
-                seenPoint = true
-            } else if (48...57).contains(byte), mantissa < 1 << 53 / 10 {
-                mantissa = mantissa * 10 + UInt64(byte - 48)
-                digits += 1
-                if seenPoint { fractionDigits += 1 }
-            } else {
-                return Double(String(decoding: text, as: UTF8.self))
-            }
-            index += 1
-        }
-        guard digits > 0, fractionDigits < powersOfTen.count else {
-            return Double(String(decoding: text, as: UTF8.self))
-        }
-        let magnitude = Double(mantissa) / powersOfTen[fractionDigits]
-        return negative ? -magnitude : magnitude
+        var reader = JSONByteReader(text)
+        if let value = reader.number(), reader.isAtEnd() { return value }
+        return Double(String(decoding: text, as: UTF8.self))
     }
-
-    private static let powersOfTen: [Double] = (0...22).map { pow(10, Double($0)) }
 
     /// `2026-03-01T12:00:00.123Z` as `RFC3339.string` writes it, read without Foundation's date parsing; any other
     /// form goes to `RFC3339.date`.
