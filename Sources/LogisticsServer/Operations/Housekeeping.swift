@@ -6,8 +6,8 @@ import ServiceLifecycle
 
 /// Rolls PostgreSQL's daily partitions of location fixes, prunes the bookkeeping tables (idempotency keys, finished
 /// notifications, fanned-out outbox rows), location fixes and photos past their retention, and photo files no proof
-/// refers to, once an hour, so a server that runs for months does not grow without end. With several instances each one prunes; the
-/// deletes are idempotent, so that only costs a little duplicated work.
+/// refers to, once an hour, so a server that runs for months does not grow without end. With several instances
+/// each one prunes; the deletes are idempotent, so that only costs a little duplicated work.
 struct Housekeeping: Service {
     let repository: any LogisticsRepository
     let blobs: any BlobStore

@@ -136,9 +136,9 @@ final class PostgresTrackingRelay: TrackingRelay, Service {
 }
 
 /// The compact JSON of a notification: who sent it, fixes as short objects, events as the outbox's JSON.
-/// `pack` writes it by hand and `unpack` reads it off the bytes (`JSONDecoder` for anything else): encoding every fix of a batch with
-/// `JSONEncoder`, again at each halving that brought a batch under the limit, took a quarter of a server's CPU at
-/// 7,000 fixes/s, with no other instance listening.
+/// `pack` writes it by hand and `unpack` reads it off the bytes (`JSONDecoder` for anything else): encoding every
+/// fix of a batch with `JSONEncoder`, again at each halving that brought a batch under the limit, took a quarter of
+/// a server's CPU at 7,000 fixes/s, with no other instance listening.
 enum RelayPayload {
     private struct Wire: Decodable {
         var from: UUID

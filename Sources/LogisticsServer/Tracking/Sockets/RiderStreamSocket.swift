@@ -128,8 +128,8 @@ struct RiderStreamAnswers: Sendable {
         }
     }
 
-    /// `{"accepted":…,"ref":…,"type":"ack",…}`: the receipt with the message's `ref`, keys sorted as `APIJSON.encoder`
-    /// writes them.
+    /// `{"accepted":…,"ref":…,"type":"ack",…}`: the receipt with the message's `ref`, keys sorted as
+    /// `APIJSON.encoder` writes them.
     static func ack(_ receipt: LocationIngest.Receipt, ref: String?) -> String {
         var json = JSONOutput(capacity: 96)
         json.object { json in
