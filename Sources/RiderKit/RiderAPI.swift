@@ -67,7 +67,7 @@ public struct RiderAPI: Sendable {
             try RiderJSON.encoder.encode(OTPProof(value: code, capturedAt: capturedAt, location: location)))
         let _: Ignored = try await call(
             .POST, "/api/v1/rider/tasks/\(taskId)/pod", body: body,
-            headers: ["Idempotency-Key": actionId.uuidString.lowercased()])
+            headers: ["Idempotency-Key": actionId.lowercased])
     }
 
     /// A photo as proof of delivery (JPEG, PNG, HEIC or WebP bytes).
@@ -90,7 +90,7 @@ public struct RiderAPI: Sendable {
         let _: Ignored = try await call(
             .POST, "/api/v1/rider/tasks/\(taskId)/pod", body: body,
             headers: [
-                "Idempotency-Key": actionId.uuidString.lowercased(),
+                "Idempotency-Key": actionId.lowercased,
                 "Content-Type": "multipart/form-data; boundary=\(boundary)",
             ])
     }

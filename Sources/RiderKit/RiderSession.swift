@@ -85,7 +85,7 @@ public struct RiderSession: Sendable {
         -> ActionQueue.State
     {
         let action = RiderAction(taskId: taskId, kind: .photo(path: ""), occurredAt: now, location: location)
-        let file = await queue.photoDirectory.appendingPathComponent("\(action.id.uuidString.lowercased()).photo")
+        let file = await queue.photoDirectory.appendingPathComponent("\(action.id.lowercased).photo")
         try FileManager.default.createDirectory(
             at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
         try Data(photo).write(to: file, options: .atomic)

@@ -39,14 +39,14 @@ public struct DeliveryOTP: Sendable {
 
     private func code(orderId: UUID, seed: String, key: SymmetricKey) -> String {
         let mac = HMAC<SHA256>.authenticationCode(
-            for: Array("code:\(orderId.uuidString.lowercased()):\(seed)".utf8), using: key)
+            for: Array("code:\(orderId.lowercased):\(seed)".utf8), using: key)
         let value = mac.prefix(4).reduce(UInt32(0)) { ($0 << 8) | UInt32($1) } % 10_000
         return String(format: "%04u", value)
     }
 
     private func hash(orderId: UUID, code: String, key: SymmetricKey) -> String {
         let mac = HMAC<SHA256>.authenticationCode(
-            for: Array("hash:\(orderId.uuidString.lowercased()):\(code)".utf8), using: key)
+            for: Array("hash:\(orderId.lowercased):\(code)".utf8), using: key)
         return Data(mac).base64EncodedString()
     }
 
@@ -58,7 +58,7 @@ public struct DeliveryOTP: Sendable {
     private func verify(orderId: UUID, attempt: String, storedHash: String, key: SymmetricKey) -> Bool {
         guard let stored = Data(base64Encoded: storedHash) else { return false }
         let mac = HMAC<SHA256>.authenticationCode(
-            for: Array("hash:\(orderId.uuidString.lowercased()):\(attempt)".utf8), using: key)
+            for: Array("hash:\(orderId.lowercased):\(attempt)".utf8), using: key)
         let candidate = Data(mac)
         guard candidate.count == stored.count else { return false }
         var difference: UInt8 = 0

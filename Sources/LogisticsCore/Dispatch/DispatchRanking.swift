@@ -61,7 +61,7 @@ public struct DispatchRanking: Sendable, Equatable {
     /// The audit line for the order's event log: the first few riders considered with their road times.
     public static func considered(_ ranked: [DispatchCandidate], limit: Int = 10) -> String {
         ranked.prefix(limit).map { candidate in
-            "\(candidate.riderId.uuidString.lowercased()):\(candidate.roadSeconds.map { "\(Int($0.rounded()))s" } ?? "-")"
+            "\(candidate.riderId.lowercased):\(candidate.roadSeconds.map { "\(Int($0.rounded()))s" } ?? "-")"
         }.joined(separator: ",")
     }
 }

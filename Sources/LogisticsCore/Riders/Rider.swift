@@ -33,8 +33,3 @@ public struct Actor: Sendable, Equatable {
         self.name = name
     }
 }
-
-extension UUID {
-    /// The API's spelling of an id: lowercase, as RFC 9562 recommends.
-    public var lowercased: String { uuidString.lowercased() }
-}

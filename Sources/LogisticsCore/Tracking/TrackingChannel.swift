@@ -33,7 +33,7 @@ public struct TrackingChannel: Sendable {
 
     public init(
         status: OrderStatus, seq: Int = 0, lastFix: TrackedPosition? = nil, historyLimit: Int = 256,
-        stream: String = UUID().uuidString.lowercased(), staleAfterSeconds: TimeInterval = defaultStaleAfterSeconds
+        stream: String = UUID().lowercased, staleAfterSeconds: TimeInterval = defaultStaleAfterSeconds
     ) {
         self.staleAfterSeconds = staleAfterSeconds
         self.stream = stream

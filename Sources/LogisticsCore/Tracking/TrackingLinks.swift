@@ -66,7 +66,7 @@ public struct TrackingLinks: Sendable {
     }
 
     private static func hex(_ id: UUID) -> String {
-        id.uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        id.lowercased.replacingOccurrences(of: "-", with: "")
     }
 
     private static func base64URL(_ data: Data) -> String {

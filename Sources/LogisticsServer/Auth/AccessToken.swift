@@ -17,7 +17,7 @@ public struct AccessTokenClaims: JWTPayload {
         subject: UUID, role: Role, name: String?, issuedAt: Date, expiresAt: Date, issuer: String,
         audience: String
     ) {
-        sub = SubjectClaim(value: subject.uuidString.lowercased())
+        sub = SubjectClaim(value: subject.lowercased)
         self.role = role.rawValue
         self.name = name
         iat = IssuedAtClaim(value: issuedAt)

@@ -34,7 +34,7 @@ struct IdempotencyGuard: Sendable {
         hasher.update(data: Array("\(request.method.rawValue) \(request.uri.path)\n".utf8))
         hasher.update(data: Array(buffer: body))
         let requestHash = hasher.finalize().map { String(format: "%02x", $0) }.joined()
-        let principal = context.actor.map { "\($0.role.rawValue):\($0.id.uuidString.lowercased())" } ?? "anonymous"
+        let principal = context.actor.map { "\($0.role.rawValue):\($0.id.lowercased)" } ?? "anonymous"
 
         switch try await repository.beginIdempotent(
             principal: principal, key: key, requestHash: requestHash, now: clock.now())

@@ -123,7 +123,7 @@ struct RequestIdMiddleware: RouterMiddleware {
     ) async throws -> Response {
         var context = context
         let supplied = request.headers[.requestId].flatMap { $0.count <= 128 && !$0.isEmpty ? $0 : nil }
-        context.requestId = supplied ?? UUID().uuidString.lowercased()
+        context.requestId = supplied ?? UUID().lowercased
         context.logger[metadataKey: "request_id"] = .string(context.requestId)
         var response = try await next(request, context)
         response.headers[.requestId] = context.requestId

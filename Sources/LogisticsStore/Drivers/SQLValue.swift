@@ -10,7 +10,7 @@ public enum SQLValue: Sendable, Equatable {
     case bytes([UInt8])
     case null
 
-    public static func uuid(_ id: UUID) -> SQLValue { .text(id.uuidString.lowercased()) }
+    public static func uuid(_ id: UUID) -> SQLValue { .text(id.lowercased) }
     public static func uuid(_ id: UUID?) -> SQLValue { id.map { .uuid($0) } ?? .null }
     public static func date(_ date: Date) -> SQLValue { .int(date.epochMillis) }
     public static func date(_ date: Date?) -> SQLValue { date.map { .date($0) } ?? .null }

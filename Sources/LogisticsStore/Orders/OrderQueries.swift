@@ -156,7 +156,7 @@ extension SQLLogisticsRepository {
         let next =
             rows.count > limit
             ? orders.last.map {
-                OrderCursor(createdAtMillis: $0.createdAt.epochMillis, id: $0.id.uuidString.lowercased()).encoded
+                OrderCursor(createdAtMillis: $0.createdAt.epochMillis, id: $0.id.lowercased).encoded
             }
             : nil
         return OrderPage(orders: orders, nextCursor: next)

@@ -46,7 +46,7 @@ extension SQLLogisticsRepository {
             if rider.availability == .onTask {
                 throw LogisticsError(
                     .riderHasActiveTask, "Availability cannot change while a delivery is in progress",
-                    extras: ["activeTaskId": .string(rider.activeTaskId?.uuidString.lowercased() ?? "")])
+                    extras: ["activeTaskId": .string(rider.activeTaskId?.lowercased ?? "")])
             }
             // Coming online starts the wait that automatic dispatch rewards; staying online keeps it.
             let freeSince: Date? =

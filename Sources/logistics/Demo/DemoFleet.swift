@@ -93,10 +93,10 @@ enum DemoFleet {
                 + "1 vendor and \(seeded.orders.count) orders:")
         for order in seeded.orders {
             Console.line(
-                "  order \(order.id.uuidString.lowercased())  \(order.status.rawValue)  \(order.podType.rawValue)  -> \(order.customer.name)"
+                "  order \(order.id.lowercased)  \(order.status.rawValue)  \(order.podType.rawValue)  -> \(order.customer.name)"
             )
         }
-        let first = seeded.orders[0].id.uuidString.lowercased()
+        let first = seeded.orders[0].id.lowercased
         Console.line()
         Console.line("Tokens (valid 24 h):")
         Console.line("  export DISPATCHER=\(dispatcherToken)")

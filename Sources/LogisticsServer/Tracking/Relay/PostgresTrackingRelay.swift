@@ -182,7 +182,7 @@ enum RelayPayload {
     }
 
     /// How every payload `from` packs begins.
-    static func prefix(from instance: UUID) -> String { #"{"from":""# + instance.uuidString + #"""# }
+    static func prefix(from instance: UUID) -> String { #"{"from":""# + instance.lowercased + #"""# }
 
     fileprivate enum Section: Int {
         case fixes, events, notices
@@ -194,7 +194,7 @@ enum RelayPayload {
         switch update {
         case .fix(let riderId, let fix):
             json.object { json in
-                json.field("r", riderId.uuidString)
+                json.field("r", riderId.lowercased)
                 json.field("lat", fix.lat)
                 json.field("lon", fix.lon)
                 json.field("acc", fix.accuracyM)
@@ -208,7 +208,7 @@ enum RelayPayload {
             return (.events, json.bytes)
         case .notice(let recipientId, let message):
             json.object { json in
-                json.field("r", recipientId.uuidString)
+                json.field("r", recipientId.lowercased)
                 json.field("m", message)
             }
             return (.notices, json.bytes)
