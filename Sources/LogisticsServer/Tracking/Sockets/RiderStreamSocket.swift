@@ -18,6 +18,8 @@ final class RiderStreamSocket: TokenSocketStream {
     private enum Phase { case awaitingToken, signingIn, ready, done }
 
     private let services: LogisticsServices
+    /// Made once: copying the services into every message's task retained and released each of them.
+    private let answers: RiderStreamAnswers
     private let token: String?
     private var socket: LoopSocket?
     private var phase = Phase.awaitingToken
@@ -28,6 +30,7 @@ final class RiderStreamSocket: TokenSocketStream {
 
     init(services: LogisticsServices, token: String?) {
         self.services = services
+        answers = RiderStreamAnswers(ingest: services.ingest, clock: services.clock, path: Self.path)
         self.token = token
     }
 
@@ -80,7 +83,7 @@ final class RiderStreamSocket: TokenSocketStream {
     private func answerNext() {
         guard phase == .ready, !isStoring, let rider, let socket, let text = waiting.popFirst() else { return }
         isStoring = true
-        let (answers, handle) = (RiderStreamAnswers(services: services, path: Self.path), socket.handle(self))
+        let (answers, handle) = (answers, socket.handle(self))
         Task {
             let answer = await answers.answer(text, from: rider)
             handle.execute { stream in
@@ -94,7 +97,8 @@ final class RiderStreamSocket: TokenSocketStream {
 
 /// What the rider's socket answers to one message, worked out off the event loop.
 struct RiderStreamAnswers: Sendable {
-    let services: LogisticsServices
+    let ingest: LocationIngest
+    let clock: any WallClock
     let path: String
 
     private struct Incoming: Decodable {
@@ -121,7 +125,7 @@ struct RiderStreamAnswers: Sendable {
                 path: path, reference: incoming.ref)
         }
         do {
-            let receipt = try await services.ingest.ingest(fixes, riderId: rider.id, now: services.clock.now())
+            let receipt = try await ingest.ingest(fixes, riderId: rider.id, now: clock.now())
             return Self.ack(receipt, ref: incoming.ref)
         } catch {
             return SocketPolicy.problemMessage(for: error, path: path, reference: incoming.ref)
