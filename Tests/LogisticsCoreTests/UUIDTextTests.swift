@@ -10,7 +10,9 @@ struct UUIDTextTests {
         let edges = [
             UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)),
             UUID(uuid: (255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255)),
-            UUID(uuid: (0x09, 0x0a, 0x10, 0x9f, 0xa0, 0xf0, 0x0f, 0x1b, 0xc2, 0xd3, 0xe4, 0x5f, 0x60, 0x71, 0x82, 0x93)),
+            UUID(
+                uuid: (0x09, 0x0a, 0x10, 0x9f, 0xa0, 0xf0, 0x0f, 0x1b, 0xc2, 0xd3, 0xe4, 0x5f, 0x60, 0x71, 0x82, 0x93)
+            ),
         ]
         for id in edges + (0..<10_000).map({ _ in UUID() }) {
             #expect(id.lowercased == id.uuidString.lowercased())
