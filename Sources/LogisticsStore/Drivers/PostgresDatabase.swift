@@ -244,6 +244,7 @@ public final class PostgresDatabase: SQLDatabase {
             case .int(let int): bindings.append(int)
             case .double(let double): bindings.append(double)
             case .bytes(let bytes): bindings.append(ByteBuffer(bytes: bytes))
+            case .column(let column): bindings.append(PostgresColumn(column: column))
             case .null: bindings.appendNull()
             }
         }
@@ -260,6 +261,7 @@ public final class PostgresDatabase: SQLDatabase {
             case .int: types.append(.int8)
             case .double: types.append(.float8)
             case .bytes: types.append(.bytea)
+            case .column(let column): types.append(PostgresColumn.arrayType(column.kind))
             case .null: return nil
             }
         }

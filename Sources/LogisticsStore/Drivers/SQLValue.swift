@@ -8,6 +8,7 @@ public enum SQLValue: Sendable, Equatable {
     case int(Int64)
     case double(Double)
     case bytes([UInt8])
+    case column(SQLColumn)
     case null
 
     public static func uuid(_ id: UUID) -> SQLValue { .text(id.lowercased) }
@@ -18,33 +19,24 @@ public enum SQLValue: Sendable, Equatable {
     public static func double(_ value: Double?) -> SQLValue { value.map { .double($0) } ?? .null }
     public static func int(_ value: Int) -> SQLValue { .int(Int64(value)) }
     public static func bool(_ value: Bool) -> SQLValue { .int(value ? 1 : 0) }
+}
 
-    /// A PostgreSQL array literal of texts, ids and numbers, cast in the statement (`CAST(? AS FLOAT8[])`): a whole
-    /// column of a write in one bind. Elements come from `arrayElement` and so need no quoting.
-    static func postgresArray(_ elements: [String?]) -> SQLValue {
-        var literal = "{"
-        for (index, element) in elements.enumerated() {
-            if index > 0 { literal += "," }
-            literal += element ?? "NULL"
-        }
-        return .text(literal + "}")
+/// A whole column of a write, bound once: PostgreSQL reads it as a binary array (`unnest(CAST(? AS FLOAT8[]))`),
+/// so a group commit of thousands of fixes is a few binds whatever its size. SQLite has no arrays.
+public struct SQLColumn: Sendable, Equatable {
+    public enum Kind: String, Sendable {
+        case text = "TEXT"
+        case bigint = "BIGINT"
+        case float8 = "FLOAT8"
     }
 
-    /// This value as an element of `postgresArray`; only texts that need no quoting (ids) are allowed.
-    var arrayElement: String? {
-        switch self {
-        case .text(let text):
-            precondition(text.utf8.allSatisfy(Self.isPlainArrayByte), "array elements are ids and numbers")
-            return text
-        case .int(let int): return String(int)
-        case .double(let double): return "\(double)"
-        case .bytes: preconditionFailure("bytes have no array element")
-        case .null: return nil
-        }
-    }
+    public let kind: Kind
+    /// Each `.null` or of the kind: `.text`, `.int`, or `.double` (an `.int` is also read as a FLOAT8).
+    public let values: [SQLValue]
 
-    private static func isPlainArrayByte(_ byte: UInt8) -> Bool {
-        byte > 32 && !"{},\"\\".utf8.contains(byte)
+    public init(_ kind: Kind, _ values: [SQLValue]) {
+        self.kind = kind
+        self.values = values
     }
 }
 

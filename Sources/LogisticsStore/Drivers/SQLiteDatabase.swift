@@ -106,6 +106,7 @@ extension SQLValue {
         case .int(let int): .integer(Int(int))
         case .double(let double): .float(double)
         case .bytes(let bytes): .blob(ByteBuffer(bytes: bytes))
+        case .column: preconditionFailure("SQLite has no arrays; columns are bound only on PostgreSQL")
         case .null: .null
         }
     }

@@ -105,7 +105,7 @@ extension SQLLogisticsRepository: LocationRepository {
                         SELECT tasks.rider_id, tasks.id, tasks.order_id FROM tasks
                         WHERE tasks.rider_id = r.id AND \(unfinished) OFFSET 0) AS t
                     """,
-                    [.postgresArray(riderIds.map { SQLValue.uuid($0).arrayElement })]
+                    [.column(SQLColumn(.text, riderIds.map { .uuid($0) }))]
                 )
                 : (
                     """
@@ -157,25 +157,27 @@ extension SQLLogisticsRepository: LocationRepository {
     private static func storeAsColumns(_ rows: [[SQLValue]], moved: [RiderFixWrite], in transaction: any SQLExecutor)
         async throws
     {
-        let types = ["TEXT", "TEXT", "TEXT", "FLOAT8", "FLOAT8", "FLOAT8", "FLOAT8", "FLOAT8", "BIGINT", "BIGINT"]
+        let types: [SQLColumn.Kind] = [
+            .text, .text, .text, .float8, .float8, .float8, .float8, .float8, .bigint, .bigint,
+        ]
         if !rows.isEmpty {
             try await transaction.hotQuery(
                 "\(fixInsert) SELECT * FROM \(unnest(types)) \(fixConflict)",
-                types.indices.map { column in .postgresArray(rows.map { $0[column].arrayElement }) })
+                types.indices.map { column in .column(SQLColumn(types[column], rows.map { $0[column] })) })
         }
         guard !moved.isEmpty else { return }
         let binds = moved.map(positionBinds)
-        let positionTypes = [
-            "TEXT", "BIGINT", "FLOAT8", "FLOAT8", "BIGINT", "BIGINT", "FLOAT8", "FLOAT8", "FLOAT8", "BIGINT",
+        let positionTypes: [SQLColumn.Kind] = [
+            .text, .bigint, .float8, .float8, .bigint, .bigint, .float8, .float8, .float8, .bigint,
         ]
         try await transaction.hotQuery(
             "UPDATE riders SET \(positionAssignments) FROM \(unnest(positionTypes)) AS v (\(positionColumns)) "
                 + "WHERE riders.id = v.id",
-            positionTypes.indices.map { column in .postgresArray(binds.map { $0[column].arrayElement }) })
+            positionTypes.indices.map { column in .column(SQLColumn(positionTypes[column], binds.map { $0[column] })) })
     }
 
-    private static func unnest(_ types: [String]) -> String {
-        "unnest(\(types.map { "CAST(? AS \($0)[])" }.joined(separator: ", ")))"
+    private static func unnest(_ types: [SQLColumn.Kind]) -> String {
+        "unnest(\(types.map { "CAST(? AS \($0.rawValue)[])" }.joined(separator: ", ")))"
     }
 
     private static let fixInsert = """
