@@ -28,8 +28,9 @@ public struct EtaPrediction: Sendable, Equatable {
 
 /// Where the ETAs promised on the way to the customer are kept next to the actual arrival.
 public protocol EtaRepository: Sendable {
-    /// The orders this rider has picked up and not yet brought to the door, with where they go.
-    func ordersInTransit(riderId: UUID) async throws -> [(orderId: UUID, destination: GeoPoint)]
+    /// The orders each of these riders has picked up and not yet brought to the door, with where they go; a rider
+    /// with none is left out.
+    func ordersInTransit(riderIds: [UUID]) async throws -> [UUID: [(orderId: UUID, destination: GeoPoint)]]
     /// Keeps these predictions; one already kept for the same order and moment is left as it was.
     func recordEtaPredictions(_ predictions: [EtaPrediction]) async throws
     /// Puts the arrival next to the order's predictions and returns them; a second call for the same order returns
@@ -40,18 +41,45 @@ public protocol EtaRepository: Sendable {
 }
 
 extension SQLLogisticsRepository: EtaRepository {
-    public func ordersInTransit(riderId: UUID) async throws -> [(orderId: UUID, destination: GeoPoint)] {
-        try await database.hotQuery(
-            """
-            SELECT o.id, o.customer_lat, o.customer_lon FROM tasks t JOIN orders o ON o.id = t.order_id
-            WHERE t.rider_id = ? AND t.status = 'PICKED_UP'
-            """, [.uuid(riderId)]
-        ).map { row in
-            (
-                try row.uuid("id"),
-                GeoPoint(lat: row.optionalDouble("customer_lat") ?? 0, lon: row.optionalDouble("customer_lon") ?? 0)
-            )
+    public func ordersInTransit(riderIds: [UUID]) async throws -> [UUID: [(orderId: UUID, destination: GeoPoint)]] {
+        var orders: [UUID: [(orderId: UUID, destination: GeoPoint)]] = [:]
+        let columns = "o.id, o.customer_lat, o.customer_lon FROM"
+        // PostgreSQL looks each rider up in the index of unfinished tasks, as the group commit does (`OFFSET 0`
+        // keeps the planner from turning the lookups into a scan of every task); SQLite takes a list of ids.
+        let chunks: [(String, [SQLValue])] =
+            database.dialect == .postgres
+            ? [
+                (
+                    """
+                    SELECT r.id AS rider_id, \(columns) unnest(CAST(? AS TEXT[])) AS r (id)
+                    CROSS JOIN LATERAL (
+                        SELECT t.order_id FROM tasks t WHERE t.rider_id = r.id AND t.status = 'PICKED_UP' OFFSET 0) AS t
+                    JOIN orders o ON o.id = t.order_id
+                    """,
+                    [.column(SQLColumn(.text, riderIds.map { .uuid($0) }))]
+                )
+            ]
+            : stride(from: 0, to: riderIds.count, by: 1000).map { first in
+                let chunk = riderIds[first..<min(riderIds.count, first + 1000)]
+                return (
+                    """
+                    SELECT t.rider_id, \(columns) tasks t JOIN orders o ON o.id = t.order_id
+                    WHERE t.rider_id IN (\(placeholders(chunk.count))) AND t.status = 'PICKED_UP'
+                    """,
+                    chunk.map { .uuid($0) }
+                )
+            }
+        for (sql, binds) in chunks where !riderIds.isEmpty {
+            for row in try await database.hotQuery(sql, binds) {
+                orders[try row.uuid("rider_id"), default: []].append(
+                    (
+                        try row.uuid("id"),
+                        GeoPoint(
+                            lat: row.optionalDouble("customer_lat") ?? 0, lon: row.optionalDouble("customer_lon") ?? 0)
+                    ))
+            }
         }
+        return orders
     }
 
     public func recordEtaPredictions(_ predictions: [EtaPrediction]) async throws {

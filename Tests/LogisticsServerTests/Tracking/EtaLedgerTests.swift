@@ -76,4 +76,28 @@ struct EtaLedgerTests {
             #expect(try await scored() == steps + 1)
         }
     }
+
+    @Test(
+        "riders' orders in transit are read together: picked up only, each under its rider",
+        arguments: StoreKind.available)
+    func ordersInTransit(kind: StoreKind) async throws {
+        try await TestServer.run(kind, configure: { $0.rateLimits = .off }) { server in
+            let etas = try #require(server.services.repository as? any EtaRepository)
+            let scenario = try await DeliveryScenario.ready(server)
+            let (riderId, rider, taskId) = try await scenario.assigned()
+            let strangers = (0..<1_500).map { _ in UUID() }
+            #expect(try await etas.ordersInTransit(riderIds: [riderId] + strangers).isEmpty)
+            for status in ["ARRIVED_AT_STORE", "PICKED_UP"] {
+                #expect(
+                    try await scenario.status(taskId, status, rider: rider, lat: 43.7396, lon: 7.4276).status == 200)
+            }
+            let orders = try await etas.ordersInTransit(riderIds: strangers + [riderId])
+            #expect(orders.count == 1)
+            let order = try #require(orders[riderId]?.first)
+            #expect(orders[riderId]?.count == 1)
+            #expect(order.orderId == UUID(uuidString: scenario.orderId))
+            #expect(order.destination.lat != 0 && order.destination.lon != 0)
+            #expect(try await etas.ordersInTransit(riderIds: []).isEmpty)
+        }
+    }
 }
