@@ -11,6 +11,9 @@ public struct Navigator: Sendable {
     let registry: PrometheusCollectorRegistry
     let logger: Logger
 
+    /// False on a server started without a map: every route then fails, and is logged and counted as a failure.
+    var hasMap: Bool { !(provider is UnavailableDirections) }
+
     public init(provider: any DirectionsProvider, registry: PrometheusCollectorRegistry = .init(), logger: Logger) {
         self.provider = provider
         self.registry = registry

@@ -138,6 +138,18 @@ struct NavigationTests {
             #expect(reply.code == "NAVIGATION_UNAVAILABLE")
             #expect(
                 reply["title"] as? String == "Navigation service is temporarily unavailable. Please try again shortly.")
+            // The ETA ledger does not ask a server without a map: a pickup and fixes on the way add no failure.
+            let (_, rider, _) = try await DeliveryScenario.inTransit(server)
+            for _ in 0..<2 {
+                server.clock.advance(by: 11)
+                let fix: [String: Any] = [
+                    "lat": 43.7390, "lon": 7.4270, "accuracyM": 5,
+                    "recordedAt": RFC3339.string(from: server.clock.now()),
+                ]
+                let posted = try await server.send(
+                    .post, "/api/v1/rider/locations", token: rider, json: ["fixes": [fix]])
+                #expect(posted.status == 202)
+            }
             let metrics = try await server.send(.get, "/metrics")
             #expect(metrics.text.contains("routing_provider_failures_total{provider=\"builtin\"} 1"))
         }
