@@ -43,7 +43,10 @@ final class FollowerProcess: @unchecked Sendable {
 
     /// Asks the child to settle and report, and reads what its sockets saw.
     func report() async throws -> (followers: [FollowerReport], deliveries: [(latency: Double, at: Date)]) {
-        FileManager.default.createFile(atPath: request.path, contents: nil)
+        // The child waits for this file: without it the bench would wait forever.
+        guard FileManager.default.createFile(atPath: request.path, contents: nil) else {
+            throw BenchClient.Failure(description: "could not write \(request.path) to ask the followers to report")
+        }
         while process.isRunning { try await Task.sleep(for: .milliseconds(100)) }
         guard process.terminationStatus == 0, let text = try? String(contentsOf: followers, encoding: .utf8),
             let bytes = try? Data(contentsOf: deliveries)
@@ -77,7 +80,9 @@ struct FollowersBench: AsyncParsableCommand {
         let group = try await FollowerGroup.connect(targets) { count in
             if count % 1000 == 0 { Console.line("  \(name): \(count)/\(targets.count) sockets following") }
         }
-        FileManager.default.createFile(atPath: folder.appendingPathComponent("ready").path, contents: nil)
+        guard FileManager.default.createFile(atPath: folder.appendingPathComponent("ready").path, contents: nil) else {
+            throw BenchClient.Failure(description: "could not write \(folder.path)/ready")
+        }
         let request = folder.appendingPathComponent("report-now").path
         while !FileManager.default.fileExists(atPath: request) {
             // The bench that started this process is gone: nobody will ask.
