@@ -33,7 +33,8 @@ enum PostgresHotStatements {
     }
 
     private static let registry = Mutex(Registry())
-    static let slotCount = 8
+    /// The server uses four; the rest leave room for new ones and for the tests, which share one process.
+    static let slotCount = 16
 
     /// The slot holding this statement with these bind types, taken now if it is new; nil when none is free.
     static func slot(sql: String, types: [PostgresDataType]) -> Int? {
@@ -74,7 +75,15 @@ enum PostgresHotStatements {
         case 4: try await run(HotStatement<Slot4>(bindings: bindings), on: connection, logger: logger)
         case 5: try await run(HotStatement<Slot5>(bindings: bindings), on: connection, logger: logger)
         case 6: try await run(HotStatement<Slot6>(bindings: bindings), on: connection, logger: logger)
-        default: try await run(HotStatement<Slot7>(bindings: bindings), on: connection, logger: logger)
+        case 7: try await run(HotStatement<Slot7>(bindings: bindings), on: connection, logger: logger)
+        case 8: try await run(HotStatement<Slot8>(bindings: bindings), on: connection, logger: logger)
+        case 9: try await run(HotStatement<Slot9>(bindings: bindings), on: connection, logger: logger)
+        case 10: try await run(HotStatement<Slot10>(bindings: bindings), on: connection, logger: logger)
+        case 11: try await run(HotStatement<Slot11>(bindings: bindings), on: connection, logger: logger)
+        case 12: try await run(HotStatement<Slot12>(bindings: bindings), on: connection, logger: logger)
+        case 13: try await run(HotStatement<Slot13>(bindings: bindings), on: connection, logger: logger)
+        case 14: try await run(HotStatement<Slot14>(bindings: bindings), on: connection, logger: logger)
+        default: try await run(HotStatement<Slot15>(bindings: bindings), on: connection, logger: logger)
         }
     }
 
@@ -96,6 +105,14 @@ private enum Slot4: HotSlot { static let number = 4 }
 private enum Slot5: HotSlot { static let number = 5 }
 private enum Slot6: HotSlot { static let number = 6 }
 private enum Slot7: HotSlot { static let number = 7 }
+private enum Slot8: HotSlot { static let number = 8 }
+private enum Slot9: HotSlot { static let number = 9 }
+private enum Slot10: HotSlot { static let number = 10 }
+private enum Slot11: HotSlot { static let number = 11 }
+private enum Slot12: HotSlot { static let number = 12 }
+private enum Slot13: HotSlot { static let number = 13 }
+private enum Slot14: HotSlot { static let number = 14 }
+private enum Slot15: HotSlot { static let number = 15 }
 
 private struct HotStatement<Slot: HotSlot>: PostgresPreparedStatement {
     typealias Row = PostgresRow
