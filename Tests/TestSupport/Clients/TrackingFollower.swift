@@ -127,9 +127,9 @@ final class TrackingFollower: Sendable {
         }
     }
 
-    /// Waits up to 10 s until `condition` holds for the messages so far.
-    func wait(_ condition: ([[String: Any]]) -> Bool) async throws {
-        let deadline = Date().addingTimeInterval(10)
+    /// Waits up to `seconds` (10 s unless told) until `condition` holds for the messages so far.
+    func wait(within seconds: TimeInterval = 10, _ condition: ([[String: Any]]) -> Bool) async throws {
+        let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if condition(messages) { return }
             try await Task.sleep(for: .milliseconds(50))
