@@ -42,6 +42,7 @@ public protocol EtaRepository: Sendable {
 
 extension SQLLogisticsRepository: EtaRepository {
     public func ordersInTransit(riderIds: [UUID]) async throws -> [UUID: [(orderId: UUID, destination: GeoPoint)]] {
+        guard !riderIds.isEmpty else { return [:] }
         var orders: [UUID: [(orderId: UUID, destination: GeoPoint)]] = [:]
         let columns = "o.id, o.customer_lat, o.customer_lon FROM"
         // PostgreSQL looks each rider up in the index of unfinished tasks, as the group commit does (`OFFSET 0`
@@ -69,7 +70,7 @@ extension SQLLogisticsRepository: EtaRepository {
                     chunk.map { .uuid($0) }
                 )
             }
-        for (sql, binds) in chunks where !riderIds.isEmpty {
+        for (sql, binds) in chunks {
             for row in try await database.hotQuery(sql, binds) {
                 orders[try row.uuid("rider_id"), default: []].append(
                     (
