@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import NIOCore
+import NIOPosix
 import NIOSSL
 import PostgresNIO
 import Synchronization
@@ -37,12 +38,17 @@ public final class PostgresDatabase: SQLDatabase {
         if let schema = settings.schema {
             configuration.options.additionalStartupParameters = [("search_path", schema)]
         }
-        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        let client = PostgresClient(configuration: configuration, eventLoopGroup: Self.loop, backgroundLogger: logger)
         self.client = client
         self.logger = logger
         self.operationTimeout = settings.operationTimeout
         runner = Task { await client.run() }
     }
+
+    /// The database's connections get an event loop of their own: on the server's loops (Hummingbird's and
+    /// PostgresNIO's default are the same two) every round trip of a group commit queued behind thousands of sockets'
+    /// messages, and the commits, and so the acknowledgements, waited with it.
+    private static let loop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
     static func configuration(from url: String) throws -> PostgresClient.Configuration {
         guard let components = URLComponents(string: url),
