@@ -54,4 +54,28 @@ struct DatabaseOutageTests {
         }
         await database.drop()
     }
+
+    @Test(
+        "a refused connection is named in the error, not only the time waited",
+        .enabled(if: StoreKind.postgresURL != nil, "needs LOGISTICS_TEST_DATABASE_URL"))
+    func refusedConnectionIsNamed() async throws {
+        let base = try #require(StoreKind.postgresURL)
+        var url = try #require(URLComponents(string: base))
+        let quiet = Logger(label: "refused") { _ in SwiftLogNoOpLogHandler() }
+        var cases: [(URLComponents, String)] = []
+        var wrongPassword = url
+        wrongPassword.password = "not-the-password"
+        cases.append((wrongPassword, "password authentication failed"))
+        url.path = "/no_such_database_\(Int.random(in: 1000...9999))"
+        cases.append((url, "does not exist"))
+        for (components, expected) in cases {
+            let database = try PostgresDatabase(
+                settings: .init(url: try #require(components.string), poolSize: 1, operationTimeout: .seconds(1)),
+                logger: quiet)
+            let error = await #expect(throws: StoreError.self) { try await database.ping() }
+            let said = error.map { "\($0)" } ?? ""
+            #expect(said.contains("no answer from PostgreSQL") && said.contains(expected), "\(said)")
+            await database.close()
+        }
+    }
 }

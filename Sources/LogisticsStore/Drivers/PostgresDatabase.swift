@@ -15,6 +15,7 @@ public final class PostgresDatabase: SQLDatabase {
     private let logger: Logger
     /// How long one operation may wait for the database before the caller is told it is unavailable.
     private let operationTimeout: Duration
+    private let probe: PostgresConnectProbe
 
     public struct Settings: Sendable {
         public var url: String
@@ -42,6 +43,8 @@ public final class PostgresDatabase: SQLDatabase {
         self.client = client
         self.logger = logger
         self.operationTimeout = settings.operationTimeout
+        probe = try PostgresConnectProbe(
+            client: configuration, sslmode: Self.sslmode(of: settings.url), eventLoop: Self.loop.next(), logger: logger)
         runner = Task { await client.run() }
     }
 
@@ -57,10 +60,8 @@ public final class PostgresDatabase: SQLDatabase {
         else {
             throw StoreError.rejected("DATABASE_URL must look like postgres://user:password@host:5432/database")
         }
-        let query = Dictionary(
-            (components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { _, last in last })
         let tls: PostgresClient.Configuration.TLS
-        switch query["sslmode"] ?? "disable" {
+        switch sslmode(of: url) {
         case "require", "verify-full", "verify-ca":
             tls = .require(.makeClientConfiguration())
         case "prefer":
@@ -77,6 +78,10 @@ public final class PostgresDatabase: SQLDatabase {
             database: database.isEmpty ? nil : database,
             tls: tls
         )
+    }
+
+    static func sslmode(of url: String) -> String {
+        URLComponents(string: url)?.queryItems?.last { $0.name == "sslmode" }?.value ?? "disable"
     }
 
     /// `NOTIFY` on a channel; listeners on every connection of the database receive the payload at commit.
@@ -188,7 +193,17 @@ public final class PostgresDatabase: SQLDatabase {
     /// Bounds an operation so that a dead database turns into a prompt 503, not a hung request. The caller is
     /// answered at the deadline even when the operation does not end on cancellation (a pooled connection lost
     /// mid-statement during a restart can keep it waiting); the operation is cancelled and left to finish alone.
+    /// When no answer came, says why a new connection fails, if it does (`PostgresConnectProbe`).
     private func withDeadline<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+        do {
+            return try await raceDeadline(operation)
+        } catch is DeadlineMissed {
+            let said = await probe.problem().map { "; connecting says: \($0)" } ?? ""
+            throw StoreError.unavailable("no answer from PostgreSQL within \(operationTimeout)\(said)")
+        }
+    }
+
+    private func raceDeadline<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) async throws -> T {
         let timeout = operationTimeout
         let race = DeadlineRace<T>()
         return try await withTaskCancellationHandler {
@@ -199,7 +214,7 @@ public final class PostgresDatabase: SQLDatabase {
                 }
                 let timer = Task {
                     try await Task.sleep(for: timeout)
-                    if race.finish(.failure(StoreError.unavailable("no answer from PostgreSQL within \(timeout)"))) {
+                    if race.finish(.failure(DeadlineMissed())) {
                         work.cancel()
                     }
                 }
@@ -353,6 +368,8 @@ extension SQLValue {
 
 /// The first of an operation's result, its deadline and its caller's cancellation answers the caller; the others
 /// find the continuation taken.
+private struct DeadlineMissed: Error {}
+
 private final class DeadlineRace<T: Sendable>: Sendable {
     private struct State {
         var continuation: CheckedContinuation<T, any Error>?
