@@ -16,19 +16,18 @@ final class PostgresConnectProbe: Sendable {
     private static let spacing = Duration.seconds(10)
     private let lastProbe = Mutex<ContinuousClock.Instant?>(nil)
 
-    init(client: PostgresClient.Configuration, sslmode: String, eventLoop: any EventLoop, logger: Logger) throws {
-        let tls: PostgresConnection.Configuration.TLS
-        switch sslmode {
-        case "require", "verify-full", "verify-ca":
-            tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
-        case "prefer":
-            tls = .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
-        default:
-            tls = .disable
+    init(
+        client: PostgresClient.Configuration, tls: PostgresDatabase.TLSChoice, eventLoop: any EventLoop, logger: Logger
+    ) throws {
+        let connectionTLS: PostgresConnection.Configuration.TLS
+        switch tls {
+        case .require: connectionTLS = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+        case .prefer: connectionTLS = .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+        case .disable: connectionTLS = .disable
         }
         var configuration = PostgresConnection.Configuration(
             host: client.host ?? "localhost", port: client.port ?? 5432, username: client.username,
-            password: client.password, database: client.database, tls: tls)
+            password: client.password, database: client.database, tls: connectionTLS)
         configuration.options.connectTimeout = .seconds(2)
         configuration.options.additionalStartupParameters = client.options.additionalStartupParameters
         self.configuration = configuration

@@ -44,7 +44,7 @@ public final class PostgresDatabase: SQLDatabase {
         self.logger = logger
         self.operationTimeout = settings.operationTimeout
         probe = try PostgresConnectProbe(
-            client: configuration, sslmode: Self.sslmode(of: settings.url), eventLoop: Self.loop.next(), logger: logger)
+            client: configuration, tls: TLSChoice(url: settings.url), eventLoop: Self.loop.next(), logger: logger)
         runner = Task { await client.run() }
     }
 
@@ -61,13 +61,10 @@ public final class PostgresDatabase: SQLDatabase {
             throw StoreError.rejected("DATABASE_URL must look like postgres://user:password@host:5432/database")
         }
         let tls: PostgresClient.Configuration.TLS
-        switch sslmode(of: url) {
-        case "require", "verify-full", "verify-ca":
-            tls = .require(.makeClientConfiguration())
-        case "prefer":
-            tls = .prefer(.makeClientConfiguration())
-        default:
-            tls = .disable
+        switch TLSChoice(url: url) {
+        case .require: tls = .require(.makeClientConfiguration())
+        case .prefer: tls = .prefer(.makeClientConfiguration())
+        case .disable: tls = .disable
         }
         let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
         return PostgresClient.Configuration(
@@ -80,8 +77,17 @@ public final class PostgresDatabase: SQLDatabase {
         )
     }
 
-    static func sslmode(of url: String) -> String {
-        URLComponents(string: url)?.queryItems?.last { $0.name == "sslmode" }?.value ?? "disable"
+    /// What the URL's `sslmode` asks of TLS; the pool and `PostgresConnectProbe` each build their own from it.
+    enum TLSChoice {
+        case disable, prefer, require
+
+        init(url: String) {
+            switch URLComponents(string: url)?.queryItems?.last(where: { $0.name == "sslmode" })?.value {
+            case "require", "verify-full", "verify-ca": self = .require
+            case "prefer": self = .prefer
+            default: self = .disable
+            }
+        }
     }
 
     /// `NOTIFY` on a channel; listeners on every connection of the database receive the payload at commit.
@@ -366,10 +372,11 @@ extension SQLValue {
     }
 }
 
-/// The first of an operation's result, its deadline and its caller's cancellation answers the caller; the others
-/// find the continuation taken.
+/// The deadline came first; `withDeadline` words it, with what `PostgresConnectProbe` found.
 private struct DeadlineMissed: Error {}
 
+/// The first of an operation's result, its deadline and its caller's cancellation answers the caller; the others
+/// find the continuation taken.
 private final class DeadlineRace<T: Sendable>: Sendable {
     private struct State {
         var continuation: CheckedContinuation<T, any Error>?
