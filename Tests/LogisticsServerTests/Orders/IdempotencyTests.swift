@@ -115,6 +115,13 @@ struct IdempotencyTests {
                 try await other.listen(channel: "presence_test", onListening: { ready.yield() }) { _ in }
             }
             for await _ in listening { break }
+            guard let postgres = server.database as? PostgresDatabase else {
+                Issue.record("the server does not run on PostgreSQL")
+                return
+            }
+            if try await !postgres.isPresent(other.presence) {
+                Issue.record("the listening instance holds no presence lock: \(try await Self.presenceLocks(postgres))")
+            }
             try await server.database.query(
                 """
                 INSERT INTO idempotency_keys (principal, idempotency_key, request_hash, status, created_at, claimed_by)
@@ -129,15 +136,14 @@ struct IdempotencyTests {
                 headers: ["Idempotency-Key": "claimed-elsewhere"])
             #expect(busy.status == 409)
             #expect(busy.code == "IDEMPOTENCY_REQUEST_IN_PROGRESS")
+            if busy.status != 409 {
+                Issue.record("claimant \(other.presence); locks then: \(try await Self.presenceLocks(postgres))")
+            }
 
             // The other instance dies: its connections close and PostgreSQL releases the lock.
             listener.cancel()
             await other.close()
             _ = try? await listener.value
-            guard let postgres = server.database as? PostgresDatabase else {
-                Issue.record("the server does not run on PostgreSQL")
-                return
-            }
             let deadline = ContinuousClock.now + .seconds(10)
             while try await postgres.isPresent(other.presence), ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(50))
@@ -152,8 +158,25 @@ struct IdempotencyTests {
             #expect(replayed.body == retried.body)
             #expect(try await server.count("orders") == 1)
             // The server's own claims name it, and it is present while it listens.
-            #expect(try await postgres.isPresent(postgres.presence))
+            if try await !postgres.isPresent(postgres.presence) {
+                let locks = try await Self.presenceLocks(postgres)
+                Issue.record("the server \(postgres.presence) is not present: \(locks)")
+            }
         }
+    }
+
+    /// The presence locks PostgreSQL holds, and the sessions holding them, for a failure to say what it saw.
+    private static func presenceLocks(_ database: PostgresDatabase) async throws -> String {
+        let rows = try await database.query(
+            """
+            SELECT l.objid::text AS presence, l.pid::text AS pid, l.granted::text AS granted, a.state AS state,
+                left(a.query, 60) AS query
+            FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
+            WHERE l.locktype = 'advisory' AND l.classid::bigint = 1280264009 -- "LOGI"
+            """, [])
+        let columns = ["presence", "pid", "granted", "state", "query"]
+        return rows.map { row in columns.map { row.optionalString($0) ?? "-" }.joined(separator: " ") }
+            .joined(separator: "; ")
     }
 
     @Test("concurrent requests with one key create one order", arguments: StoreKind.available)
