@@ -26,12 +26,19 @@ enum MonacoPlaces {
     /// A store at the place nearest `position` (not the one just delivered to) and a customer within
     /// `shortTripM` of it.
     static func shortTrip(near position: GeoPoint, after lastHome: GeoPoint? = nil) -> (store: Place, home: Place) {
+        var random = SystemRandomNumberGenerator()
+        return shortTrip(near: position, after: lastHome, using: &random)
+    }
+
+    static func shortTrip(
+        near position: GeoPoint, after lastHome: GeoPoint? = nil, using random: inout some RandomNumberGenerator
+    ) -> (store: Place, home: Place) {
         let stores = all.filter { place in lastHome.map { place.location.distanceM(to: $0) > 50 } ?? true }
         let store = stores.min { $0.location.distanceM(to: position) < $1.location.distanceM(to: position) }!
         let homes = all.filter {
             let distance = $0.location.distanceM(to: store.location)
             return distance > 200 && distance <= shortTripM
         }
-        return (store, homes.randomElement() ?? all.first { $0.name != store.name }!)
+        return (store, homes.randomElement(using: &random) ?? all.first { $0.name != store.name }!)
     }
 }

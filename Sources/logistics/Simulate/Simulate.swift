@@ -34,6 +34,8 @@ struct Simulate: AsyncParsableCommand {
         name: .customLong("time-zone"),
         help: "The time zone of --slow windows (as the server's LOGISTICS_TIME_ZONE).")
     var timeZone: String = "UTC"
+    @Option(help: "Seed of the riders' trips, tunnels, network drops and GPS noise (default: a random one, printed).")
+    var seed: UInt64?
 
     /// The traffic scenario the options name.
     func traffic() throws -> SimulatedTraffic {
@@ -66,14 +68,15 @@ struct Simulate: AsyncParsableCommand {
         }
         let issuer = await AccessTokenIssuer(
             secret: secret, issuer: configuration.jwtIssuer, audience: configuration.jwtAudience)
-        let plan = SimulationPlan(
+        var plan = SimulationPlan(
             riders: riders, deliveries: orders ?? riders * 2, duration: TimeInterval(duration), speedMps: speed,
             fixInterval: fixInterval, networkDrops: !noDrops, tunnels: !noTunnels, automaticDispatch: automaticDispatch,
             traffic: try traffic())
+        if let seed { plan.seed = seed }
         Console.line(
             "Simulating \(riders) riders against \(server): \(plan.deliveries!) deliveries, \(Int(speed)) m/s, "
                 + "network drops \(noDrops ? "off" : "on"), tunnels \(noTunnels ? "off" : "on"), "
-                + "dispatch \(automaticDispatch ? "by the server" : "by hand")"
+                + "dispatch \(automaticDispatch ? "by the server" : "by hand"), seed \(plan.seed)"
                 + (plan.traffic.slowdowns.isEmpty
                     ? "" : ", slowed: " + plan.traffic.slowdowns.map(\.description).joined(separator: ", ")))
         var simulation = Simulation(base: server, plan: plan) { subject, role in

@@ -20,6 +20,8 @@ struct SimulatedRider: Sendable {
     var position: GeoPoint
     /// Where the last delivery ended: short trips do not start from the customer's own door.
     var lastHome: GeoPoint? = nil
+    /// This rider's share of the plan's seed.
+    var random: SeededGenerator
 
     /// Keeps delivering until the plan's target is reached or the task is cancelled.
     mutating func run() async {
@@ -47,9 +49,9 @@ struct SimulatedRider: Sendable {
         let store: MonacoPlaces.Place
         let home: MonacoPlaces.Place
         if plan.shortTrips {
-            (store, home) = MonacoPlaces.shortTrip(near: position, after: lastHome)
+            (store, home) = MonacoPlaces.shortTrip(near: position, after: lastHome, using: &random)
         } else {
-            var places = MonacoPlaces.all.shuffled()
+            var places = MonacoPlaces.all.shuffled(using: &random)
             store = places.removeFirst()
             home = places.removeFirst()
         }
@@ -154,9 +156,11 @@ struct SimulatedRider: Sendable {
             report.update { $0.straightLineLegs += 1 }
             path = [position, destination]
         }
-        let tunnelSeconds = plan.tunnels && Double.random(in: 0..<1) < 0.25 ? Double.random(in: 12...20) : 0
+        let tunnelSeconds =
+            plan.tunnels && Double.random(in: 0..<1, using: &random) < 0.25
+            ? Double.random(in: 12...20, using: &random) : 0
         if tunnelSeconds > 0 { report.update { $0.tunnels += 1 } }
-        let wrongTurn = navigation != nil && Double.random(in: 0..<1) < 0.2
+        let wrongTurn = navigation != nil && Double.random(in: 0..<1, using: &random) < 0.2
         let step = plan.speedMps * plan.fixInterval
         var points = path.sampled(every: step)[...]
         let turnAt = points.count / 3
@@ -184,7 +188,8 @@ struct SimulatedRider: Sendable {
                 }
             } else {
                 // A fast-forwarded ride still reports a city speed: the server refuses faster than 100 m/s.
-                let fix = Self.noisyFix(at: point, speed: min(plan.speedMps, 14) * slowdown, heading: heading)
+                let fix = Self.noisyFix(
+                    at: point, speed: min(plan.speedMps, 14) * slowdown, heading: heading, using: &random)
                 await uploader.record(fix)
                 for event in await navigation?.update(fix) ?? [] {
                     if case .rerouted(let fresh) = event, let shape = Polyline.decode(fresh.geometry) {
@@ -206,8 +211,8 @@ struct SimulatedRider: Sendable {
         position = GeoPoint(lat: destination.lat, lon: destination.lon, accuracyM: 5)
         await uploader.flush()
         // Signal often drops at the door (stairwells, basements): the taps that follow wait in the queue.
-        if plan.networkDrops, Double.random(in: 0..<1) < 0.35 {
-            network.drop(for: .milliseconds(Int.random(in: 1500...3500)))
+        if plan.networkDrops, Double.random(in: 0..<1, using: &random) < 0.35 {
+            network.drop(for: .milliseconds(Int.random(in: 1500...3500, using: &random)))
             report.update { $0.networkDrops += 1 }
         }
     }
@@ -242,9 +247,11 @@ struct SimulatedRider: Sendable {
     }
 
     /// GPS noise of a few metres, as a phone in a street reports.
-    static func noisyFix(at point: GeoPoint, speed: Double, heading: Double? = nil) -> LocationFix {
-        let noiseM = Double.random(in: 0...6)
-        let angle = Double.random(in: 0..<(2 * .pi))
+    static func noisyFix(
+        at point: GeoPoint, speed: Double, heading: Double? = nil, using random: inout some RandomNumberGenerator
+    ) -> LocationFix {
+        let noiseM = Double.random(in: 0...6, using: &random)
+        let angle = Double.random(in: 0..<(2 * .pi), using: &random)
         let lat = point.lat + noiseM * cos(angle) / 111_320
         let lon = point.lon + noiseM * sin(angle) / (111_320 * cos(point.lat * .pi / 180))
         return LocationFix(

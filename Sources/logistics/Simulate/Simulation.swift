@@ -1,6 +1,7 @@
 import Foundation
 import LogisticsCore
 import RiderKit
+import RoadRouting
 
 /// How the simulated fleet behaves.
 struct SimulationPlan: Sendable {
@@ -19,6 +20,9 @@ struct SimulationPlan: Sendable {
     var automaticDispatch = false
     /// Streets slowed at chosen times of day.
     var traffic = SimulatedTraffic()
+    /// Where the riders' random choices start (trips, tunnels, wrong turns, drops, GPS noise): the same seed gives
+    /// each rider the same trips again. Which rider an automatic dispatch picks still depends on timing.
+    var seed = UInt64.random(in: 0...UInt64.max)
 }
 
 /// Runs simulated riders against a server until the plan is done, printing a live line now and then.
@@ -51,7 +55,8 @@ struct Simulation {
                 SimulatedRider(
                     id: id, name: "rider \(index + 1)", plan: plan, api: api, session: session, network: network,
                     uploader: LocationUploader(api: api),
-                    office: office, report: report, position: MonacoPlaces.all[index % MonacoPlaces.all.count].location)
+                    office: office, report: report, position: MonacoPlaces.all[index % MonacoPlaces.all.count].location,
+                    random: SeededGenerator(state: plan.seed &+ UInt64(index) &* 0x9E37_79B9_7F4A_7C15))
             )
         }
         let fleetRiders = riders

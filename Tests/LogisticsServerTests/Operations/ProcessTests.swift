@@ -177,6 +177,8 @@ struct ProcessTests {
             arguments: [
                 "simulate", "--server", "http://127.0.0.1:\(server.port)", "--riders", "5", "--orders", "5",
                 "--speed", "300", "--fix-interval", "0.2", "--duration", "55",
+                // Trips drawn from a random seed crossed none of the slowed streets once in many runs; this seed's do.
+                "--seed", "1",
             ]
                 + (automatic
                     ? ["--automatic-dispatch"]
