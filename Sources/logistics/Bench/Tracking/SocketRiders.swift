@@ -29,13 +29,15 @@ enum SocketRiders {
     /// riders with an order are the first `orders`. Returns when every fix is answered, with each rider-with-order's
     /// last acknowledged latitude.
     static func drive(
-        _ riders: [RiderSocket.Handle], seconds: Int, interval: Duration, orders: Int, path: RiderPath
+        _ riders: [RiderSocket.Handle], seconds: Int, interval: Duration, orders: Int, path: RiderPath,
+        cpu: TrafficCPU
     ) async throws
         -> (TrackingLoad.Traffic, lastAcknowledgedLat: [Int: Double])
     {
         let acknowledged = AcknowledgedCount()
         let progress = TrackingLoad.reportProgress { acknowledged.value }
         defer { progress.cancel() }
+        cpu.sendingStarts()
         let start = NIODeadline.now()
         let end = start + .seconds(Int64(seconds))
         let finished = riders.enumerated().map { index, rider in
@@ -57,6 +59,7 @@ enum SocketRiders {
             if let lat = tally.lastAcknowledgedLat { lastAcknowledgedLat[index] = lat }
         }
         let elapsed = Double((NIODeadline.now() - start).nanoseconds) / 1e9
+        cpu.lastAnswered()
         for rider in riders { rider.close() }
         for rider in riders { try? await rider.closed.get() }
         let acks = total.ackSeconds.sorted()

@@ -179,7 +179,9 @@ final class TrackingLoad: Sendable {
     /// Every rider sends one fix every `interval`, their starts spread over the first interval. Riders without an
     /// order are signed in before the clock starts (a first fix over HTTP, the socket's sign-in otherwise): a city's
     /// riders come on shift over hours, not all within the first seconds of a run.
-    func drive(seconds: Int, interval: Duration, connections: Int, transport: Transport) async throws -> Traffic {
+    func drive(seconds: Int, interval: Duration, connections: Int, transport: Transport, cpu: TrafficCPU)
+        async throws -> Traffic
+    {
         let plan = state.withLock { $0.orders }
         let riderTokens = try await withThrowingTaskGroup(of: (Int, String).self) { group in
             for index in orders..<riders {
@@ -197,7 +199,7 @@ final class TrackingLoad: Sendable {
             Console.line("Riders sending for \(seconds) s ...")
             state.withLock { $0.trafficStart = Date() }
             let (traffic, lastAcknowledgedLat) = try await SocketRiders.drive(
-                sockets, seconds: seconds, interval: interval, orders: orders, path: path)
+                sockets, seconds: seconds, interval: interval, orders: orders, path: path, cpu: cpu)
             state.withLock { $0.lastAcknowledgedLat = lastAcknowledgedLat }
             return traffic
         }
@@ -206,6 +208,7 @@ final class TrackingLoad: Sendable {
         let acknowledged = Shared(0)
         let failed = Shared(0)
         let acks = LatencyRecorder()
+        cpu.sendingStarts()
         let start = ContinuousClock.now
         let end = start + .seconds(seconds)
         state.withLock { $0.trafficStart = Date() }
@@ -236,6 +239,7 @@ final class TrackingLoad: Sendable {
             try await group.waitForAll()
         }
         let elapsed = (ContinuousClock.now - start).inSeconds
+        cpu.lastAnswered()
         for poster in posters { await poster.close() }
         let row = acks.rows().first
         return Traffic(
