@@ -56,6 +56,18 @@ struct LocationWriteTests {
             try await locations.storeFixes(
                 [RiderFixWrite(riderId: idle, kept: [idleFix], newest: idleFix, newestShowable: idleFix)], now: now)
             #expect(try await server.count("rider_locations") == 5)
+
+            // A fix the history thins out moves the rider without a row; a late one adds a row and moves nobody.
+            let thinned = fix(43.7403, secondsAgo: 0.5)
+            try await locations.storeFixes(
+                [RiderFixWrite(riderId: idle, kept: [], newest: thinned, newestShowable: thinned)], now: now)
+            #expect(try await server.count("rider_locations") == 5)
+            #expect(try await locations.lastPosition(riderId: idle)?.0.lat == 43.7403)
+            let late = fix(43.7399, secondsAgo: 30)
+            try await locations.storeFixes(
+                [RiderFixWrite(riderId: idle, kept: [late], newest: nil, newestShowable: nil)], now: now)
+            #expect(try await server.count("rider_locations") == 6)
+            #expect(try await locations.lastPosition(riderId: idle)?.0.lat == 43.7403)
         }
     }
 }
