@@ -25,6 +25,8 @@ enum PostgresHotStatements {
         var statements: [Statement] = []
         /// Connections (by object) on which a slot's statement failed once.
         var failed: Set<Failure> = []
+        /// Statements that found every slot taken, so each is logged once.
+        var refused: Set<String> = []
     }
 
     private struct Failure: Hashable {
@@ -36,16 +38,26 @@ enum PostgresHotStatements {
     /// The server uses four; the rest leave room for new ones and for the tests, which share one process.
     static let slotCount = 16
 
-    /// The slot holding this statement with these bind types, taken now if it is new; nil when none is free.
-    static func slot(sql: String, types: [PostgresDataType]) -> Int? {
+    /// The slot holding this statement with these bind types, taken now if it is new; nil when none is free, which
+    /// is logged once per statement: it still runs, parsed and planned every time.
+    static func slot(sql: String, types: [PostgresDataType], logger: Logger) -> Int? {
         let signature = types.map { String($0.rawValue) }.joined(separator: ",") + ";" + sql
-        return registry.withLock { registry in
-            if let slot = registry.slots[signature] { return slot }
-            guard registry.statements.count < slotCount else { return nil }
+        let (slot, firstRefusal) = registry.withLock { registry -> (Int?, Bool) in
+            if let slot = registry.slots[signature] { return (slot, false) }
+            guard registry.statements.count < slotCount else {
+                guard registry.refused.count < 1_024 else { return (nil, false) }
+                return (nil, registry.refused.insert(signature).inserted)
+            }
             registry.statements.append(Statement(sql: sql, types: types))
             registry.slots[signature] = registry.statements.count - 1
-            return registry.statements.count - 1
+            return (registry.statements.count - 1, false)
         }
+        if firstRefusal {
+            logger.warning(
+                "a frequent statement runs unprepared: all \(slotCount) prepared-statement slots are taken",
+                metadata: ["sql": "\(sql.prefix(160))"])
+        }
+        return slot
     }
 
     static func hasFailed(slot: Int, on connection: PostgresConnection) -> Bool {
