@@ -41,6 +41,9 @@ struct Simulation {
         var office = SimulationOffice(client: BenchClient(http: .shared, base: base, recorder: nil), tokens: tokens)
         office.automatic = plan.automaticDispatch
         var riders: [SimulatedRider] = []
+        // Each rider's seed is drawn from the plan's: SplitMix steps its state by a constant, so seeds one step apart
+        // would give riders the same draws shifted by one.
+        var riderSeeds = SeededGenerator(state: plan.seed)
         for index in 0..<plan.riders {
             let id = UUID()
             let network = SimulatedNetwork()
@@ -56,7 +59,7 @@ struct Simulation {
                     id: id, name: "rider \(index + 1)", plan: plan, api: api, session: session, network: network,
                     uploader: LocationUploader(api: api),
                     office: office, report: report, position: MonacoPlaces.all[index % MonacoPlaces.all.count].location,
-                    random: SeededGenerator(state: plan.seed &+ UInt64(index) &* 0x9E37_79B9_7F4A_7C15))
+                    random: SeededGenerator(state: riderSeeds.next()))
             )
         }
         let fleetRiders = riders
