@@ -96,7 +96,7 @@ public final class PostgresDatabase: SQLDatabase {
     /// `Idempotency-Key` is gone (killed, or cut off from the database) and take its claim over at once.
     public let presence = Int64(Int32.random(in: 1...Int32.max))
     /// The first key of the presence locks ("LOGI"), the second being `presence`.
-    static let presenceLockClass: Int32 = 0x4C4F_4749
+    public static let presenceLockClass: Int32 = 0x4C4F_4749
 
     /// Whether the process named by `presence` holds its lock, that is, is running and listening.
     public func isPresent(_ presence: Int64) async throws -> Bool {

@@ -172,8 +172,8 @@ struct IdempotencyTests {
             SELECT l.objid::text AS presence, l.pid::text AS pid, l.granted::text AS granted, a.state AS state,
                 left(a.query, 60) AS query
             FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
-            WHERE l.locktype = 'advisory' AND l.classid::bigint = 1280264009 -- "LOGI"
-            """, [])
+            WHERE l.locktype = 'advisory' AND l.classid::bigint = ?
+            """, [.int(Int64(PostgresDatabase.presenceLockClass))])
         let columns = ["presence", "pid", "granted", "state", "query"]
         return rows.map { row in columns.map { row.optionalString($0) ?? "-" }.joined(separator: " ") }
             .joined(separator: "; ")
