@@ -40,8 +40,24 @@ final class LocationIngest: Sendable {
         limiter = fixesPerRider.map { RateLimiter($0, what: "location fixes") }
     }
 
+    /// A batch taken in: live tracking has it, the history and the positions do not yet.
+    struct Taken: Sendable {
+        fileprivate var riderId: UUID
+        fileprivate var now: Date
+        fileprivate var intake: RiderTrail.Intake
+        fileprivate var write: RiderFixWrite?
+        fileprivate var rejections: [Receipt.Rejection]
+    }
+
     /// Returns once the fixes worth keeping are stored; a batch with any invalid fix is refused whole, unchanged.
     func ingest(_ fixes: [LocationFix], riderId: UUID, now: Date) async throws -> Receipt {
+        try await store(take(fixes, riderId: riderId, now: now))
+    }
+
+    /// Validates the batch, counts it against the rider's rate, remembers its fixes and shows the fresh ones to
+    /// customers at once. A rider's batches must be taken in the order they came; `store` may lag behind, so a
+    /// socket shows the next batch while the last one waits for its commit.
+    func take(_ fixes: [LocationFix], riderId: UUID, now: Date) throws -> Taken {
         guard (1...LocationFix.maximumBatch).contains(fixes.count) else {
             throw LogisticsError.validation(field: "fixes", "must hold 1 to \(LocationFix.maximumBatch) fixes")
         }
@@ -68,12 +84,21 @@ final class LocationIngest: Sendable {
         if !intake.fresh.isEmpty {
             relay.publish(intake.fresh.map { .fix(riderId: riderId, fix: $0) })
         }
-        if !intake.kept.isEmpty || intake.movedForward {
+        let write =
+            intake.kept.isEmpty && !intake.movedForward
+            ? nil
+            : RiderFixWrite(
+                riderId: riderId, kept: intake.kept, newest: intake.movedForward ? newest : nil,
+                newestShowable: intake.movedForward ? newestShowable : nil)
+        return Taken(riderId: riderId, now: now, intake: intake, write: write, rejections: rejections)
+    }
+
+    /// Returns once what `take` kept is durable, with the receipt the phone is answered.
+    func store(_ taken: Taken) async throws -> Receipt {
+        let (riderId, intake) = (taken.riderId, taken.intake)
+        if let write = taken.write {
             do {
-                try await writer.store(
-                    RiderFixWrite(
-                        riderId: riderId, kept: intake.kept, newest: intake.movedForward ? newest : nil,
-                        newestShowable: intake.movedForward ? newestShowable : nil))
+                try await writer.store(write)
             } catch {
                 // Not stored, so not acknowledged: the phone's retry must not look like a duplicate.
                 trails.withLock { $0[riderId]?.forget(intake.fresh) }
@@ -82,11 +107,11 @@ final class LocationIngest: Sendable {
         }
         if !intake.fresh.isEmpty {
             navigator.provider.observe(intake.fresh, riderId: riderId)
-            await etas?.observe(riderId: riderId, fixes: intake.fresh, now: now)
+            await etas?.observe(riderId: riderId, fixes: intake.fresh, now: taken.now)
         }
         return Receipt(
-            accepted: intake.fresh.count, rejected: rejections.count + intake.duplicates,
-            duplicates: intake.duplicates, rejections: rejections)
+            accepted: intake.fresh.count, rejected: taken.rejections.count + intake.duplicates,
+            duplicates: intake.duplicates, rejections: taken.rejections)
     }
 
     /// The rider's newest position a customer may see, if the rider reported to this instance since it started.

@@ -171,6 +171,64 @@ struct LocationIngestTests {
         }
     }
 
+    @Test(
+        "batches sent while the last waits for its commit reach the customer at once; acks follow in order",
+        arguments: StoreKind.available)
+    func pipelinedBatches(kind: StoreKind) async throws {
+        try await TestServer.run(kind) { server in
+            let scenario = try await DeliveryScenario.ready(server)
+            let (riderId, rider, taskId) = try await scenario.assigned()
+            for status in ["ARRIVED_AT_STORE", "PICKED_UP"] {
+                #expect(
+                    try await scenario.status(taskId, status, rider: rider, lat: 43.7396, lon: 7.4276).status == 200)
+            }
+            let customer = TrackingFollower(port: server.port, orderId: scenario.orderId, token: scenario.customer)
+            try await customer.wait { $0.first?["type"] as? String == "snapshot" }
+            let socket = TrackingFollower(port: server.port, path: "/api/v1/rider/stream", token: rider)
+            try await socket.wait { $0.first?["type"] as? String == "ready" }
+
+            // The database is held: SQLite's one writer by an open transaction, PostgreSQL's writes by locks on the
+            // riders and their fixes (a batch taken in after a newer one moves nobody and only inserts).
+            let (held, isHeld) = AsyncStream<Void>.makeStream()
+            let (released, release) = AsyncStream<Void>.makeStream()
+            let holder = Task {
+                try await server.database.transaction { transaction in
+                    if server.kind == .postgres {
+                        try await transaction.query("LOCK TABLE riders, rider_locations IN EXCLUSIVE MODE", [])
+                    }
+                    isHeld.yield()
+                    for await _ in released { break }
+                }
+            }
+            for await _ in held { break }
+            do {
+                let lats = [43.7380, 43.7400, 43.7420]
+                for (index, lat) in lats.enumerated() {
+                    // After the positions the status changes left, or the customer would not be shown them.
+                    let fix = RiderFixes.fix(server, lat: lat, lon: 7.4262, secondsAgo: -Double(index + 1))
+                    let batch = try JSONSerialization.data(withJSONObject: [
+                        "type": "locations", "ref": "p\(index)", "fixes": [fix],
+                    ])
+                    socket.send(String(decoding: batch, as: UTF8.self))
+                }
+                try await customer.wait {
+                    $0.contains { $0["type"] as? String == "location" && $0["lat"] as? Double == 43.7420 }
+                }
+                #expect(!socket.messages.contains { $0["type"] as? String == "ack" }, "nothing is stored yet")
+            } catch {
+                release.yield()
+                throw error
+            }
+            release.yield()
+            try await holder.value
+            try await socket.wait { $0.filter { $0["type"] as? String == "ack" }.count == 3 }
+            let acks = socket.messages.filter { $0["type"] as? String == "ack" }
+            #expect(acks.compactMap { $0["ref"] as? String } == ["p0", "p1", "p2"])
+            #expect(acks.allSatisfy { $0["accepted"] as? Int == 1 })
+            #expect(try await Self.stored(server, riderId) == (3, 43.7420))
+        }
+    }
+
     @Test("the rider's socket pushes the rider's own offers, nobody else's")
     func riderSocketPushesOffers() async throws {
         try await TestServer.run(.sqlite) { server in

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import LogisticsCore
 import NIOCore
+import Synchronization
 
 /// `WS /api/v1/rider/stream`: the rider's phone sends `{"type":"locations","ref":"…","fixes":[…]}` and gets an
 /// `ack` (the same receipt as `POST /rider/locations`, sent once the fixes are stored) or an `error` with the
@@ -9,8 +10,9 @@ import NIOCore
 /// dispatcher decisions) addressed to the rider. A bad message is answered, not fatal.
 ///
 /// A city's riders keep this socket open all shift, so it is served on its connection's event loop (`LoopSocket`):
-/// each batch is stored by a task that ends with it, one batch at a time per rider, so acks come in the order the
-/// batches were sent.
+/// each batch is handled by a task that ends with it. A phone may send while earlier batches wait for their commit:
+/// a batch is taken in (validated, shown to customers) as it comes, and stored once the one before it is answered,
+/// so acks come in the order the batches were sent and customers do not wait for the database.
 final class RiderStreamSocket: TokenSocketStream {
     static let path = "/api/v1/rider/stream"
     static let name = "rider"
@@ -24,9 +26,15 @@ final class RiderStreamSocket: TokenSocketStream {
     private var socket: LoopSocket?
     private var phase = Phase.awaitingToken
     private var rider: Actor?
-    /// Messages not yet answered, oldest first; the flood limit bounds them.
+    /// Messages not yet started, oldest first; the flood limit bounds them.
     private var waiting = CircularBuffer<String>(initialCapacity: 0)
-    private var isStoring = false
+    /// Messages started and not yet answered, and the newest one's turn to store.
+    private var unanswered = 0
+    private var lastTurn: StoreTurn?
+
+    /// How many of a rider's messages are worked on at once: a phone that outruns the database is held back here,
+    /// its later messages unread, not shown fixes the server may never store.
+    static let atOnce = 8
 
     init(services: LogisticsServices, token: String?) {
         self.services = services
@@ -79,18 +87,53 @@ final class RiderStreamSocket: TokenSocketStream {
         answerNext()
     }
 
-    /// Stores the oldest waiting batch and answers it, then the next; one at a time.
+    /// Starts the waiting messages, a task each: every one is taken in (shown to customers) at once, then stored
+    /// when the one before it is answered, so stores go one at a time and acks in order.
     private func answerNext() {
-        guard phase == .ready, !isStoring, let rider, let socket, let text = waiting.popFirst() else { return }
-        isStoring = true
-        let (answers, handle) = (answers, socket.handle(self))
-        Task {
-            let answer = await answers.answer(text, from: rider)
-            handle.execute { stream in
-                stream.isStoring = false
-                stream.socket?.send(text: answer)
-                stream.answerNext()
+        guard phase == .ready, let rider, let socket else { return }
+        while unanswered < Self.atOnce, let text = waiting.popFirst() {
+            let previous = unanswered == 0 ? nil : lastTurn
+            let turn = StoreTurn()
+            lastTurn = turn
+            unanswered += 1
+            let (answers, handle) = (answers, socket.handle(self))
+            Task {
+                let step = answers.take(text, from: rider)
+                await previous?.wait()
+                let answer = await answers.answer(step)
+                handle.execute { stream in
+                    stream.unanswered -= 1
+                    stream.socket?.send(text: answer)
+                    stream.answerNext()
+                }
+                // After the answer is queued on the loop, so the next message's answer goes after it.
+                turn.finish()
             }
+        }
+    }
+}
+
+/// One message's turn to store, which the next message of the same rider waits for.
+private final class StoreTurn: Sendable {
+    private let state = Mutex<(done: Bool, waiting: CheckedContinuation<Void, Never>?)>((false, nil))
+
+    func finish() {
+        let waiting = state.withLock { state in
+            state.done = true
+            defer { state.waiting = nil }
+            return state.waiting
+        }
+        waiting?.resume()
+    }
+
+    func wait() async {
+        guard !state.withLock({ $0.done }) else { return }
+        await withCheckedContinuation { continuation in
+            let done = state.withLock { state in
+                if !state.done { state.waiting = continuation }
+                return state.done
+            }
+            if done { continuation.resume() }
         }
     }
 }
@@ -107,8 +150,15 @@ struct RiderStreamAnswers: Sendable {
         var fixes: [LocationFix]?
     }
 
-    /// An `ack` once the fixes are stored, or an `error` with the problem and the message's `ref`.
-    func answer(_ text: String, from rider: Actor) async -> String {
+    /// A message read and taken in: its answer, or the batch to store.
+    enum Step: Sendable {
+        case answered(String)
+        case storing(LocationIngest.Taken, ref: String?)
+    }
+
+    /// Reads the message and takes its fixes in (customers see them now); an `error` for a message that is not a
+    /// valid batch.
+    func take(_ text: String, from rider: Actor) -> Step {
         let incoming: Incoming
         if let batch = FixBatchReader.read(text), let type = batch.type {
             incoming = Incoming(type: type, ref: batch.ref, fixes: batch.fixes)
@@ -116,19 +166,33 @@ struct RiderStreamAnswers: Sendable {
             do {
                 incoming = try RequestBody.decodeJSON(Incoming.self, from: Data(text.utf8))
             } catch {
-                return SocketPolicy.problemMessage(for: error, path: path)
+                return .answered(SocketPolicy.problemMessage(for: error, path: path))
             }
         }
         guard incoming.type == "locations", let fixes = incoming.fixes else {
-            return SocketPolicy.problemMessage(
-                for: LogisticsError.validation(field: "type", #"must be "locations" with a "fixes" array"#),
-                path: path, reference: incoming.ref)
+            return .answered(
+                SocketPolicy.problemMessage(
+                    for: LogisticsError.validation(field: "type", #"must be "locations" with a "fixes" array"#),
+                    path: path, reference: incoming.ref))
         }
         do {
-            let receipt = try await ingest.ingest(fixes, riderId: rider.id, now: clock.now())
-            return Self.ack(receipt, ref: incoming.ref)
+            return .storing(try ingest.take(fixes, riderId: rider.id, now: clock.now()), ref: incoming.ref)
         } catch {
-            return SocketPolicy.problemMessage(for: error, path: path, reference: incoming.ref)
+            return .answered(SocketPolicy.problemMessage(for: error, path: path, reference: incoming.ref))
+        }
+    }
+
+    /// An `ack` once the fixes are stored, or an `error` with the problem and the message's `ref`.
+    func answer(_ step: Step) async -> String {
+        switch step {
+        case .answered(let answer):
+            return answer
+        case .storing(let taken, let ref):
+            do {
+                return Self.ack(try await ingest.store(taken), ref: ref)
+            } catch {
+                return SocketPolicy.problemMessage(for: error, path: path, reference: ref)
+            }
         }
     }
 
