@@ -29,7 +29,7 @@ enum SocketRiders {
     /// riders with an order are the first `orders`. Returns when every fix is answered, with each rider-with-order's
     /// last acknowledged latitude.
     static func drive(
-        _ riders: [RiderSocket.Handle], seconds: Int, interval: Duration, orders: Int, path: RiderPath,
+        _ riders: [RiderSocket.Handle], seconds: Int, interval: Duration, orders: Int, path: RiderPath, inFlight: Int,
         cpu: TrafficCPU
     ) async throws
         -> (TrackingLoad.Traffic, lastAcknowledgedLat: [Int: Double])
@@ -45,7 +45,7 @@ enum SocketRiders {
             let offset = interval * (Double(index) / Double(riders.count))
             let plan = RiderSocket.Plan(
                 index: index, first: start + TimeAmount(offset), interval: TimeAmount(interval), end: end,
-                hasOrder: index < orders, path: path, acknowledged: acknowledged)
+                hasOrder: index < orders, path: path, acknowledged: acknowledged, inFlight: inFlight)
             rider.start(plan, finished: tally)
             return tally.futureResult
         }

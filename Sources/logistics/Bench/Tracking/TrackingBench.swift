@@ -24,6 +24,12 @@ struct TrackingBench: AsyncParsableCommand {
     @Option(help: "Seconds between one rider's fixes.") var interval: Double = 5
     @Option(help: "How riders send fixes: http (shared keep-alive connections) or socket (one each).")
     var fixesOver: TrackingLoad.Transport = .http
+    @Option(
+        help: """
+            Over sockets, how many of a rider's messages may wait for their acks: 1 is a phone that waits for each \
+            ack; more is one that sends each fix as it comes while the server commits the ones before.
+            """)
+    var inFlight: Int = 1
     @Option(help: "Orders in transit; customers are spread over them.")
     var orders: Int = 1_000
     @Option(
@@ -53,6 +59,7 @@ struct TrackingBench: AsyncParsableCommand {
             throw ValidationError("--orders must be 1...min(riders, customers)")
         }
         guard (0.5...500).contains(metresPerFix) else { throw ValidationError("--metres-per-fix must be 0.5...500") }
+        guard (1...8).contains(inFlight) else { throw ValidationError("--in-flight must be 1...8") }
         guard (0.5...60).contains(interval) else { throw ValidationError("--interval must be 0.5...60 seconds") }
         guard (5...600).contains(duration) else { throw ValidationError("--duration must be 5...600 seconds") }
         guard (1...2).contains(instances) else { throw ValidationError("--instances must be 1 or 2") }
@@ -147,7 +154,7 @@ struct TrackingBench: AsyncParsableCommand {
         let trafficCPU = TrafficCPU { Self.cpuSeconds(servers: serverPids, load, postgres: withPostgres) }
         let traffic = try await load.drive(
             seconds: duration, interval: .milliseconds(Int64(interval * 1000)), connections: connections,
-            transport: fixesOver, cpu: trafficCPU)
+            transport: fixesOver, inFlight: inFlight, cpu: trafficCPU)
         let cpu = trafficCPU.spent
         sampler.cancel()
         let (peak, samples, allCutBy) = await sampler.value
@@ -161,7 +168,7 @@ struct TrackingBench: AsyncParsableCommand {
         Console.line()
         Console.line(
             "store: \(databaseURL == nil ? "SQLite (WAL)" : "PostgreSQL"); instances: \(instances); "
-                + "riders: \(riders), a fix every \(interval) s, \(metresPerFix) m apart, over \(fixesOver.rawValue); orders in transit: \(orders); machine: \(ProcessInfo.processInfo.activeProcessorCount) cores"
+                + "riders: \(riders), a fix every \(interval) s, \(metresPerFix) m apart, over \(fixesOver.rawValue)\(fixesOver == .socket ? " (\(inFlight) unanswered at most)" : ""); orders in transit: \(orders); machine: \(ProcessInfo.processInfo.activeProcessorCount) cores"
         )
         Console.line("sockets held at the end: \(outcome.open) of \(customers)")
         Console.line(

@@ -179,9 +179,10 @@ final class TrackingLoad: Sendable {
     /// Every rider sends one fix every `interval`, their starts spread over the first interval. Riders without an
     /// order are signed in before the clock starts (a first fix over HTTP, the socket's sign-in otherwise): a city's
     /// riders come on shift over hours, not all within the first seconds of a run.
-    func drive(seconds: Int, interval: Duration, connections: Int, transport: Transport, cpu: TrafficCPU)
-        async throws -> Traffic
-    {
+    /// `inFlight`: over sockets, how many of a rider's messages may wait for their answers.
+    func drive(
+        seconds: Int, interval: Duration, connections: Int, transport: Transport, inFlight: Int, cpu: TrafficCPU
+    ) async throws -> Traffic {
         let plan = state.withLock { $0.orders }
         let riderTokens = try await withThrowingTaskGroup(of: (Int, String).self) { group in
             for index in orders..<riders {
@@ -199,7 +200,7 @@ final class TrackingLoad: Sendable {
             Console.line("Riders sending for \(seconds) s ...")
             state.withLock { $0.trafficStart = Date() }
             let (traffic, lastAcknowledgedLat) = try await SocketRiders.drive(
-                sockets, seconds: seconds, interval: interval, orders: orders, path: path, cpu: cpu)
+                sockets, seconds: seconds, interval: interval, orders: orders, path: path, inFlight: inFlight, cpu: cpu)
             state.withLock { $0.lastAcknowledgedLat = lastAcknowledgedLat }
             return traffic
         }
