@@ -176,12 +176,10 @@ struct LocationIngestTests {
         arguments: StoreKind.available)
     func pipelinedBatches(kind: StoreKind) async throws {
         try await TestServer.run(kind) { server in
-            let scenario = try await DeliveryScenario.ready(server)
-            let (riderId, rider, taskId) = try await scenario.assigned()
-            for status in ["ARRIVED_AT_STORE", "PICKED_UP"] {
-                #expect(
-                    try await scenario.status(taskId, status, rider: rider, lat: 43.7396, lon: 7.4276).status == 200)
-            }
+            let (scenario, rider, taskId) = try await DeliveryScenario.inTransit(server)
+            let task = try await server.database.first(
+                "SELECT rider_id FROM tasks WHERE id = ?", [.uuid(try #require(UUID(uuidString: taskId)))])
+            let riderId = try #require(try task?.uuid("rider_id"))
             let customer = TrackingFollower(port: server.port, orderId: scenario.orderId, token: scenario.customer)
             try await customer.wait { $0.first?["type"] as? String == "snapshot" }
             let socket = TrackingFollower(port: server.port, path: "/api/v1/rider/stream", token: rider)
