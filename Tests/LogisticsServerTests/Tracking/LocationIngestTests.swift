@@ -213,6 +213,9 @@ struct LocationIngestTests {
                     $0.contains { $0["type"] as? String == "location" && $0["lat"] as? Double == 43.7420 }
                 }
                 #expect(!socket.messages.contains { $0["type"] as? String == "ack" }, "nothing is stored yet")
+                // Shown in the order sent: each moved more than 25 m from the one before.
+                let shown = customer.messages.filter { $0["type"] as? String == "location" }
+                #expect(shown.compactMap { $0["lat"] as? Double } == lats)
             } catch {
                 release.yield()
                 throw error

@@ -28,9 +28,9 @@ final class RiderStreamSocket: TokenSocketStream {
     private var rider: Actor?
     /// Messages not yet started, oldest first; the flood limit bounds them.
     private var waiting = CircularBuffer<String>(initialCapacity: 0)
-    /// Messages started and not yet answered, and the newest one's turn to store.
+    /// Messages started and not yet answered, and the newest one's turns, which the next one waits for.
     private var unanswered = 0
-    private var lastTurn: StoreTurn?
+    private var lastTurns: (take: Turn, store: Turn)?
 
     /// How many of a rider's messages are worked on at once: a phone that outruns the database is held back here,
     /// its later messages unread, not shown fixes the server may never store.
@@ -87,19 +87,22 @@ final class RiderStreamSocket: TokenSocketStream {
         answerNext()
     }
 
-    /// Starts the waiting messages, a task each: every one is taken in (shown to customers) at once, then stored
-    /// when the one before it is answered, so stores go one at a time and acks in order.
+    /// Starts the waiting messages, a task each: every one is taken in (shown to customers) once the one before it
+    /// is, and stored once the one before it is answered, so fixes are shown and stored in the order they were sent
+    /// and acks come in that order.
     private func answerNext() {
         guard phase == .ready, let rider, let socket else { return }
         while unanswered < Self.atOnce, let text = waiting.popFirst() {
-            let previous = unanswered == 0 ? nil : lastTurn
-            let turn = StoreTurn()
-            lastTurn = turn
+            let previous = unanswered == 0 ? nil : lastTurns
+            let turns = (take: Turn(), store: Turn())
+            lastTurns = turns
             unanswered += 1
             let (answers, handle) = (answers, socket.handle(self))
             Task {
+                await previous?.take.wait()
                 let step = answers.take(text, from: rider)
-                await previous?.wait()
+                turns.take.finish()
+                await previous?.store.wait()
                 let answer = await answers.answer(step)
                 handle.execute { stream in
                     stream.unanswered -= 1
@@ -107,14 +110,14 @@ final class RiderStreamSocket: TokenSocketStream {
                     stream.answerNext()
                 }
                 // After the answer is queued on the loop, so the next message's answer goes after it.
-                turn.finish()
+                turns.store.finish()
             }
         }
     }
 }
 
-/// One message's turn to store, which the next message of the same rider waits for.
-private final class StoreTurn: Sendable {
+/// One message's turn at a step, which the next message of the same rider waits for.
+private final class Turn: Sendable {
     private let state = Mutex<(done: Bool, waiting: CheckedContinuation<Void, Never>?)>((false, nil))
 
     func finish() {
