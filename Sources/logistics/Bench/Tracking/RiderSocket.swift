@@ -4,10 +4,10 @@ import NIOPosix
 
 /// One rider's phone on `WS /api/v1/rider/stream`: a fix every interval goes up as a `locations` message and gets
 /// its `ack` once the fix is stored (like the 202 of `POST /rider/locations`); up to `Plan.inFlight` messages may
-/// wait for theirs, as the server shows a batch to customers without waiting for the commit of the one before. A phone that keeps the
-/// socket open pays for the connection and sign-in once, not on every fix. Lives on its socket's event loop and
-/// ticks on its timers: no task of its own, so thousands of riders cost the generator little of the CPU the servers
-/// it measures need.
+/// wait for theirs, as the server shows a batch to customers without waiting for the commit of the one before. A
+/// phone that keeps the socket open pays for the connection and sign-in once, not on every fix. Lives on its
+/// socket's event loop and ticks on its timers: no task of its own, so thousands of riders cost the generator
+/// little of the CPU the servers it measures need.
 final class RiderSocket: BenchSocketListener {
     /// The rider from any thread; the work runs on its event loop.
     struct Handle: Sendable {
