@@ -406,4 +406,10 @@ struct LoopHandle<Value: AnyObject>: Sendable {
         let bound = self.bound
         eventLoop.execute { work(bound.value) }
     }
+
+    /// `work` once the loop has read what its sockets hold, for answers that can wait that long (`LoopLane`).
+    func executeAfterReads(_ work: @escaping @Sendable (Value) -> Void) {
+        let bound = self.bound
+        LoopLane.of(eventLoop).post { work(bound.value) }
+    }
 }

@@ -104,7 +104,7 @@ final class RiderStreamSocket: TokenSocketStream {
                 turns.take.finish()
                 await previous?.store.wait()
                 let answer = await answers.answer(step)
-                handle.execute { stream in
+                handle.executeAfterReads { stream in
                     stream.unanswered -= 1
                     stream.socket?.send(text: answer)
                     stream.answerNext()
