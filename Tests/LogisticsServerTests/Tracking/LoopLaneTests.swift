@@ -15,12 +15,14 @@ struct LoopLaneTests {
             MultiThreadedEventLoopGroup(numberOfThreads: 1), MultiThreadedEventLoopGroup(numberOfThreads: 1)
         )
         let loop = serverGroup.next()
-        let log = Log()
+        let (log, written) = (Log(), Log())
+        let accepted = loop.makePromise(of: Void.self)
         let server = try await ServerBootstrap(group: serverGroup)
-            .childChannelInitializer { $0.pipeline.addHandler(ReadLogger(log: log)) }
+            .childChannelInitializer { $0.pipeline.addHandler(ReadLogger(log: log, accepted: accepted)) }
             .bind(host: "127.0.0.1", port: 0).get()
         let client = try await ClientBootstrap(group: clientGroup)
             .connect(host: "127.0.0.1", port: server.localAddress!.port!).get()
+        try await accepted.futureResult.get()
         let lane = LoopLane.of(loop)
         #expect(LoopLane.of(loop) === lane)
         let done = loop.makePromise(of: Void.self)
@@ -34,8 +36,9 @@ struct LoopLaneTests {
                     if index == count - 1 { done.succeed() }
                 }
             }
-            client.writeAndFlush(ByteBuffer(string: "fix"), promise: nil)
-            usleep(100_000)
+            // Written on localhost is in the server's socket, waiting.
+            client.writeAndFlush(ByteBuffer(string: "fix")).whenSuccess { written.append("fix") }
+            for _ in 0..<5_000 where written.entries.isEmpty { usleep(1_000) }
         }.get()
         try await done.futureResult.get()
         let expected = (0..<LoopLane.chunk).map { "\($0)" } + ["read"] + (LoopLane.chunk..<count).map { "\($0)" }
@@ -58,8 +61,17 @@ private final class Log: Sendable {
 private final class ReadLogger: ChannelInboundHandler, Sendable {
     typealias InboundIn = ByteBuffer
     let log: Log
+    let accepted: EventLoopPromise<Void>
 
-    init(log: Log) { self.log = log }
+    init(log: Log, accepted: EventLoopPromise<Void>) {
+        self.log = log
+        self.accepted = accepted
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        accepted.succeed()
+        context.fireChannelActive()
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         log.append("read")
