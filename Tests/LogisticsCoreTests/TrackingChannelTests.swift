@@ -89,6 +89,22 @@ struct TrackingChannelTests {
         #expect(channel.replay(after: 6, stream: channel.stream) == .messages([]))
     }
 
+    @Test("the replayable history is always exactly the newest `historyLimit` messages, however many came")
+    func historyWindow() {
+        var channel = TrackingChannel(status: .inTransit, historyLimit: 8)
+        for second in 0..<50 {
+            _ = channel.record(fix(Double(second) * 6, lat: 43.7 + Double(second) * 0.001))
+            let seq = channel.seq
+            let oldest = max(1, seq - 7)
+            guard case .messages(let all) = channel.replay(after: oldest - 1) else {
+                Issue.record("seq \(seq): resuming from \(oldest - 1) should replay")
+                return
+            }
+            #expect(all.map(\.seq) == Array(oldest...seq))
+            if oldest > 1 { #expect(channel.replay(after: oldest - 2) == .resync, "seq \(seq)") }
+        }
+    }
+
     @Test("messages encode as API.md shows them")
     func encoding() throws {
         let encoder = JSONEncoder()

@@ -105,14 +105,19 @@ public struct TrackingChannel: Sendable {
         // Ahead of this channel: the client counted on another stream.
         guard resumeFrom <= seq else { return .resync }
         guard resumeFrom < seq else { return .messages([]) }
-        guard resumeFrom >= 0, let oldest = history.first?.seq, resumeFrom + 1 >= oldest else { return .resync }
-        return .messages(history.filter { $0.seq > resumeFrom })
+        let kept = history.suffix(historyLimit)
+        guard resumeFrom >= 0, let oldest = kept.first?.seq, resumeFrom + 1 >= oldest else { return .resync }
+        return .messages(kept.filter { $0.seq > resumeFrom })
     }
 
     private mutating func append(_ message: TrackingMessage) -> TrackingMessage {
         seq = message.seq
         history.append(message)
-        if history.count > historyLimit { history.removeFirst(history.count - historyLimit) }
+        // The oldest go a quarter of the history at a time (replay reads the last `historyLimit`): removed one per
+        // message, every fix moved the whole history down by one.
+        if history.count > historyLimit + max(1, historyLimit / 4) {
+            history.removeFirst(history.count - historyLimit)
+        }
         return message
     }
 }

@@ -200,10 +200,11 @@ public final class TrackingHub: Sendable {
     private func change(_ orderId: UUID, _ body: (inout Entry) -> [TrackingMessage]) {
         let (messages, subscribers) = state.withLock {
             state -> ([TrackingMessage], [(UUID, Follower)]) in
-            guard var entry = state.entries[orderId] else { return ([], []) }
-            let messages = body(&entry)
-            state.entries[orderId] = entry
-            return (messages, messages.isEmpty ? [] : Array(entry.subscribers))
+            // In place: an entry copied out and back shared the channel's history with the dictionary, so every
+            // fix copied the whole history before appending to it.
+            guard state.entries[orderId] != nil else { return ([], []) }
+            let messages = body(&state.entries[orderId]!)
+            return (messages, messages.isEmpty ? [] : Array(state.entries[orderId]!.subscribers))
         }
         let deliveries = subscribers.isEmpty ? [] : messages.map(Delivery.init)
         for (id, follower) in subscribers {
