@@ -81,6 +81,21 @@ final class EtaLedger: Sendable {
         watches.withLock { $0[riderId]?.lastPredictionAt[orderId] = occurredAt }
     }
 
+    /// Whether `observe` would have nothing to do for these fixes: the rider's orders are known and fresh, and no
+    /// order is due an ETA (none is without a map). Most fixes are like this, and a rider's socket then answers
+    /// without starting a task.
+    func hasNothingToDo(riderId: UUID, fixes: [LocationFix], now: Date) -> Bool {
+        guard let newest = fixes.max(by: { $0.recordedAt < $1.recordedAt }) else { return true }
+        return watches.withLock { watches in
+            guard let watch = watches[riderId], now < watch.checkAgainAt else { return false }
+            guard navigator.hasMap else { return true }
+            return watch.orders.allSatisfy { order in
+                guard let last = watch.lastPredictionAt[order.orderId] else { return false }
+                return newest.recordedAt.timeIntervalSince(last) < spacing
+            }
+        }
+    }
+
     /// New fixes from a rider: an ETA for each order in transit whose last one is `spacing` seconds older.
     func observe(riderId: UUID, fixes: [LocationFix], now: Date) async {
         guard let newest = fixes.max(by: { $0.recordedAt < $1.recordedAt }) else { return }

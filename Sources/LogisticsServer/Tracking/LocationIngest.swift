@@ -95,23 +95,37 @@ final class LocationIngest: Sendable {
 
     /// Returns once what `take` kept is durable, with the receipt the phone is answered.
     func store(_ taken: Taken) async throws -> Receipt {
+        try await withCheckedThrowingContinuation { stored in store(taken) { stored.resume(with: $0) } }
+    }
+
+    /// Calls `done` with the receipt once what `take` kept is durable, or with the database's error; on the group
+    /// commit's thread, or on the caller's when there was nothing to write.
+    func store(_ taken: Taken, then done: @escaping @Sendable (Result<Receipt, any Error>) -> Void) {
+        guard let write = taken.write else { return stored(taken, then: done) }
+        writer.submit(write) { error in
+            guard let error else { return self.stored(taken, then: done) }
+            // Not stored, so not acknowledged: the phone's retry must not look like a duplicate.
+            self.trails.withLock { $0[taken.riderId]?.forget(taken.intake.fresh) }
+            done(.failure(error))
+        }
+    }
+
+    /// Live traffic and the ETA ledger learn of the stored fixes before the phone is answered; a task only when the
+    /// ledger has to wait for the database or a route.
+    private func stored(_ taken: Taken, then done: @escaping @Sendable (Result<Receipt, any Error>) -> Void) {
         let (riderId, intake) = (taken.riderId, taken.intake)
-        if let write = taken.write {
-            do {
-                try await writer.store(write)
-            } catch {
-                // Not stored, so not acknowledged: the phone's retry must not look like a duplicate.
-                trails.withLock { $0[riderId]?.forget(intake.fresh) }
-                throw error
-            }
-        }
-        if !intake.fresh.isEmpty {
-            navigator.provider.observe(intake.fresh, riderId: riderId)
-            await etas?.observe(riderId: riderId, fixes: intake.fresh, now: taken.now)
-        }
-        return Receipt(
+        let receipt = Receipt(
             accepted: intake.fresh.count, rejected: taken.rejections.count + intake.duplicates,
             duplicates: intake.duplicates, rejections: taken.rejections)
+        guard !intake.fresh.isEmpty else { return done(.success(receipt)) }
+        navigator.provider.observe(intake.fresh, riderId: riderId)
+        guard let etas, !etas.hasNothingToDo(riderId: riderId, fixes: intake.fresh, now: taken.now) else {
+            return done(.success(receipt))
+        }
+        Task {
+            await etas.observe(riderId: riderId, fixes: intake.fresh, now: taken.now)
+            done(.success(receipt))
+        }
     }
 
     /// The rider's newest position a customer may see, if the rider reported to this instance since it started.

@@ -8,7 +8,8 @@ import LogisticsStore
 final class LocationWriter: Sendable {
     private struct Waiting {
         var write: RiderFixWrite
-        var done: CheckedContinuation<Void, any Error>
+        /// Called on the writer's thread once the transaction ended: nil when it committed.
+        var done: @Sendable ((any Error)?) -> Void
     }
 
     private let batches: Coalescer<Waiting>
@@ -30,18 +31,26 @@ final class LocationWriter: Sendable {
         batches = Coalescer(executor: Self.executor, interval: Self.commitInterval, lanes: commitsAtOnce) { batch in
             do {
                 try await repository.storeFixes(Self.merged(batch.map(\.write)), now: clock.now())
-                for waiting in batch { waiting.done.resume() }
+                for waiting in batch { waiting.done(nil) }
             } catch {
-                for waiting in batch { waiting.done.resume(throwing: error) }
+                for waiting in batch { waiting.done(error) }
             }
         }
     }
 
     /// Returns once the write is durable; throws what the database threw.
     func store(_ write: RiderFixWrite) async throws {
-        try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
-            batches.submit([Waiting(write: write, done: done)])
+        try await withCheckedThrowingContinuation { (stored: CheckedContinuation<Void, any Error>) in
+            submit(write) { error in
+                if let error { stored.resume(throwing: error) } else { stored.resume() }
+            }
         }
+    }
+
+    /// Calls `done` once the write is durable (nil) or failed, on the writer's thread: a rider's socket waits for
+    /// thousands of these a second, and a task resumed for each one cost more than the answer it then wrote.
+    func submit(_ write: RiderFixWrite, done: @escaping @Sendable ((any Error)?) -> Void) {
+        batches.submit([Waiting(write: write, done: done)])
     }
 
     /// One write per rider: the kept fixes together, the newest positions compared.

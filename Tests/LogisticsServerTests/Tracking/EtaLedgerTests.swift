@@ -78,6 +78,41 @@ struct EtaLedgerTests {
     }
 
     @Test(
+        "a fix within the spacing of the order's last ETA keeps none, the next one past it keeps one",
+        arguments: StoreKind.available)
+    func spacing(kind: StoreKind) async throws {
+        try await TestServer.run(
+            kind,
+            configure: {
+                MapFixture.monaco(&$0)
+                $0.rateLimits = .off
+            }
+        ) { server in
+            let (scenario, rider, taskId) = try await DeliveryScenario.inTransit(server)
+            let orderId = try #require(UUID(uuidString: scenario.orderId))
+            let pickedUpAt = server.clock.now()
+            // Seconds after pickup, and where: each fix moves on, so none is a duplicate or thinned out of view.
+            for (seconds, lat) in [(2.0, 43.7390), (5.0, 43.7380), (13.0, 43.7370), (15.0, 43.7360)] {
+                server.clock.advance(by: pickedUpAt.addingTimeInterval(seconds).timeIntervalSince(server.clock.now()))
+                let fix: [String: Any] = [
+                    "lat": lat, "lon": 7.4260, "accuracyM": 5, "recordedAt": RFC3339.string(from: server.clock.now()),
+                ]
+                let posted = try await server.send(
+                    .post, "/api/v1/rider/locations", token: rider, json: ["fixes": [fix]])
+                #expect(posted.status == 202)
+            }
+            let etas = try #require(server.services.repository as? any EtaRepository)
+            let arrived = try await scenario.status(
+                taskId, "ARRIVED_AT_DESTINATION", rider: rider, occurredAt: server.clock.now())
+            #expect(arrived.status == 200, "\(arrived.text)")
+            let kept = try await etas.settledEtaPredictions(since: pickedUpAt).filter { $0.orderId == orderId }
+            // At pickup, at 2 s (the first fix reads the rider's orders), at 13 s (10 s after it); not at 5 or 15 s.
+            let offsets = kept.map { Int($0.predictedAt.timeIntervalSince(pickedUpAt).rounded()) }
+            #expect(offsets == [0, 2, 13], "\(kept)")
+        }
+    }
+
+    @Test(
         "riders' orders in transit are read together: picked up only, each under its rider",
         arguments: StoreKind.available)
     func ordersInTransit(kind: StoreKind) async throws {
