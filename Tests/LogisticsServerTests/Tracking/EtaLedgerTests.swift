@@ -8,17 +8,23 @@ import Testing
 
 @Suite("ETAs promised on the way, kept next to the arrival", .timeLimit(.minutes(2)))
 struct EtaLedgerTests {
-    @Test(
-        "A rider twice as slow as promised: every ETA from pickup on is kept, scored once at the door, and counted",
-        arguments: StoreKind.available)
-    func slowRide(kind: StoreKind) async throws {
+    /// A server with the Monaco map, so that ETAs are routed, and no rate limits in the way of the fixes.
+    static func onMonaco(_ kind: StoreKind, _ body: @escaping @Sendable (TestServer) async throws -> Void)
+        async throws
+    {
         try await TestServer.run(
             kind,
             configure: {
                 MapFixture.monaco(&$0)
                 $0.rateLimits = .off
-            }
-        ) { server in
+            }, body)
+    }
+
+    @Test(
+        "A rider twice as slow as promised: every ETA from pickup on is kept, scored once at the door, and counted",
+        arguments: StoreKind.available)
+    func slowRide(kind: StoreKind) async throws {
+        try await Self.onMonaco(kind) { server in
             let dispatcher = try await server.token(.dispatcher)
             let route = try await server.send(
                 .get, "/api/v1/routes?from=43.7396,7.4276&to=43.7347,7.4240", token: dispatcher)
@@ -81,13 +87,7 @@ struct EtaLedgerTests {
         "a fix within the spacing of the order's last ETA keeps none, the next one past it keeps one",
         arguments: StoreKind.available)
     func spacing(kind: StoreKind) async throws {
-        try await TestServer.run(
-            kind,
-            configure: {
-                MapFixture.monaco(&$0)
-                $0.rateLimits = .off
-            }
-        ) { server in
+        try await Self.onMonaco(kind) { server in
             let (scenario, rider, taskId) = try await DeliveryScenario.inTransit(server)
             let orderId = try #require(UUID(uuidString: scenario.orderId))
             let pickedUpAt = server.clock.now()
