@@ -2,17 +2,18 @@ import Foundation
 import Hummingbird
 import LogisticsCore
 import NIOCore
+import Synchronization
 
 /// `WS /api/v1/rider/stream`: the rider's phone sends `{"type":"locations","ref":"…","fixes":[…]}` and gets an
 /// `ack` (the same receipt as `POST /rider/locations`, sent once the fixes are stored) or an `error` with the
 /// problem document, both carrying the `ref`; the server pushes `notification` messages (offers, cancellations,
 /// dispatcher decisions) addressed to the rider. A bad message is answered, not fatal.
 ///
-/// A city's riders keep this socket open all shift, so it is served on its connection's event loop (`LoopSocket`),
-/// and so are its batches: the group commit calls back when one is stored. A phone may send while earlier batches
-/// wait for their commit: a batch is taken in (validated, shown to customers) as it comes, and stored once the one
-/// before it is answered, so acks come in the order the batches were sent and customers do not wait for the
-/// database.
+/// A city's riders keep this socket open all shift, so it is served on its connection's event loop (`LoopSocket`):
+/// each batch is taken in by a task that ends once the batch is handed to the group commit, which calls back when
+/// it is stored. A phone may send while earlier batches wait for their commit: a batch is taken in (validated, shown
+/// to customers) as it comes, and stored once the one before it is answered, so acks come in the order the batches
+/// were sent and customers do not wait for the database.
 final class RiderStreamSocket: TokenSocketStream {
     static let path = "/api/v1/rider/stream"
     static let name = "rider"
@@ -26,11 +27,11 @@ final class RiderStreamSocket: TokenSocketStream {
     private var socket: LoopSocket?
     private var phase = Phase.awaitingToken
     private var rider: Actor?
-    /// Messages not yet taken in, oldest first; the flood limit bounds them.
+    /// Messages not yet started, oldest first; the flood limit bounds them.
     private var waiting = CircularBuffer<String>(initialCapacity: 0)
-    /// Messages taken in and not yet answered, oldest first; the first one is being stored while `isStoring`.
-    private var unanswered = CircularBuffer<RiderStreamAnswers.Step>(initialCapacity: 0)
-    private var isStoring = false
+    /// Messages started and not yet answered, and the newest one's turns, which the next one waits for.
+    private var unanswered = 0
+    private var lastTurns: (take: Turn, store: Turn)?
 
     /// How many of a rider's messages are worked on at once: a phone that outruns the database is held back here,
     /// its later messages unread, not shown fixes the server may never store.
@@ -87,42 +88,60 @@ final class RiderStreamSocket: TokenSocketStream {
         answerNext()
     }
 
-    /// Takes the waiting messages in (customers see their fixes) as they come, on the loop, and stores them one at
-    /// a time in the order they were sent, so acks come in that order. Nothing here starts a task: a task per
-    /// message, and the two it resumed, were a large part of a fix's CPU at 10,000 fixes/s.
+    /// Starts the waiting messages, a task each: every one is taken in (shown to customers) once the one before it
+    /// is, and stored once the one before it is answered, so fixes are shown and stored in the order they were sent
+    /// and acks come in that order. Taking a batch in stays off the loop, which meanwhile reads and writes the other
+    /// sockets (taken in on the loop, the customers' messages waited behind the loop's reads: send → receive p50 at
+    /// 5,000 fixes/s went from 14–20 to 34–40 ms); the task ends once the batch is handed to the group commit.
     private func answerNext() {
-        guard phase == .ready, let rider else { return }
-        repeat {
-            while unanswered.count < Self.atOnce, let text = waiting.popFirst() {
-                unanswered.append(answers.take(text, from: rider))
-            }
-            storeNext()
-        } while unanswered.count < Self.atOnce && !waiting.isEmpty
-    }
-
-    /// Answers the oldest messages that need no write, and starts storing the oldest one that does.
-    private func storeNext() {
-        while !isStoring, let step = unanswered.first, let socket {
-            switch step {
-            case .answered(let answer):
-                unanswered.removeFirst()
-                socket.send(text: answer)
-            case .storing(let taken, let ref):
-                isStoring = true
-                let (answers, handle) = (answers, socket.handle(self))
-                answers.ingest.store(taken) { stored in
-                    handle.executeAfterReads { stream in stream.stored(answers.text(for: stored, ref: ref)) }
+        guard phase == .ready, let rider, let socket else { return }
+        while unanswered < Self.atOnce, let text = waiting.popFirst() {
+            let previous = unanswered == 0 ? nil : lastTurns
+            let turns = (take: Turn(), store: Turn())
+            lastTurns = turns
+            unanswered += 1
+            let (answers, handle) = (answers, socket.handle(self))
+            Task {
+                await previous?.take.wait()
+                let step = answers.take(text, from: rider)
+                turns.take.finish()
+                await previous?.store.wait()
+                answers.answer(step) { answer in
+                    handle.executeAfterReads { stream in
+                        stream.unanswered -= 1
+                        stream.socket?.send(text: answer)
+                        stream.answerNext()
+                    }
+                    // After the answer is queued on the loop, so the next message's answer goes after it.
+                    turns.store.finish()
                 }
             }
         }
     }
+}
 
-    private func stored(_ answer: String) {
-        guard phase != .done else { return }
-        isStoring = false
-        unanswered.removeFirst()
-        socket?.send(text: answer)
-        answerNext()
+/// One message's turn at a step, which the next message of the same rider waits for.
+private final class Turn: Sendable {
+    private let state = Mutex<(done: Bool, waiting: CheckedContinuation<Void, Never>?)>((false, nil))
+
+    func finish() {
+        let waiting = state.withLock { state in
+            state.done = true
+            defer { state.waiting = nil }
+            return state.waiting
+        }
+        waiting?.resume()
+    }
+
+    func wait() async {
+        guard !state.withLock({ $0.done }) else { return }
+        await withCheckedContinuation { continuation in
+            let done = state.withLock { state in
+                if !state.done { state.waiting = continuation }
+                return state.done
+            }
+            if done { continuation.resume() }
+        }
     }
 }
 
@@ -170,11 +189,19 @@ struct RiderStreamAnswers: Sendable {
         }
     }
 
-    /// The `ack` of a stored batch, or the `error` with the problem; both carry the message's `ref`.
-    func text(for stored: Result<LocationIngest.Receipt, any Error>, ref: String?) -> String {
-        switch stored {
-        case .success(let receipt): Self.ack(receipt, ref: ref)
-        case .failure(let error): SocketPolicy.problemMessage(for: error, path: path, reference: ref)
+    /// Calls `done` with an `ack` once the fixes are stored, or an `error` with the problem and the message's
+    /// `ref`: at once, or on the group commit's thread.
+    func answer(_ step: Step, then done: @escaping @Sendable (String) -> Void) {
+        switch step {
+        case .answered(let answer):
+            done(answer)
+        case .storing(let taken, let ref):
+            ingest.store(taken) { stored in
+                switch stored {
+                case .success(let receipt): done(Self.ack(receipt, ref: ref))
+                case .failure(let error): done(SocketPolicy.problemMessage(for: error, path: path, reference: ref))
+                }
+            }
         }
     }
 
