@@ -26,6 +26,12 @@ final class EtaLedger: Sendable {
         var orders: [(orderId: UUID, destination: GeoPoint)]
         var checkAgainAt: Date
         var lastPredictionAt: [UUID: Date] = [:]
+
+        /// The order's last ETA is `spacing` seconds older than a fix recorded at `recordedAt`, or it has none.
+        func isDue(_ orderId: UUID, at recordedAt: Date, spacing: TimeInterval) -> Bool {
+            guard let last = lastPredictionAt[orderId] else { return true }
+            return recordedAt.timeIntervalSince(last) >= spacing
+        }
     }
 
     private let watches = Mutex<[UUID: Watch]>([:])
@@ -89,10 +95,7 @@ final class EtaLedger: Sendable {
         return watches.withLock { watches in
             guard let watch = watches[riderId], now < watch.checkAgainAt else { return false }
             guard navigator.hasMap else { return true }
-            return watch.orders.allSatisfy { order in
-                guard let last = watch.lastPredictionAt[order.orderId] else { return false }
-                return newest.recordedAt.timeIntervalSince(last) < spacing
-            }
+            return !watch.orders.contains { watch.isDue($0.orderId, at: newest.recordedAt, spacing: spacing) }
         }
     }
 
@@ -119,9 +122,7 @@ final class EtaLedger: Sendable {
         }
         var predictions: [EtaPrediction] = []
         for order in watch.orders {
-            if let last = watch.lastPredictionAt[order.orderId], newest.recordedAt.timeIntervalSince(last) < spacing {
-                continue
-            }
+            guard watch.isDue(order.orderId, at: newest.recordedAt, spacing: spacing) else { continue }
             guard
                 let prediction = await predict(
                     orderId: order.orderId, from: newest.point, to: order.destination, at: newest.recordedAt)

@@ -38,15 +38,6 @@ final class LocationWriter: Sendable {
         }
     }
 
-    /// Returns once the write is durable; throws what the database threw.
-    func store(_ write: RiderFixWrite) async throws {
-        try await withCheckedThrowingContinuation { (stored: CheckedContinuation<Void, any Error>) in
-            submit(write) { error in
-                if let error { stored.resume(throwing: error) } else { stored.resume() }
-            }
-        }
-    }
-
     /// Calls `done` once the write is durable (nil) or failed, on the writer's thread: a rider's socket waits for
     /// thousands of these a second, and a task resumed for each one cost more than the answer it then wrote.
     func submit(_ write: RiderFixWrite, done: @escaping @Sendable ((any Error)?) -> Void) {
