@@ -137,6 +137,7 @@ public func buildApplication(
                     logger: logger)
                 + (tls.map { [CertificateReloader(identity: $0, logger: logger)] } ?? []),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
+            eventLoopGroupProvider: .shared(ServerLoops.group),
             logger: logger)
         return LogisticsApplication(application: application, services: services, routes: routes)
     } catch {

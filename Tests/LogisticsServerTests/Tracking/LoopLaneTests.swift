@@ -11,8 +11,27 @@ import Testing
 struct LoopLaneTests {
     @Test("posted work runs in order, a chunk a turn, and the loop reads its sockets between the chunks")
     func readsBetweenChunks() async throws {
+        let read = try await readAmong(count: 16 * LoopLane.chunk, itemCost: 0, loops: nil)
+        // After the first chunk, or a later one when the delivery was late; without the lane, after the last.
+        #expect(read % LoopLane.chunk == 0 && read < 16 * LoopLane.chunk)
+    }
+
+    @Test("on a loop that reports its ticks, slow work still lets the loop read after its first chunks")
+    func readsBetweenSlowChunks() async throws {
+        // 100 µs an item: each next turn is due before the loop's other tasks are done, which on a lane that only
+        // waits 50 µs ran the turns back to back and the read came after all 1,024 items.
+        let count = 16 * LoopLane.chunk
+        let read = try await readAmong(
+            count: count, itemCost: 100,
+            loops: MultiThreadedEventLoopGroup(numberOfThreads: 1, metricsDelegate: LoopLane.tickReporter))
+        #expect(read % LoopLane.chunk == 0 && read <= 4 * LoopLane.chunk)
+    }
+
+    /// Posts `count` items of `itemCost` µs from one task on the loop while a client's bytes wait to be read, and
+    /// says after how many items the loop read them.
+    private func readAmong(count: Int, itemCost: UInt32, loops: MultiThreadedEventLoopGroup?) async throws -> Int {
         let (serverGroup, clientGroup) = (
-            MultiThreadedEventLoopGroup(numberOfThreads: 1), MultiThreadedEventLoopGroup(numberOfThreads: 1)
+            loops ?? MultiThreadedEventLoopGroup(numberOfThreads: 1), MultiThreadedEventLoopGroup(numberOfThreads: 1)
         )
         let loop = serverGroup.next()
         let (log, written) = (Log(), Log())
@@ -26,12 +45,11 @@ struct LoopLaneTests {
         let lane = LoopLane.of(loop)
         #expect(LoopLane.of(loop) === lane)
         let done = loop.makePromise(of: Void.self)
-        let count = 16 * LoopLane.chunk
-        // One task on the loop posts everything, while the client's bytes arrive and wait to be read: without the
-        // lane the loop would run every item before reading them.
+        // Without the lane the loop would run every item before reading the client's bytes.
         try await loop.submit {
             for index in 0..<count {
                 lane.post {
+                    if itemCost > 0 { usleep(itemCost) }
                     log.append("\(index)")
                     if index == count - 1 { done.succeed() }
                 }
@@ -43,15 +61,14 @@ struct LoopLaneTests {
             usleep(20_000)
         }.get()
         try await done.futureResult.get()
-        // After the first chunk, or a later one when the delivery was late; without the lane, after the last.
         let entries = log.entries
         let read = try #require(entries.firstIndex(of: "read"))
-        #expect(read % LoopLane.chunk == 0 && read < count)
         #expect(entries.filter { $0 != "read" } == (0..<count).map { "\($0)" })
         try await client.close()
         try await server.close()
         try await clientGroup.shutdownGracefully()
         try await serverGroup.shutdownGracefully()
+        return read
     }
 }
 

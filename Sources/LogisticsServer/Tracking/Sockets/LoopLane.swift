@@ -1,4 +1,5 @@
 import NIOCore
+import NIOPosix
 import Synchronization
 
 /// Work for an event loop that may wait while the loop reads its sockets: the riders' acks. NIO runs every task
@@ -8,6 +9,11 @@ import Synchronization
 final class LoopLane: Sendable {
     /// About a millisecond of writes.
     static let chunk = 64
+
+    /// Tells the lanes when their loop has finished a tick, that is, when it is about to poll its sockets. Give it to
+    /// the group whose loops serve the sockets (`ServerLoops`); on a loop that does not report its ticks a lane
+    /// only waits 50 µs between turns, which on a busy loop is no wait at all (see `resume`).
+    static let tickReporter: any NIOEventLoopMetricsDelegate = TickReporter()
 
     /// One lane per loop, for the life of the process (the loops of a server live as long).
     private static let lanes = Mutex<[ObjectIdentifier: LoopLane]>([:])
@@ -48,7 +54,39 @@ final class LoopLane: Sendable {
             if state.work.isEmpty { state.isDraining = false }
             return state.isDraining
         }
-        // A moment later, not `execute`: a task queued now would still run before the loop polls.
-        if more { loop.scheduleTask(in: .microseconds(50)) { self.drain() } }
+        if more { resume(afterTick: TickReporter.ticks(of: loop), latest: .now() + .milliseconds(1)) }
     }
+
+    /// The next turn, once the loop has polled since `tick`, or at `latest`. NIO runs a scheduled task before it
+    /// polls whenever the task is due by the time the loop's other tasks are done, so on a busy loop a turn 50 µs
+    /// later alone ran straight after the last one, and the loop read nothing until the lane was empty. Waiting for
+    /// the tick to end costs a check each 50 µs while the loop is busy with other tasks, and nothing once it is
+    /// idle; `latest` keeps a tick that never ends (or a loop that stopped reporting) from holding the acks.
+    private func resume(afterTick tick: Int?, latest: NIODeadline) {
+        loop.scheduleTask(in: .microseconds(50)) {
+            if let tick, TickReporter.ticks(of: self.loop) == tick, .now() < latest {
+                self.resume(afterTick: tick, latest: latest)
+            } else {
+                self.drain()
+            }
+        }
+    }
+
+    /// Counts each reporting loop's ticks: the loops are few and live as long as the process.
+    private final class TickReporter: NIOEventLoopMetricsDelegate {
+        private static let counts = Mutex<[ObjectIdentifier: Int]>([:])
+
+        /// Nil for a loop that does not report its ticks.
+        static func ticks(of loop: any EventLoop) -> Int? { counts.withLock { $0[ObjectIdentifier(loop)] } }
+
+        func processedTick(info: NIOEventLoopTickInfo) {
+            Self.counts.withLock { $0[info.eventLoopID, default: 0] += 1 }
+        }
+    }
+}
+
+/// The event loops that serve the server's connections: NIO's own, but reporting their ticks to the lanes.
+enum ServerLoops {
+    static let group = MultiThreadedEventLoopGroup(
+        numberOfThreads: System.coreCount, metricsDelegate: LoopLane.tickReporter)
 }
