@@ -70,4 +70,46 @@ struct LocationWriteTests {
             #expect(try await locations.lastPosition(riderId: idle)?.0.lat == 43.7403)
         }
     }
+
+    @Test(
+        "two group writes at once that share riders, listed in opposite orders, both commit (no deadlock on PostgreSQL)"
+    )
+    func sharedRidersAtOnce() async throws {
+        guard StoreKind.postgresURL != nil else {
+            StoreKind.noteSkippedPostgres()
+            return
+        }
+        try await TestServer.run(.postgres) { server in
+            let scenario = try await DeliveryScenario.ready(server)
+            // A fleet's worth of riders, so that PostgreSQL plans the position update as a fleet's is planned: each
+            // rider looked up by its key in the order the write lists them (with 40 rows it hashes the table).
+            try await server.database.query(
+                "INSERT INTO riders (id, created_at, updated_at) SELECT md5(g::text), 0, 0 FROM generate_series(1, 20000) g",
+                [])
+            try await server.database.query("ANALYZE riders", [])
+            var riders: [UUID] = []
+            for index in 0..<40 { riders.append(try await scenario.onlineRider(name: "Rider \(index)").id) }
+            let locations = server.services.locations
+            let start = server.clock.now()
+            // Each write moves every rider; the two lock the same rows, one from each end, unless the write orders
+            // them. A deadlock fails one of the two transactions after PostgreSQL's deadlock_timeout.
+            func write(_ riders: [UUID], round: Int, lat: Double, later: Double) -> [RiderFixWrite] {
+                riders.map { rider in
+                    let fix = LocationFix(
+                        lat: lat, lon: 7.4262, accuracyM: 5, speedMps: 6, headingDeg: nil,
+                        recordedAt: start.addingTimeInterval(Double(round) + later))
+                    return RiderFixWrite(riderId: rider, kept: [fix], newest: fix, newestShowable: fix)
+                }
+            }
+            for round in 0..<8 {
+                async let listed: Void = locations.storeFixes(
+                    write(riders, round: round, lat: 43.7301, later: 0), now: start)
+                async let reversed: Void = locations.storeFixes(
+                    write(riders.reversed(), round: round, lat: 43.7302, later: 0.5), now: start)
+                _ = try await (listed, reversed)
+            }
+            #expect(try await server.count("rider_locations") == 2 * 8 * riders.count)
+            #expect(try await server.count("riders", "last_lat = ?", [.double(43.7302)]) == riders.count)
+        }
+    }
 }

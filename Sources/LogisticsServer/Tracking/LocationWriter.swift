@@ -24,8 +24,9 @@ final class LocationWriter: Sendable {
     /// `commitsAtOnce`: how many transactions may be open together. PostgreSQL runs each in a backend of its own,
     /// on a core of its own: with one at a time, one backend's core was the ceiling (a commit of ~9,000 fixes took
     /// 1.5 s at 6,000 fixes/s, with CPU to spare). Two commits that share a rider cannot happen over the rider's
-    /// socket, which sends a batch only when the last is answered; over HTTP both are safe (fixes are deduplicated,
-    /// positions only move forward) and PostgreSQL ends a rare deadlock by failing one, which the phone sends again.
+    /// socket, which sends a batch only when the last is answered; over HTTP (a phone's retry beside its first try)
+    /// both are safe: fixes are deduplicated, positions only move forward, and every write locks its riders in one
+    /// order, so the two queue instead of deadlocking.
     /// SQLite has one writer: one at a time.
     init(repository: any LocationRepository, clock: any WallClock, commitsAtOnce: Int = 1) {
         batches = Coalescer(executor: Self.executor, interval: Self.commitInterval, lanes: commitsAtOnce) { batch in

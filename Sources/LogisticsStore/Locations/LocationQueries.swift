@@ -87,6 +87,10 @@ extension SQLLogisticsRepository: LocationRepository {
 
     public func storeFixes(_ writes: [RiderFixWrite], now: Date) async throws {
         guard !writes.isEmpty else { return }
+        // Rows are locked in the order they are written: two group commits at once (PostgreSQL's two lanes) that
+        // share riders, as a phone's retry beside its first try does, deadlocked when they listed them in
+        // different orders, and PostgreSQL failed one after a second. Every write now takes them in one order.
+        let writes = writes.sorted { $0.riderId < $1.riderId }
         try await database.transaction { transaction in
             let postgres = transaction.dialect == .postgres
             // The history records which delivery each fix belongs to: one lookup for every rider in the write.
@@ -121,7 +125,7 @@ extension SQLLogisticsRepository: LocationRepository {
             var rows: [[SQLValue]] = []
             for write in writes {
                 let task = active[write.riderId]
-                for fix in write.kept {
+                for fix in write.kept.sorted(by: { $0.recordedAt < $1.recordedAt }) {
                     rows.append([
                         .uuid(write.riderId), .uuid(task?.task), .uuid(task?.order), .double(fix.lat), .double(fix.lon),
                         .double(fix.accuracyM), .double(fix.speedMps), .double(fix.headingDeg), .date(fix.recordedAt),
