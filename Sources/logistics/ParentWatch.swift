@@ -12,8 +12,10 @@ enum ParentWatch {
     /// The environment variable a bench sets to its own process id for the servers it starts.
     static let variable = "LOGISTICS_PARENT_PID"
 
-    /// The child's environment entry naming this process.
-    static var entry: (key: String, value: String) { (variable, String(getpid())) }
+    /// Names this process in a child's environment, as the parent the child is to outlive no longer than.
+    static func nameThisProcess(in environment: inout [String: String]) {
+        environment[variable] = String(getpid())
+    }
 
     /// Watches the parent named by `LOGISTICS_PARENT_PID`, if any, and sends this process SIGTERM (the server's
     /// graceful stop) once it is reparented.

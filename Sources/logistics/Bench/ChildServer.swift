@@ -21,7 +21,7 @@ final class ChildServer: @unchecked Sendable {
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "DATABASE_URL")
         for (key, value) in environment { env[key] = value }
-        env[ParentWatch.entry.key] = ParentWatch.entry.value
+        ParentWatch.nameThisProcess(in: &env)
         process.environment = env
         process.standardOutput = output
         let log = (dataDirectory as NSString).appendingPathComponent("server.log")

@@ -261,7 +261,7 @@ final class BenchServerProcess: Sendable {
         for limit in ["ADDRESS", "CALLER", "FIXES"] { environment["LOGISTICS_RATE_LIMIT_\(limit)"] = "off" }
         environment["LOGISTICS_CONNECTIONS_PER_ADDRESS"] = "off"
         environment["LOG_LEVEL"] = "error"
-        environment[ParentWatch.entry.key] = ParentWatch.entry.value
+        ParentWatch.nameThisProcess(in: &environment)
         environment.removeValue(forKey: "LOGISTICS_MAP")
         if let databaseURL {
             environment["DATABASE_URL"] = databaseURL
