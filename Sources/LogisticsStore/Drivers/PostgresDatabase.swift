@@ -161,6 +161,7 @@ public final class PostgresDatabase: SQLDatabase {
         }
     }
 
+    @discardableResult
     public func hotQuery(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
         try await withDeadline {
             do {
@@ -340,6 +341,7 @@ private struct PostgresTransaction: SQLExecutor {
         try await PostgresDatabase.run(sql, binds, on: connection, logger: logger)
     }
 
+    @discardableResult
     func hotQuery(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
         try await PostgresDatabase.runHot(sql, binds, on: connection, logger: logger)
     }
