@@ -251,7 +251,7 @@ public final class PostgresDatabase: SQLDatabase {
         _ sql: String, _ binds: [SQLValue], on connection: PostgresConnection, logger: Logger
     ) async throws -> [SQLRow] {
         guard let types = dataTypes(binds),
-            let slot = PostgresHotStatements.slot(sql: sql.numberingPlaceholders(), types: types, logger: logger),
+            let slot = PostgresHotStatements.slot(sql: sql, types: types, logger: logger),
             !PostgresHotStatements.hasFailed(slot: slot, on: connection)
         else { return try await run(sql, binds, on: connection, logger: logger) }
         do {

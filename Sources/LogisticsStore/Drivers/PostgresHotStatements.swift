@@ -38,8 +38,9 @@ enum PostgresHotStatements {
     /// The server uses four; the rest leave room for new ones and for the tests, which share one process.
     static let slotCount = 16
 
-    /// The slot holding this statement with these bind types, taken now if it is new; nil when none is free, which
-    /// is logged once per statement: it still runs, parsed and planned every time.
+    /// The slot holding this statement (as written, with `?` placeholders) with these bind types, taken now if it is
+    /// new; nil when none is free, which is logged once per statement: it still runs, parsed and planned every time.
+    /// The statement is numbered for PostgreSQL once, when it takes its slot, not on every run.
     static func slot(sql: String, types: [PostgresDataType], logger: Logger) -> Int? {
         let signature = types.map { String($0.rawValue) }.joined(separator: ",") + ";" + sql
         let (slot, firstRefusal) = registry.withLock { registry -> (Int?, Bool) in
@@ -48,7 +49,7 @@ enum PostgresHotStatements {
                 guard registry.refused.count < 1_024 else { return (nil, false) }
                 return (nil, registry.refused.insert(signature).inserted)
             }
-            registry.statements.append(Statement(sql: sql, types: types))
+            registry.statements.append(Statement(sql: sql.numberingPlaceholders(), types: types))
             registry.slots[signature] = registry.statements.count - 1
             return (registry.statements.count - 1, false)
         }
