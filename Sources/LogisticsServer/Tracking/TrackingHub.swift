@@ -22,6 +22,16 @@ public final class TrackingHub: Sendable {
         var startedAt: Date
         var touchedAt: Date
         var subscribers: [UUID: Follower] = [:]
+        /// Messages made under the lock that wait for their followers, oldest first, and whether a thread is
+        /// handing them out: changes made at once on two threads must still reach a socket in seq order.
+        var handoffs: [Handoff] = []
+        var handingOff = false
+    }
+
+    /// An order's messages and the followers it had when they were made.
+    private struct Handoff {
+        let messages: [TrackingMessage]
+        let followers: [(UUID, Follower)]
     }
 
     /// Someone following an order: takes each message (false: too slow, and dropped) and hears when the feed ends.
@@ -196,18 +206,42 @@ public final class TrackingHub: Sendable {
         for deliver in watchers { deliver(text) }
     }
 
-    /// Applies a change under the lock, then delivers its messages outside it.
+    /// Applies a change under the lock, then delivers its messages outside it. A socket drops a message whose seq
+    /// is not above the last it sent, so one thread at a time hands an order's messages out, in the order they
+    /// were made: a sweep's `stale` and a fix's `location` made at once otherwise raced to the socket's loop.
     private func change(_ orderId: UUID, _ body: (inout Entry) -> [TrackingMessage]) {
-        let (messages, subscribers) = state.withLock {
-            state -> ([TrackingMessage], [(UUID, Follower)]) in
+        let handsOff = state.withLock { state -> Bool in
             // In place: an entry copied out and back shared the channel's history with the dictionary, so every
             // fix copied the whole history before appending to it.
-            guard state.entries[orderId] != nil else { return ([], []) }
+            guard state.entries[orderId] != nil else { return false }
             let messages = body(&state.entries[orderId]!)
-            return (messages, messages.isEmpty ? [] : Array(state.entries[orderId]!.subscribers))
+            guard !messages.isEmpty, !state.entries[orderId]!.subscribers.isEmpty else { return false }
+            state.entries[orderId]!.handoffs.append(
+                Handoff(messages: messages, followers: Array(state.entries[orderId]!.subscribers)))
+            guard !state.entries[orderId]!.handingOff else { return false }
+            state.entries[orderId]!.handingOff = true
+            return true
         }
-        let deliveries = subscribers.isEmpty ? [] : messages.map(Delivery.init)
-        for (id, follower) in subscribers {
+        guard handsOff else { return }
+        while let handoff = nextHandoff(orderId) { deliver(handoff, orderId: orderId) }
+    }
+
+    /// The order's oldest waiting hand-off, or nil (and no one handing off) when none is left.
+    private func nextHandoff(_ orderId: UUID) -> Handoff? {
+        state.withLock { state in
+            guard state.entries[orderId] != nil else { return nil }
+            guard !state.entries[orderId]!.handoffs.isEmpty else {
+                state.entries[orderId]!.handingOff = false
+                return nil
+            }
+            return state.entries[orderId]!.handoffs.removeFirst()
+        }
+    }
+
+    private func deliver(_ handoff: Handoff, orderId: UUID) {
+        let deliveries = handoff.messages.map(Delivery.init)
+        let ends = handoff.messages.contains { if case .ended = $0 { true } else { false } }
+        for (id, follower) in handoff.followers {
             for delivery in deliveries {
                 guard follower.take(delivery) else {
                     // Too slow: disconnect rather than hold messages (or anyone else) back.
@@ -216,7 +250,7 @@ public final class TrackingHub: Sendable {
                     break
                 }
             }
-            if messages.contains(where: { if case .ended = $0 { true } else { false } }) { follower.end() }
+            if ends { follower.end() }
         }
     }
 }

@@ -89,7 +89,8 @@ struct SocketLimitTests {
             }
             let end = await silent.read(within: .seconds(20)) { _ in false }
             #expect(end.closed, "the silent socket was not closed (\(end.bytes.count) bytes were waiting for it)")
-            // 3,000 messages: on a loaded CI machine 2,999 had come after 10 s, so the last gets more time.
+            // 3,000 messages, on a machine that may be busy with other tests. The one that twice never came was
+            // lost to a race in the hub (TrackingHubOrderTests), not late.
             try await healthy.wait(within: 30) { messages in
                 messages.filter { $0["type"] as? String == "location" }.count == sent
             }
