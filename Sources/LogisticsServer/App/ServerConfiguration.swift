@@ -26,6 +26,9 @@ public struct ServerConfiguration: Sendable {
     public var otpSecret: String?
     /// A PEM public key (RS256/ES256) or a JWKS JSON file for production tokens.
     public var jwtPublicKeyFile: String?
+    /// The algorithm of the public key file's keys that name none (a JWKS key without `alg`, or PS256 for an RSA
+    /// PEM); a key is never verified with an algorithm a token's header picks.
+    public var jwtAlgorithm: String?
     public var jwtIssuer: String = "rider-logistics"
     public var jwtAudience: String = "rider-logistics-api"
     public var offerTTLSeconds: Int = 60
@@ -146,6 +149,13 @@ public struct ServerConfiguration: Sendable {
         if let secret = environment["LOGISTICS_JWT_SECRET"], !secret.isEmpty { configuration.jwtSecret = secret }
         if let secret = environment["LOGISTICS_OTP_SECRET"], !secret.isEmpty { configuration.otpSecret = secret }
         if let file = environment["LOGISTICS_JWT_PUBLIC_KEY_FILE"] { configuration.jwtPublicKeyFile = file }
+        if let algorithm = environment["LOGISTICS_JWT_ALGORITHM"], !algorithm.isEmpty {
+            guard TokenKeys.publicKeyAlgorithms.contains(algorithm) else {
+                throw ConfigurationError(
+                    "LOGISTICS_JWT_ALGORITHM must be one of \(TokenKeys.publicKeyAlgorithms.sorted().joined(separator: ", ")), not \(algorithm)")
+            }
+            configuration.jwtAlgorithm = algorithm
+        }
         if let env = environment["LOGISTICS_ENV"] {
             guard let parsed = Environment(rawValue: env) else {
                 throw ConfigurationError("LOGISTICS_ENV must be development or production, not \(env)")

@@ -5,10 +5,9 @@ import Synchronization
 
 /// Turns a bearer token into an `Actor`, or refuses it with 401 UNAUTHENTICATED.
 public struct AccessTokenVerifier: Sendable {
-    private let keys: JWTKeyCollection
-    /// Algorithms accepted in the header. Anything else — `none` above all — is refused before any
-    /// key is consulted.
-    private let allowedAlgorithms: Set<String>
+    /// Every key with the one algorithm it verifies: anything else in a header — `none` above all — is refused
+    /// before any key is consulted.
+    private let keys: TokenKeys
     private let issuer: String
     private let audience: String
     private let clock: any WallClock
@@ -21,34 +20,16 @@ public struct AccessTokenVerifier: Sendable {
     public static func make(configuration: ServerConfiguration, secret: String?, clock: any WallClock) async throws
         -> AccessTokenVerifier
     {
-        let keys = JWTKeyCollection()
-        var algorithms: Set<String> = []
+        let keys: TokenKeys
         if let file = configuration.jwtPublicKeyFile {
-            let text: String
-            do { text = try String(contentsOfFile: file, encoding: .utf8) } catch {
-                throw ConfigurationError("cannot read the JWT public key file \(file)")
-            }
-            if text.trimmingCharacters(in: .whitespaces).hasPrefix("{") {
-                try await keys.add(jwksJSON: text)
-                algorithms = ["RS256", "ES256"]
-            } else if let rsa = try? Insecure.RSA.PublicKey(pem: text) {
-                await keys.add(rsa: rsa, digestAlgorithm: .sha256)
-                algorithms = ["RS256"]
-            } else if let ecdsa = try? ES256PublicKey(pem: text) {
-                await keys.add(ecdsa: ecdsa)
-                algorithms = ["ES256"]
-            } else {
-                throw ConfigurationError("\(file) holds neither a JWKS, an RSA public key nor a P-256 public key")
-            }
+            keys = try await TokenKeys.file(file, configuredAlgorithm: configuration.jwtAlgorithm)
         } else if let secret {
-            await keys.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)
-            algorithms = ["HS256"]
+            keys = await TokenKeys.secret(secret)
         } else {
             throw ConfigurationError("no JWT secret or public key configured")
         }
         return AccessTokenVerifier(
-            keys: keys, allowedAlgorithms: algorithms, issuer: configuration.jwtIssuer,
-            audience: configuration.jwtAudience, clock: clock)
+            keys: keys, issuer: configuration.jwtIssuer, audience: configuration.jwtAudience, clock: clock)
     }
 
     public func actor(fromBearer token: String) async throws -> Actor {
@@ -70,15 +51,15 @@ public struct AccessTokenVerifier: Sendable {
 
     private func verify(_ token: String, now: Date) async throws -> (Actor, Date) {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let header = Self.decodeHeader(String(parts[0])) else {
+        guard parts.count == 3, let header = TokenHeader(base64URL: parts[0]) else {
             throw Self.refuse("The token is malformed")
         }
-        guard let algorithm = header["alg"] as? String, allowedAlgorithms.contains(algorithm) else {
+        guard keys.expectedAlgorithm(for: header) == header.algorithm else {
             throw Self.refuse("The token's algorithm is not accepted")
         }
         let claims: AccessTokenClaims
         do {
-            claims = try await keys.verify(token, as: AccessTokenClaims.self)
+            claims = try await keys.collection.verify(token, as: AccessTokenClaims.self)
         } catch {
             throw Self.refuse("The token's signature or claims are invalid")
         }
@@ -96,13 +77,6 @@ public struct AccessTokenVerifier: Sendable {
         let actor = Actor(id: subject, role: role, name: claims.name)
         verified.remember(token, actor: actor, expiry: claims.exp.value)
         return (actor, claims.exp.value)
-    }
-
-    private static func decodeHeader(_ segment: String) -> [String: Any]? {
-        var base64 = segment.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.count % 4 != 0 { base64 += "=" }
-        guard let data = Data(base64Encoded: base64) else { return nil }
-        return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
     }
 
     private static func refuse(_ detail: String) -> LogisticsError {
