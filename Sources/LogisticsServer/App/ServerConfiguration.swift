@@ -96,6 +96,8 @@ public struct ServerConfiguration: Sendable {
     public var riderAppDemo: Bool = false
     /// A tracking stream turns `stale` after this long without a fix (the contract's 15 s; tests shorten it).
     public var trackingStaleSeconds: Int = 15
+    /// How often a socket's peer is pinged; one that has not answered the previous ping is cut (tests shorten it).
+    public var socketPingSeconds: Double = 20
     /// nil: JSON in production, text in development (`effectiveLogFormat`).
     public var logFormat: LogFormat?
     public var logLevel: Logger.Level = .info

@@ -126,6 +126,40 @@ struct LoopSocketTests {
         #expect(pong.maskKey == nil)
     }
 
+    @Test("pings count against the flood limit: more than the burst at once close the socket with 4429")
+    func pingFloodIsRateLimited() throws {
+        let connection = try Self.connect()
+        defer { try? Self.finish(connection) }
+
+        var pongs = 0
+        var close: (code: UInt16, reason: String)?
+        for index in 0..<(Int(SocketPolicy.incomingBurst) * 3) {
+            try connection.receive(.ping, text: "\(index)")
+            while let frame = try connection.sent() {
+                if frame.opcode == .pong { pongs += 1 } else { close = Self.close(frame) }
+            }
+        }
+        #expect(pongs < Int(SocketPolicy.incomingBurst) * 2)
+        #expect(close?.code == 4429)
+        #expect(connection.stream.socket?.isOpen != true)
+    }
+
+    @Test("a ping that arrives while the client is not taking writes gets no pong; once it reads again, pongs resume")
+    func noPongWhileUnwritable() throws {
+        let connection = try Self.connect()
+        defer { try? Self.finish(connection) }
+
+        connection.setWritable(false)
+        for index in 0..<50 { try connection.receive(.ping, text: "\(index)") }
+        #expect(try connection.sent() == nil)
+        connection.setWritable(true)
+        try connection.receive(.ping, text: "again")
+        let pong = try #require(try connection.sent())
+        #expect(pong.opcode == .pong)
+        #expect(String(buffer: pong.data) == "again")
+        #expect(try connection.sent() == nil)
+    }
+
     @Test("a client that answers each ping keeps its socket through the next interval")
     func answeredPingsKeepTheSocket() throws {
         let connection = try Self.connect()

@@ -64,6 +64,25 @@ final class RawSocket: @unchecked Sendable {
         return (received, false)
     }
 
+    /// Whether the server ended the connection, seen without reading: a close is queued behind whatever this
+    /// client has not read, so only a reset (or a read) shows it.
+    var isEstablished: Bool {
+        var info = tcp_info()
+        var length = socklen_t(MemoryLayout<tcp_info>.size)
+        guard getsockopt(descriptor, Int32(IPPROTO_TCP), TCP_INFO, &info, &length) == 0 else { return false }
+        return Int32(info.tcpi_state) == Int32(TCP_ESTABLISHED)
+    }
+
+    /// Waits, reading nothing, until the connection is no longer established; false if it still is at `timeout`.
+    func waitUntilEnded(within timeout: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if !isEstablished { return true }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return !isEstablished
+    }
+
     /// The WebSocket upgrade for `path` with the token as the subprotocol pair; true once the server said 101.
     func upgrade(path: String, token: String) async throws -> Bool {
         try write(

@@ -10,6 +10,8 @@ struct LoopSocketOpening: Sendable {
     let name: String
     let path: String
     let metrics: RequestMetrics
+    /// How often the peer is pinged; one that has not answered the previous ping is cut.
+    var pingInterval = LoopSocket.pingInterval
     let makeStream: @Sendable () -> any LoopSocketStream
 }
 
@@ -33,9 +35,9 @@ extension TokenSocketStream {
     static func register(in router: Router<LogisticsRequestContext>, services: LogisticsServices) {
         router.registerSocket(path) { request, _ in
             let token = SocketPolicy.bearerToken(request.headers)
-            return LoopSocketOpening(name: name, path: path, metrics: services.metrics) {
-                Self(services: services, token: token)
-            }
+            return LoopSocketOpening(
+                name: name, path: path, metrics: services.metrics, pingInterval: services.configuration.socketPing
+            ) { Self(services: services, token: token) }
         }
     }
 }
@@ -132,7 +134,7 @@ final class LoopSocket: ChannelInboundHandler, RemovableChannelHandler {
         payload.write(webSocketErrorCode: code)
         payload.writeString(reason)
         send(WebSocketFrame(fin: true, opcode: .connectionClose, data: payload))
-        after(cutAfter) { $0.context?.close(promise: nil) }
+        after(cutAfter) { $0.cut() }
     }
 
     /// The client fell behind or sent too fast: 4429, and the connection cut if even that cannot get through.
@@ -205,11 +207,22 @@ final class LoopSocket: ChannelInboundHandler, RemovableChannelHandler {
             stream?.received(text: String(buffer: frame.unmaskedData))
         case .ping:
             guard frame.fin else { return protocolError() }
-            if state == .open {
-                context.writeAndFlush(
-                    wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData)), promise: nil)
+            guard state == .open else { return }
+            // Pings count against the flood limit like messages, and a pong waits for nothing: while the client is
+            // not taking what it was sent, its pings go unanswered instead of piling up in the server's writes.
+            guard allowance.take(now: Date()) else {
+                overloaded("too many messages", cutOff: "flood")
+                return
+            }
+            if queued.isEmpty, context.channel.isWritable {
+                write(WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData), context)
             }
         case .pong:
+            guard state == .open else { return }
+            guard allowance.take(now: Date()) else {
+                overloaded("too many messages", cutOff: "flood")
+                return
+            }
             awaitingPong = false
         case .connectionClose:
             answerClose(frame)
@@ -294,6 +307,17 @@ final class LoopSocket: ChannelInboundHandler, RemovableChannelHandler {
         closeAndEnd(code, context)
     }
 
+    /// Ends the connection at once, with a reset: what the kernel still holds for a client that is not reading is
+    /// dropped with it. A plain close leaves the close frame and the end of the stream queued behind that data, so
+    /// a silent client never learned that it had been cut, and the kernel kept its buffers for minutes.
+    private func cut() {
+        guard let context else { return }
+        if let socket = context.channel as? any SocketOptionProvider {
+            _ = socket.setSoLinger(linger(l_onoff: 1, l_linger: 0))
+        }
+        context.close(promise: nil)
+    }
+
     private func protocolError() {
         guard state == .open, let context else { return }
         closeAndEnd(.protocolError, context)
@@ -305,18 +329,19 @@ final class LoopSocket: ChannelInboundHandler, RemovableChannelHandler {
         payload.write(webSocketErrorCode: code)
         context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: payload)))
             .assumeIsolated().whenComplete { _ in context.close(promise: nil) }
-        after(Self.closeTimeout) { $0.context?.close(promise: nil) }
+        after(Self.closeTimeout) { $0.cut() }
     }
 
     private func schedulePing() {
-        pinger = context?.eventLoop.assumeIsolated().scheduleTask(in: Self.pingInterval) { [self] in ping() }
+        pinger = context?.eventLoop.assumeIsolated().scheduleTask(in: opening.pingInterval) { [self] in ping() }
     }
 
     private func ping() {
         guard state == .open, let context else { return }
         guard !awaitingPong else {
+            opening.metrics.socketCutOff(opening.name, reason: "ping")
             close(code: .goingAway, reason: "Ping timeout", dropQueued: true)
-            context.close(promise: nil)
+            cut()
             return
         }
         awaitingPong = true

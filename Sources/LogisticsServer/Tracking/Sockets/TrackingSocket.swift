@@ -46,9 +46,9 @@ final class TrackingSocket: LoopSocketStream {
         router.registerSocket(path) { request, context in
             let token = SocketPolicy.bearerToken(request.headers)
             let order = context.parameters.get("orderId")
-            return LoopSocketOpening(name: name, path: path, metrics: services.metrics) {
-                TrackingSocket(opener: TrackingOpener(services: services), token: token, requestedOrder: order)
-            }
+            return LoopSocketOpening(
+                name: name, path: path, metrics: services.metrics, pingInterval: services.configuration.socketPing
+            ) { TrackingSocket(opener: TrackingOpener(services: services), token: token, requestedOrder: order) }
         }
     }
 
