@@ -154,7 +154,8 @@ public struct ServerConfiguration: Sendable {
         if let algorithm = environment["LOGISTICS_JWT_ALGORITHM"], !algorithm.isEmpty {
             guard TokenKeys.publicKeyAlgorithms.contains(algorithm) else {
                 throw ConfigurationError(
-                    "LOGISTICS_JWT_ALGORITHM must be one of \(TokenKeys.publicKeyAlgorithms.sorted().joined(separator: ", ")), not \(algorithm)")
+                    "LOGISTICS_JWT_ALGORITHM must be one of \(TokenKeys.publicKeyAlgorithms.sorted().joined(separator: ", ")), not \(algorithm)"
+                )
             }
             configuration.jwtAlgorithm = algorithm
         }

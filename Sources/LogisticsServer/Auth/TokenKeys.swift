@@ -52,7 +52,8 @@ struct TokenKeys: Sendable {
             algorithm = configuredAlgorithm ?? "RS256"
         } else if let ecdsa = try? ES256PublicKey(pem: text) {
             guard configuredAlgorithm == nil || configuredAlgorithm == "ES256" else {
-                throw ConfigurationError("LOGISTICS_JWT_ALGORITHM \(configuredAlgorithm!) does not fit the P-256 key in \(file)")
+                throw ConfigurationError(
+                    "LOGISTICS_JWT_ALGORITHM \(configuredAlgorithm!) does not fit the P-256 key in \(file)")
             }
             await keys.add(ecdsa: ecdsa)
             algorithm = "ES256"

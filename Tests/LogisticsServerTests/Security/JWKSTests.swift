@@ -97,7 +97,8 @@ struct JWKSTests {
                     #expect(response.code == "UNAUTHENTICATED", "\(header)")
                     // A fresh real token after each forged one: the forged header must not have changed the key.
                     let fresh = try await Self.signedRS256(now: now)
-                    let ok = try await server.send(.get, "/api/v1/orders", headers: ["Authorization": "Bearer \(fresh)"])
+                    let ok = try await server.send(
+                        .get, "/api/v1/orders", headers: ["Authorization": "Bearer \(fresh)"])
                     #expect(ok.status == 200, "after \(header)")
                 }
                 let ok = try await server.send(.get, "/api/v1/orders", headers: ["Authorization": "Bearer \(real)"])

@@ -9,7 +9,9 @@ import Testing
 /// sees it without reading: the cut is a reset, not a close queued behind what it never read.
 @Suite("Silent sockets at low traffic", .timeLimit(.minutes(2)))
 struct SilentSocketTests {
-    @Test("a dispatcher, a rider and a customer that never read are cut within two ping intervals", arguments: StoreKind.available)
+    @Test(
+        "a dispatcher, a rider and a customer that never read are cut within two ping intervals",
+        arguments: StoreKind.available)
     func cutAtLowTraffic(kind: StoreKind) async throws {
         // Pings every second; the default is 20 s, and everything else is as in production.
         try await TestServer.run(kind, configure: { $0.socketPingSeconds = 1 }) { server in
@@ -42,7 +44,8 @@ struct SilentSocketTests {
                         "headingDeg": 0, "recordedAt": RFC3339.string(from: start.addingTimeInterval(Double(posted))),
                     ]
                 }
-                let reply = try await server.send(.post, "/api/v1/rider/locations", token: rider, json: ["fixes": fixes])
+                let reply = try await server.send(
+                    .post, "/api/v1/rider/locations", token: rider, json: ["fixes": fixes])
                 #expect(reply.status == 202)
             }
             let started = ContinuousClock.now
