@@ -95,6 +95,7 @@ public func buildApplication(
             mapTiles: MapTileCache(provider: directions),
             metrics: metrics,
             addressLimiter: configuration.rateLimits.perAddress.map { RateLimiter($0, what: "requests") },
+            callers: CallerLimits(configuration.rateLimits, clock: clock),
             autoDispatcher: configuration.dispatch.automatic == .off
                 ? nil
                 : AutoDispatcher(
@@ -196,9 +197,8 @@ func makeRouter(_ services: LogisticsServices) -> (Router<LogisticsRequestContex
             middleware: AuthenticationMiddleware(
                 verifier: services.verifier, repository: services.repository, clock: services.clock,
                 known: services.knownCallers))
-    if let rule = services.configuration.rateLimits.perCaller {
-        api.add(
-            middleware: CallerRateLimitMiddleware(limiter: RateLimiter(rule, what: "requests"), clock: services.clock))
+    if let limiter = services.callers.requests {
+        api.add(middleware: CallerRateLimitMiddleware(limiter: limiter, clock: services.clock))
     }
     var routes = RouteTable(group: api, prefix: "/api/v1", idempotency: idempotency, catalog: catalog)
     OrderRoutes(

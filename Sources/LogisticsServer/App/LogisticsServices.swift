@@ -31,6 +31,8 @@ public struct LogisticsServices: Sendable {
     let metrics: RequestMetrics
     /// Shared by the API and socket routers (one allowance per client address).
     let addressLimiter: RateLimiter?
+    /// Shared by API requests and socket messages (one allowance per caller), with the caps on open sockets.
+    let callers: CallerLimits
     /// Present when automatic dispatch is on for some vendor: told of ready orders and declined offers.
     let autoDispatcher: AutoDispatcher?
 

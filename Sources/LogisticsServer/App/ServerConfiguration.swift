@@ -272,6 +272,14 @@ public struct ServerConfiguration: Sendable {
         if let rule = environment["LOGISTICS_RATE_LIMIT_FIXES"], !rule.isEmpty {
             configuration.rateLimits.fixesPerRider = try RateRule.parse(rule, name: "LOGISTICS_RATE_LIMIT_FIXES")
         }
+        if let cap = environment["LOGISTICS_SOCKETS_PER_CALLER"], !cap.isEmpty {
+            configuration.rateLimits.socketsPerCaller =
+                cap == "off" ? nil : try parseInt(cap, name: "LOGISTICS_SOCKETS_PER_CALLER", range: 1...100_000)
+        }
+        if let cap = environment["LOGISTICS_SOCKETS_PER_TRACKING_LINK"], !cap.isEmpty {
+            configuration.rateLimits.socketsPerTrackingLink =
+                cap == "off" ? nil : try parseInt(cap, name: "LOGISTICS_SOCKETS_PER_TRACKING_LINK", range: 1...100_000)
+        }
         if let seconds = environment["LOGISTICS_HEADER_TIMEOUT_SECONDS"] {
             configuration.connectionLimits.headerSeconds = Double(
                 try parseInt(seconds, name: "LOGISTICS_HEADER_TIMEOUT_SECONDS", range: 1...600))

@@ -11,7 +11,9 @@ struct MetricName: Sendable {
         name: "http_request_duration_seconds", help: "Time to answer an HTTP request, by route, method and status")
     static let webSocketConnections = MetricName(name: "websocket_connections", help: "Open WebSockets by stream")
     static let webSocketCutOff = MetricName(
-        name: "websocket_cut_off_total", help: "WebSockets closed for their client's behaviour (behind, flood)")
+        name: "websocket_cut_off_total", help: "WebSockets closed for their client's behaviour (behind, flood, ping)")
+    static let webSocketReadsHeld = MetricName(
+        name: "websocket_reads_held_total", help: "Times a socket stopped reading until its waiting messages drained")
     static let notificationsSent = MetricName(
         name: "notifications_sent_total", help: "Push and webhook deliveries by provider and outcome")
     static let notificationQueueDepth = MetricName(

@@ -22,11 +22,16 @@ final class RequestMetrics: Sendable {
     func socketOpened(_ stream: String) {
         registry.gauge(.webSocketConnections, labels: [("stream", stream)]).increment()
     }
-    /// A socket closed by the server for its client's behaviour: `behind` (its backlog passed the limits) or
-    /// `flood` (it sent messages faster than allowed).
+    /// A socket closed by the server for its client's behaviour: `behind` (its backlog passed the limits), `flood`
+    /// (it sent messages faster than allowed) or `ping` (it did not answer a ping in time).
     func socketCutOff(_ stream: String, reason: String) {
         registry.counter(.webSocketCutOff, labels: [("stream", stream), ("reason", reason)])
             .increment()
+    }
+
+    /// A socket stopped reading its client until the messages it holds are worked off.
+    func socketReadsHeld(_ stream: String) {
+        registry.counter(.webSocketReadsHeld, labels: [("stream", stream)]).increment()
     }
 
     func socketClosed(_ stream: String) {

@@ -123,8 +123,12 @@ struct SocketLimitTests {
         let secret = "socket-limit-test-secret-0123456789abcdef"
         let server = try ServerProcess(
             arguments: ["serve", "--port", "0", "--data-dir", directory.path],
-            // One rider's 3,000 fixes would meet the per-rider limit; the socket load is what this is about.
-            environment: ["LOGISTICS_JWT_SECRET": secret, "LOGISTICS_RATE_LIMIT_FIXES": "off"])
+            // One rider's 3,000 fixes would meet the per-rider limit, and 21 sockets of one dispatcher the per-caller
+            // cap; the socket load is what this is about.
+            environment: [
+                "LOGISTICS_JWT_SECRET": secret, "LOGISTICS_RATE_LIMIT_FIXES": "off",
+                "LOGISTICS_SOCKETS_PER_CALLER": "off",
+            ])
         try await server.start()
         let issuer = await AccessTokenIssuer(secret: secret)
         let dispatcher = try await issuer.token(subject: UUID(), role: .dispatcher)

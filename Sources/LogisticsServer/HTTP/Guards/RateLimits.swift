@@ -35,6 +35,11 @@ public struct RateLimits: Sendable, Equatable {
     /// Location fixes from one rider, counted per fix: a phone sends one every few seconds, a batch of up to 500
     /// after a tunnel.
     public var fixesPerRider: RateRule? = RateRule(perSecond: 10, burst: 1_000)
+    /// Sockets open at once for one caller (a token's subject): a dispatcher's tabs, a rider's phone and its
+    /// reconnections.
+    public var socketsPerCaller: Int? = 20
+    /// Sockets open at once on one tracking link: a family following one delivery.
+    public var socketsPerTrackingLink: Int? = 10
 
     public init() {}
 
@@ -43,6 +48,8 @@ public struct RateLimits: Sendable, Equatable {
         limits.perAddress = nil
         limits.perCaller = nil
         limits.fixesPerRider = nil
+        limits.socketsPerCaller = nil
+        limits.socketsPerTrackingLink = nil
         return limits
     }()
 }

@@ -46,11 +46,13 @@ final class DispatchStreamSocket: TokenSocketStream {
                     throw LogisticsError(.forbidden, "The dispatch stream is for dispatchers and admins")
                 }
             }
-        ) { stream, _, validUntil in stream.signedIn(validUntil: validUntil) }
+        ) { stream, actor, validUntil in stream.signedIn(actor, validUntil: validUntil) }
     }
 
-    private func signedIn(validUntil: Date) {
-        guard phase == .signingIn, let socket else { return }
+    private func signedIn(_ actor: Actor, validUntil: Date) {
+        guard phase == .signingIn, let socket, socket.admit(.signedIn(actor.id), limits: services.callers) else {
+            return
+        }
         socket.closeWhenTokenExpires(validUntil, now: services.clock.now())
         let (hub, handle) = (services.tracking, socket.handle(self))
         let watcher = hub.watchEverything { message in handle.execute { $0.socket?.send(text: message) } }

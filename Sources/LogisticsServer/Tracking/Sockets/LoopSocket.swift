@@ -19,8 +19,14 @@ struct LoopSocketOpening: Sendable {
 protocol LoopSocketStream: AnyObject, SendableMetatype {
     func opened(_ socket: LoopSocket)
     func received(text: String)
+    /// A message the socket refused (its caller's allowance was spent), for the stream to answer.
+    func refused(text: String, _ error: any Error, on socket: LoopSocket)
     /// The connection is gone; the stream lets go of the socket.
     func ended()
+}
+
+extension LoopSocketStream {
+    func refused(text: String, _ error: any Error, on socket: LoopSocket) { socket.sendProblem(error) }
 }
 
 /// A stream that needs nothing from its upgrade request but the token: registered by its path alone.
@@ -70,6 +76,8 @@ final class LoopSocket: ChannelInboundHandler, RemovableChannelHandler {
     private var pinger: Scheduled<Void>?
     private var timers: [Scheduled<Void>] = []
     private var endings: [() -> Void] = []
+    /// Whose allowance the client's messages draw on, once the stream knows who it serves.
+    private var caller: (limits: CallerLimits, caller: CallerLimits.Caller)?
 
     private init(_ opening: LoopSocketOpening) {
         self.opening = opening
@@ -162,6 +170,28 @@ final class LoopSocket: ChannelInboundHandler, RemovableChannelHandler {
 
     var isOpen: Bool { state == .open }
 
+    /// Seats the socket for its caller and charges every message it sends from now on to the caller's allowance;
+    /// false, after refusing the socket (4429), when the caller already holds as many sockets as allowed.
+    func admit(_ caller: CallerLimits.Caller, limits: CallerLimits) -> Bool {
+        guard state == .open else { return false }
+        do { try limits.seat(caller) } catch {
+            refuse(error)
+            return false
+        }
+        onEnd { limits.unseat(caller) }
+        self.caller = (limits, caller)
+        return true
+    }
+
+    /// Stops (or resumes) reading from the client: TCP then holds a sender that outruns the server, instead of
+    /// the server holding its messages.
+    func holdReads(_ hold: Bool) {
+        guard let context else { return }
+        if hold { opening.metrics.socketReadsHeld(opening.name) }
+        try? context.channel.syncOptions?.setOption(ChannelOptions.autoRead, value: !hold)
+        if !hold { context.read() }
+    }
+
     /// Closes the socket (4401) when its token stops being accepted; `now` is the server clock's time.
     func closeWhenTokenExpires(_ validUntil: Date, now: Date) {
         let left = max(0, validUntil.timeIntervalSince(now))
@@ -203,6 +233,12 @@ final class LoopSocket: ChannelInboundHandler, RemovableChannelHandler {
             guard allowance.take(now: Date()) else {
                 overloaded("too many messages", cutOff: "flood")
                 return
+            }
+            if let (limits, caller) = caller {
+                do { try limits.charge(caller, bytes: frame.data.readableBytes) } catch {
+                    stream?.refused(text: String(buffer: frame.unmaskedData), error, on: self)
+                    return
+                }
             }
             stream?.received(text: String(buffer: frame.unmaskedData))
         case .ping:

@@ -27,8 +27,11 @@ final class RiderStreamSocket: TokenSocketStream {
     private var socket: LoopSocket?
     private var phase = Phase.awaitingToken
     private var rider: Actor?
-    /// Messages not yet started, oldest first; the flood limit bounds them.
+    /// Messages not yet started, oldest first. While the database stalls they pile up here; past `waitingLimit`
+    /// messages or `waitingBytesLimit` the socket stops reading, and TCP holds the phone back instead.
     private var waiting = CircularBuffer<String>(initialCapacity: 0)
+    private var waitingBytes = 0
+    private var readsHeld = false
     /// Messages started and not yet answered, and the newest one's turns, which the next one waits for.
     private var unanswered = 0
     private var lastTurns: (take: Turn, store: Turn)?
@@ -36,6 +39,8 @@ final class RiderStreamSocket: TokenSocketStream {
     /// How many of a rider's messages are worked on at once: a phone that outruns the database is held back here,
     /// its later messages unread, not shown fixes the server may never store.
     static let atOnce = 8
+    static let waitingLimit = 16
+    static let waitingBytesLimit = 1024 * 1024
 
     init(services: LogisticsServices, token: String?) {
         self.services = services
@@ -54,16 +59,28 @@ final class RiderStreamSocket: TokenSocketStream {
             if let token = LoopSocketToken.from(firstMessage: text, socket) { signIn(token) }
         case .signingIn, .ready:
             waiting.append(text)
+            waitingBytes += text.utf8.count
+            if !readsHeld, waiting.count >= Self.waitingLimit || waitingBytes >= Self.waitingBytesLimit {
+                readsHeld = true
+                socket?.holdReads(true)
+            }
             answerNext()
         case .done:
             break
         }
     }
 
+    /// A batch over the rider's allowance is answered with its `ref`, like any refused batch.
+    func refused(text: String, _ error: any Error, on socket: LoopSocket) {
+        socket.send(
+            text: SocketPolicy.problemMessage(for: error, path: Self.path, reference: FixBatchReader.read(text)?.ref))
+    }
+
     func ended() {
         phase = .done
         socket = nil
         waiting.removeAll()
+        waitingBytes = 0
     }
 
     private func signIn(_ token: String) {
@@ -76,7 +93,9 @@ final class RiderStreamSocket: TokenSocketStream {
     }
 
     private func signedIn(_ rider: Actor, validUntil: Date) {
-        guard phase == .signingIn, let socket else { return }
+        guard phase == .signingIn, let socket, socket.admit(.signedIn(rider.id), limits: services.callers) else {
+            return
+        }
         self.rider = rider
         socket.closeWhenTokenExpires(validUntil, now: services.clock.now())
         socket.closeWhenAccessLost(.rider(rider.id), watch: services.accessWatch)
@@ -96,6 +115,7 @@ final class RiderStreamSocket: TokenSocketStream {
     private func answerNext() {
         guard phase == .ready, let rider, let socket else { return }
         while unanswered < Self.atOnce, let text = waiting.popFirst() {
+            waitingBytes -= text.utf8.count
             let previous = unanswered == 0 ? nil : lastTurns
             let turns = (take: Turn(), store: Turn())
             lastTurns = turns
@@ -116,6 +136,10 @@ final class RiderStreamSocket: TokenSocketStream {
                     turns.store.finish()
                 }
             }
+        }
+        if readsHeld, waiting.count <= Self.waitingLimit / 2, waitingBytes <= Self.waitingBytesLimit / 2 {
+            readsHeld = false
+            socket.holdReads(false)
         }
     }
 }

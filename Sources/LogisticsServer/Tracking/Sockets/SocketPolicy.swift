@@ -33,6 +33,9 @@ enum SocketPolicy {
     /// either limit the socket is closed (4429) instead of the server growing until it dies.
     static let backlogMessages = 1_000
     static let backlogBytes = 256 * 1024
+    /// A customer socket's `resumeFrom` that needs a new snapshot (a database read and a route) is served once
+    /// in this long; a replay from memory is not limited beyond the caller's allowance.
+    static let resyncInterval: Duration = .seconds(5)
 
     /// A browser cannot set `Authorization` on a socket, so the token travels as the subprotocol pair
     /// `bearer, <jwt>` — never in the URL, where logs and proxies would keep it.

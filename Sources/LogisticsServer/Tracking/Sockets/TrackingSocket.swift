@@ -35,6 +35,9 @@ final class TrackingSocket: LoopSocketStream {
     private var lastSent = 0
     private var heldMessages: [TrackingHub.Delivery] = []
     private var heldTexts: [String] = []
+    /// When the last resync's snapshot was read: each costs a database read and a route, so one per
+    /// `SocketPolicy.resyncInterval`.
+    private var lastResync: ContinuousClock.Instant?
 
     private init(opener: TrackingOpener, token: String?, requestedOrder: String?) {
         self.opener = opener
@@ -103,7 +106,7 @@ final class TrackingSocket: LoopSocketStream {
 
     private func didOpen(_ opened: TrackingOpener.Opened) {
         let hub = opener.services.tracking
-        guard phase == .opening, let socket else {
+        guard phase == .opening, let socket, socket.admit(opened.caller, limits: opener.services.callers) else {
             hub.unfollow(orderId: opened.orderId, subscriber: opened.subscriber)
             return
         }
@@ -173,6 +176,15 @@ final class TrackingSocket: LoopSocketStream {
                 lastSent = max(lastSent, message.seq)
             }
         case .resync, nil:
+            if let last = lastResync, ContinuousClock.now - last < SocketPolicy.resyncInterval {
+                let seconds = Int((SocketPolicy.resyncInterval - (ContinuousClock.now - last)).components.seconds) + 1
+                socket.sendProblem(
+                    LogisticsError(
+                        .rateLimited, "At most one resync every \(SocketPolicy.resyncInterval.components.seconds) s",
+                        retryAfterSeconds: seconds))
+                return
+            }
+            lastResync = .now
             socket.send(text: #"{"type":"resync"}"#)
             phase = .resyncing
             let (opener, handle) = (self.opener, socket.handle(self))
@@ -204,6 +216,8 @@ struct TrackingOpener: Sendable {
 
     struct Opened: Sendable {
         var orderId: UUID
+        /// Who follows: the customer signed in, or the holder of a tracking link.
+        var caller: CallerLimits.Caller
         var validUntil: Date?
         var linkId: UUID?
         var subscriber: UUID
@@ -213,7 +227,7 @@ struct TrackingOpener: Sendable {
     /// The order, a subscription, then the snapshot (subscribed first, so nothing falls between the two; the stream
     /// drops what the snapshot already covers).
     func open(token: String, orderId: String?, _ follower: TrackingHub.Follower) async throws -> Opened {
-        let (order, validUntil, linkId) = try await authorize(token: token, orderId: orderId)
+        let (order, validUntil, caller, linkId) = try await authorize(token: token, orderId: orderId)
         // 409 before pickup and 410 after the end; this also opens the order's channel.
         try await TrackingRoutes.openChannel(of: order, services: services)
         guard let (_, subscriber) = services.tracking.follow(orderId: order.id, follower) else {
@@ -221,7 +235,7 @@ struct TrackingOpener: Sendable {
         }
         do {
             return Opened(
-                orderId: order.id, validUntil: validUntil, linkId: linkId, subscriber: subscriber,
+                orderId: order.id, caller: caller, validUntil: validUntil, linkId: linkId, subscriber: subscriber,
                 snapshot: try await snapshot(of: order))
         } catch {
             services.tracking.unfollow(orderId: order.id, subscriber: subscriber)
@@ -242,7 +256,7 @@ struct TrackingOpener: Sendable {
     /// The order, if the token may follow it now, and until when the token is accepted (nil: a tracking link, good
     /// until the order ends); otherwise the error to refuse with.
     private func authorize(token: String, orderId text: String?) async throws -> (
-        Order, validUntil: Date?, linkId: UUID?
+        Order, validUntil: Date?, caller: CallerLimits.Caller, linkId: UUID?
     ) {
         guard let text, let id = UUID(uuidString: text) else {
             throw LogisticsError.validation(field: "orderId", "must be a UUID")
@@ -250,12 +264,16 @@ struct TrackingOpener: Sendable {
         if services.trackingLinks.reference(fromToken: token) != nil {
             let (order, linkId) = try await TrackingLinkAccess(services: services).order(token)
             guard order.id == id else { throw LogisticsError.notFound("order") }
-            return (order, nil, linkId)
+            // A link of an earlier version has no id of its own: its order stands for it.
+            return (order, nil, .trackingLink(linkId ?? order.id), linkId)
         }
         let (actor, validUntil) = try await services.admission(bearer: token)
         guard actor.role == .customer else {
             throw LogisticsError(.forbidden, "Live tracking is for the order's customer")
         }
-        return (try await services.orderLookup.customersOwnOrder(id: id, customer: actor), validUntil, nil)
+        return (
+            try await services.orderLookup.customersOwnOrder(id: id, customer: actor), validUntil, .signedIn(actor.id),
+            nil
+        )
     }
 }

@@ -260,6 +260,9 @@ final class BenchServerProcess: Sendable {
         // Thousands of simulated phones share this machine's one address.
         for limit in ["ADDRESS", "CALLER", "FIXES"] { environment["LOGISTICS_RATE_LIMIT_\(limit)"] = "off" }
         environment["LOGISTICS_CONNECTIONS_PER_ADDRESS"] = "off"
+        // The silent dispatchers share one token, and customers may share a tracking link.
+        environment["LOGISTICS_SOCKETS_PER_CALLER"] = "off"
+        environment["LOGISTICS_SOCKETS_PER_TRACKING_LINK"] = "off"
         environment["LOG_LEVEL"] = "error"
         ParentWatch.nameThisProcess(in: &environment)
         environment.removeValue(forKey: "LOGISTICS_MAP")
