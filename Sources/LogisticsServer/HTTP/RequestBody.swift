@@ -42,7 +42,7 @@ public enum RequestBody {
             return try APIJSON.decoder.decode(type, from: data)
         } catch let error as DecodingError {
             if case .dataCorrupted(let context) = error, context.codingPath.isEmpty,
-                let field = FractionalNumberProbe.field(type, in: data, decoder: APIJSON.decoder)
+                let field = FractionalNumberProbe.field(type, in: data)
             {
                 throw LogisticsError.validation([field])
             }

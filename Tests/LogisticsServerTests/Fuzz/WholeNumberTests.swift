@@ -45,6 +45,25 @@ struct WholeNumberTests {
         #expect(Self.refusal(CreateOrderRequest.self, body) == "preparationMinutes: must be a whole number")
     }
 
+    @Test("16,000 fractional numbers beside the culprit: still named, in one pass over the body")
+    func manyFractions() throws {
+        var order = Fixtures.order()
+        order["preparationMinutes"] = 1.5
+        order["notes"] = "ring twice"
+        // Fractions the type never reads, and fractions in the fields it does: neither hides the culprit.
+        order["padding"] = (0..<16_000).map { Double($0) + 0.5 }
+        let body = String(decoding: try JSONSerialization.data(withJSONObject: order), as: UTF8.self)
+        #expect(body.utf8.count > 100_000)
+        #expect(Self.refusal(CreateOrderRequest.self, body) == "preparationMinutes: must be a whole number")
+        let job = #"{"id": 1, "location": [7.4240, 43.7347], "service": 60}"#
+        var jobs = Array(repeating: job, count: 4_000)
+        jobs[3_999] = #"{"id": 4000, "location": [7.4251, 43.7362], "service": 60.5}"#
+        let vehicles = #"[{"id": 1, "start": [7.4276, 43.7396], "capacity": [4]}]"#
+        #expect(
+            Self.refusal(PlanRequest.self, #"{"vehicles": \#(vehicles), "jobs": [\#(jobs.joined(separator: ","))]}"#)
+                == "jobs[3999].service: must be a whole number")
+    }
+
     @Test("whole numbers written with a fraction decode; broken JSON is still the body's fault")
     func unaffected() {
         #expect(Self.refusal(MakeOffersRequest.self, #"{"strategy": "nearest", "count": 3.0}"#) == nil)
