@@ -31,8 +31,25 @@ struct FCMSender: NotificationSender {
             var message: String?
             var details: [Detail]?
         }
-        struct Detail: Decodable { var errorCode: String? }
+        struct Detail: Decodable {
+            var errorCode: String?
+            var fieldViolations: [FieldViolation]?
+        }
+        struct FieldViolation: Decodable { var field: String? }
         var error: Body
+
+        /// INVALID_ARGUMENT about the token itself, not about the message's content: Firebase's token guide says
+        /// such a token reaches no app. (A message the API refuses for its content says which field.)
+        var isInvalidToken: Bool {
+            guard
+                error.status == "INVALID_ARGUMENT"
+                    || (error.details ?? []).contains(where: {
+                        $0.errorCode == "INVALID_ARGUMENT"
+                    })
+            else { return false }
+            let fields = (error.details ?? []).flatMap { $0.fieldViolations ?? [] }.compactMap(\.field)
+            return fields.contains("message.token") || (error.message ?? "").lowercased().contains("registration token")
+        }
     }
 
     func send(_ notification: PendingNotification) async -> SendOutcome {
@@ -64,7 +81,9 @@ struct FCMSender: NotificationSender {
         let document = try? JSONDecoder().decode(ErrorDocument.self, from: Data(buffer: body))
         let codes = Set(([document?.error.status] + (document?.error.details ?? []).map(\.errorCode)).compactMap { $0 })
         let reason = ProviderResponse.describe(status, body)
-        if status == .notFound || codes.contains("UNREGISTERED") { return .unregistered(reason: reason) }
+        if status == .notFound || codes.contains("UNREGISTERED") || document?.isInvalidToken == true {
+            return .unregistered(reason: reason)
+        }
         if status == .unauthorized {
             // The access token was revoked or expired early: fetch a new one on the next attempt.
             await tokens.invalidate()

@@ -24,9 +24,30 @@ extension SQLLogisticsRepository: NotificationRepository {
                     .date(now),
                 ])
             guard let row else { throw StoreError.corrupt("device upsert returned nothing") }
+            // An account keeps its newest devices only: every push goes to each of them, so thousands of junk
+            // registrations would make one push thousands of provider calls.
+            let dropped = try await transaction.query(
+                """
+                DELETE FROM devices WHERE owner_id = ? AND id NOT IN (
+                    SELECT id FROM devices WHERE owner_id = ? ORDER BY updated_at DESC, id DESC LIMIT ?)
+                RETURNING id
+                """, [.uuid(device.ownerId), .uuid(device.ownerId), .int(Self.devicesPerOwner)])
+            for old in dropped {
+                try await transaction.query(
+                    """
+                    UPDATE notification_deliveries SET status = 'DROPPED', last_error = 'device replaced by newer ones'
+                    WHERE destination_id = ? AND status = 'PENDING'
+                    """, [.text(try old.string("id"))])
+            }
             return try RegisteredDevice(row: row)
         }
     }
+
+    /// Notifications of one destination taken in one claim.
+    public static let perDestinationPerClaim = 20
+
+    /// Devices one account keeps; registering another drops the least recently registered.
+    public static let devicesPerOwner = 10
 
     public func removeDevice(ownerId: UUID, deviceId: String) async throws -> Bool {
         try await database.transaction { transaction in
@@ -159,16 +180,23 @@ extension SQLLogisticsRepository: NotificationRepository {
             let skipLocked = transaction.dialect == .postgres ? " FOR UPDATE OF d SKIP LOCKED" : ""
             // A row is due when nothing earlier of its ordering key is still pending: a retrying event holds back
             // the later events of its order (for that destination only).
+            // At most `perDestinationPerClaim` rows of one destination (a device, a webhook) per claim, so one
+            // destination's backlog cannot fill the batch and hold up everyone else's messages behind it.
             let due = try await transaction.query(
                 """
-                SELECT d.id FROM notification_deliveries d
-                WHERE d.status = 'PENDING' AND d.next_attempt_at <= ?
-                    AND (d.lease_until IS NULL OR d.lease_until < ?)
-                    AND NOT EXISTS (
-                        SELECT 1 FROM notification_deliveries e
-                        WHERE e.ordering_key = d.ordering_key AND e.status = 'PENDING' AND e.outbox_id < d.outbox_id)
+                SELECT d.id FROM notification_deliveries d WHERE d.id IN (
+                    SELECT id FROM (
+                        SELECT c.id, ROW_NUMBER() OVER (PARTITION BY c.destination_id ORDER BY c.outbox_id) AS turn
+                        FROM notification_deliveries c
+                        WHERE c.status = 'PENDING' AND c.next_attempt_at <= ?
+                            AND (c.lease_until IS NULL OR c.lease_until < ?)
+                            AND NOT EXISTS (
+                                SELECT 1 FROM notification_deliveries e
+                                WHERE e.ordering_key = c.ordering_key AND e.status = 'PENDING'
+                                    AND e.outbox_id < c.outbox_id)
+                    ) ranked WHERE turn <= ?)
                 ORDER BY d.outbox_id LIMIT ?\(skipLocked)
-                """, [.date(now), .date(now), .int(limit)])
+                """, [.date(now), .date(now), .int(Self.perDestinationPerClaim), .int(limit)])
             guard !due.isEmpty else { return [] }
             let ids = try due.map { SQLValue.int(try $0.int("id")) }
             let list = placeholders(ids.count)
