@@ -13,8 +13,8 @@ struct DispatcherDecisionRoutes {
     let clock: any WallClock
 
     func register(in routes: inout RouteTable) {
-        routes.post("/orders/{orderId}/pod-override", overrideProof)
-        routes.post("/orders/{orderId}/failure-approval", approveFailure)
+        routes.post("/orders/{orderId}/pod-override", roles: [.dispatcher, .admin], overrideProof)
+        routes.post("/orders/{orderId}/failure-approval", roles: [.dispatcher, .admin], approveFailure)
     }
 
     @Sendable func overrideProof(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Hummingbird
 import LogisticsCore
@@ -18,8 +19,8 @@ struct ProofOfDeliveryRoutes {
 
     func register(in routes: inout RouteTable) {
         routes.post(
-            "/rider/tasks/{taskId}/pod", bodyLimit: Self.photoLimit + Self.formOverhead, replay: .acknowledged(.ok),
-            submit)
+            "/rider/tasks/{taskId}/pod", roles: [.rider], bodyLimit: Self.photoLimit + Self.formOverhead,
+            replay: .acknowledged(.ok), permit: taskOwner, submit)
         routes.get("/pods/{podId}/image", image)
     }
 
@@ -37,6 +38,11 @@ struct ProofOfDeliveryRoutes {
         return try await submitPhoto(request, boundary: boundary, rider: rider, taskId: taskId)
     }
 
+    /// Only the task's rider, while the task can take a proof, may send one: checked before 10 MiB are read.
+    @Sendable func taskOwner(_ request: Request, context: LogisticsRequestContext) async throws {
+        try await precheck(taskId: try context.uuidParameter("taskId"), rider: try context.caller(.rider))
+    }
+
     private func submitPhoto(_ request: Request, boundary: String, rider: Actor, taskId: UUID) async throws
         -> APIResponse
     {
@@ -48,15 +54,19 @@ struct ProofOfDeliveryRoutes {
         let buffer = try await RequestBody.collect(&request, limit: limit)
         let form = try PhotoProofForm(bytes: Array(buffer: buffer), boundary: boundary, photoLimit: Self.photoLimit)
         let bytes = Array(form.photo)
-        let sha256 = try await blobs.put(bytes)
+        let sha256 = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
         let now = clock.now()
+        let blobs = self.blobs
         let proof = try await deliveries.recordPhotoProof(
             ProofOfDelivery(
                 id: UUID(), taskId: taskId, orderId: task.orderId,
                 type: ProofOfDeliveryType.photo.rawValue,
                 sha256: sha256, contentType: form.format.contentType, byteSize: bytes.count,
                 capturedAt: form.capturedAt, location: form.location, createdBy: rider.id, createdAt: now),
-            by: rider, now: now)
+            by: rider, now: now,
+            storeFile: {
+                guard try await blobs.put(bytes) == sha256 else { throw StoreError.corrupt("photo digest") }
+            })
         return try .json(PhotoProofRepresentation(proof), status: .created)
     }
 

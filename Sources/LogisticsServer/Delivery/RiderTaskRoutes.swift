@@ -17,7 +17,7 @@ struct RiderTaskRoutes {
     func register(in routes: inout RouteTable) {
         routes.get("/rider/tasks/active", activeTask)
         routes.patch("/rider/tasks/{taskId}/status", changeStatus)
-        routes.post("/rider/tasks/{taskId}/issues", replay: .acknowledged(.created), reportIssue)
+        routes.post("/rider/tasks/{taskId}/issues", roles: [.rider], replay: .acknowledged(.created), reportIssue)
     }
 
     @Sendable func activeTask(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {

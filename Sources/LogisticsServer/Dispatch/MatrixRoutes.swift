@@ -11,7 +11,7 @@ struct MatrixRoutes {
     let maxSnapDistanceM: Double
 
     func register(in routes: inout RouteTable) {
-        routes.post("/matrix", replay: .rerun, matrix)
+        routes.post("/matrix", roles: [.dispatcher, .admin], replay: .rerun, matrix)
     }
 
     @Sendable func matrix(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {

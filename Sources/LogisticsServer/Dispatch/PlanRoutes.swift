@@ -12,7 +12,7 @@ struct PlanRoutes {
     let maxSnapDistanceM: Double
 
     func register(in routes: inout RouteTable) {
-        routes.post("/plans", bodyLimit: 1 << 20, replay: .rerun, plan)
+        routes.post("/plans", roles: [.dispatcher, .admin], bodyLimit: 1 << 20, replay: .rerun, plan)
     }
 
     @Sendable func plan(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {

@@ -26,8 +26,12 @@ public struct LogisticsRequestContext: RequestContext {
     }
 
     /// The caller, if their role is one of `roles`; otherwise 403 FORBIDDEN.
-    public func caller(_ roles: Role...) throws -> Actor {
+    public func caller(_ roles: Role...) throws -> Actor { try caller(among: roles) }
+
+    /// The caller, if their role is one of `roles` (any role when empty); otherwise 403 FORBIDDEN.
+    public func caller(among roles: [Role]) throws -> Actor {
         let actor = try caller()
+        if roles.isEmpty { return actor }
         guard roles.contains(actor.role) else {
             throw LogisticsError(.forbidden, "This action is not available to the \(actor.role.rawValue) role")
         }

@@ -1,10 +1,13 @@
 import HTTPTypes
 import Hummingbird
+import LogisticsCore
 
 /// Registers API routes and remembers them, so a test can hold the OpenAPI document to what the
 /// server really serves.
 struct RouteTable {
     typealias Handler = @Sendable (Request, LogisticsRequestContext) async throws -> APIResponse
+    /// A route's cheap check of who may call it (the role, the task's rider), run before any of the body is read.
+    typealias Permit = @Sendable (Request, LogisticsRequestContext) async throws -> Void
 
     let group: RouterGroup<LogisticsRequestContext>
     let prefix: String
@@ -28,13 +31,17 @@ struct RouteTable {
 
     /// POST routes honour `Idempotency-Key`; `bodyLimit` bounds what the key's body hash may read.
     /// `replay` answers a retry whose first attempt committed and then died before its response was stored.
+    /// `roles` (any signed-in caller when empty) and `permit` are checked before the body is read, so a caller who
+    /// may not use the route cannot make the server buffer a body for it.
     mutating func post(
-        _ path: String, bodyLimit: Int = RequestBody.jsonLimit, replay: IdempotentReplay = .order(),
-        _ handler: @escaping Handler
+        _ path: String, roles: [Role], bodyLimit: Int = RequestBody.jsonLimit, replay: IdempotentReplay = .order(),
+        permit: Permit? = nil, _ handler: @escaping Handler
     ) {
         let idempotency = self.idempotency
         add(.post, path) { request, context in
-            try await idempotency.run(
+            _ = try context.caller(among: roles)
+            try await permit?(request, context)
+            return try await idempotency.run(
                 request, context: context, bodyLimit: bodyLimit, replay: replay, handler: handler)
         }
     }

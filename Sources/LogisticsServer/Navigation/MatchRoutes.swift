@@ -17,7 +17,7 @@ struct MatchRoutes {
     static let bodyLimit = 1024 * 1024
 
     func register(in routes: inout RouteTable) {
-        routes.post("/match", bodyLimit: Self.bodyLimit, replay: .rerun, match)
+        routes.post("/match", roles: [.dispatcher, .admin], bodyLimit: Self.bodyLimit, replay: .rerun, match)
         routes.get("/orders/{orderId}/path", orderPath)
     }
 

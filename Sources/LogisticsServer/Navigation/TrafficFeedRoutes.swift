@@ -53,7 +53,7 @@ struct TrafficFeedRoutes {
     }
 
     func register(in routes: inout RouteTable) {
-        routes.post("/traffic/speeds", bodyLimit: Self.bodyLimit, replay: .rerun, feed)
+        routes.post("/traffic/speeds", roles: [.admin], bodyLimit: Self.bodyLimit, replay: .rerun, feed)
     }
 
     @Sendable func feed(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {

@@ -16,10 +16,10 @@ struct OfferRoutes {
     let clock: any WallClock
 
     func register(in routes: inout RouteTable) {
-        routes.post("/orders/{orderId}/offers", makeOffers)
+        routes.post("/orders/{orderId}/offers", roles: [.vendor, .dispatcher, .admin], makeOffers)
         routes.get("/rider/offers", offers)
-        routes.post("/rider/offers/{offerId}/accept", replay: .rerun, accept)
-        routes.post("/rider/offers/{offerId}/decline", decline)
+        routes.post("/rider/offers/{offerId}/accept", roles: [.rider], replay: .rerun, accept)
+        routes.post("/rider/offers/{offerId}/decline", roles: [.rider], decline)
     }
 
     @Sendable func makeOffers(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {

@@ -14,13 +14,13 @@ struct OrderRoutes {
     private var lookup: OrderLookup { OrderLookup(orders: orders) }
 
     func register(in routes: inout RouteTable) {
-        routes.post("/orders", replay: .createdOrder, create)
+        routes.post("/orders", roles: [.vendor, .dispatcher, .admin], replay: .createdOrder, create)
         routes.get("/orders", list)
         routes.get("/orders/{orderId}", show)
         routes.get("/orders/{orderId}/events", events)
         routes.get("/orders/{orderId}/events.csv", eventsCSV)
-        routes.post("/orders/{orderId}/ready", ready)
-        routes.post("/orders/{orderId}/cancel", cancel)
+        routes.post("/orders/{orderId}/ready", roles: [.vendor, .dispatcher, .admin], ready)
+        routes.post("/orders/{orderId}/cancel", roles: [], cancel)
     }
 
     @Sendable func create(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {

@@ -11,8 +11,12 @@ struct RiderAdministrationRoutes {
 
     func register(in routes: inout RouteTable) {
         routes.get("/riders", fleet)
-        routes.post("/riders/{riderId}/suspend") { request, context in try await setSuspended(true, context) }
-        routes.post("/riders/{riderId}/reinstate") { request, context in try await setSuspended(false, context) }
+        routes.post("/riders/{riderId}/suspend", roles: [.admin]) { request, context in
+            try await setSuspended(true, context)
+        }
+        routes.post("/riders/{riderId}/reinstate", roles: [.admin]) { request, context in
+            try await setSuspended(false, context)
+        }
     }
 
     @Sendable func fleet(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {

@@ -9,7 +9,7 @@ struct LocationRoutes {
     let clock: any WallClock
 
     func register(in routes: inout RouteTable) {
-        routes.post("/rider/locations", bodyLimit: Self.bodyLimit, ingest)
+        routes.post("/rider/locations", roles: [.rider], bodyLimit: Self.bodyLimit, ingest)
     }
 
     /// 500 fixes of ~150 bytes each, with room to spare.

@@ -10,7 +10,7 @@ struct TrackingRoutes {
 
     func register(in routes: inout RouteTable) {
         routes.get("/customer/orders/{orderId}/tracking", snapshot)
-        routes.post("/orders/{orderId}/tracking-links", createLink)
+        routes.post("/orders/{orderId}/tracking-links", roles: [.dispatcher, .admin, .vendor, .customer], createLink)
         routes.delete("/orders/{orderId}/tracking-links/{linkId}", revokeLink)
     }
 

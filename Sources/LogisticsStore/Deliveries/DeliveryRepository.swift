@@ -76,7 +76,11 @@ public protocol DeliveryRepository: Sendable {
         settings: DeliveryRules.Settings
     ) async throws -> (DeliveryTask, Order)
 
-    func recordPhotoProof(_ proof: ProofOfDelivery, by rider: Actor, now: Date) async throws -> ProofOfDelivery
+    /// Records a photo proof; `storeFile` writes the photo, under the task's lock once the proof has been accepted,
+    /// so a refused upload leaves no file behind.
+    func recordPhotoProof(
+        _ proof: ProofOfDelivery, by rider: Actor, now: Date, storeFile: @escaping @Sendable () async throws -> Void
+    ) async throws -> ProofOfDelivery
     func attemptOTP(
         taskId: UUID, capturedAt: Date, location: GeoPoint, by rider: Actor, now: Date,
         verify: @escaping @Sendable (Order) -> Bool

@@ -2,12 +2,17 @@ import Foundation
 import LogisticsCore
 
 extension SQLLogisticsRepository {
-    public func recordPhotoProof(_ proof: ProofOfDelivery, by rider: Actor, now: Date) async throws -> ProofOfDelivery {
+    public func recordPhotoProof(
+        _ proof: ProofOfDelivery, by rider: Actor, now: Date, storeFile: @escaping @Sendable () async throws -> Void
+    ) async throws -> ProofOfDelivery {
         try await database.transaction { transaction in
             let (task, order) = try await lockedTaskAndOrder(proof.taskId, rider: rider, in: transaction)
             try DeliveryRules.checkProof(.photo, task: task, order: order)
             // Counted under the task's lock, so two uploads racing for the last place cannot both take it.
             try DeliveryRules.checkPhotoRoom(taken: try await photoCount(taskId: proof.taskId, in: transaction))
+            // Only now is the file written: a crash before the commit leaves one file for the sweep, where writing
+            // before the check let a hundred refused uploads at once leave a gigabyte for an hour.
+            try await storeFile()
             try await insertProof(proof, in: transaction)
             try await acceptProof(proof, task: task, rider: rider, now: now, in: transaction)
             return proof

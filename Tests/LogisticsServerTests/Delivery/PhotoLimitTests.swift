@@ -54,7 +54,8 @@ struct PhotoLimitTests {
                 location: GeoPoint(lat: 43.7347, lon: 7.4240, accuracyM: 5), createdBy: riderActor.id,
                 createdAt: server.clock.now())
             let error = await #expect(throws: LogisticsError.self) {
-                _ = try await server.services.deliveries.recordPhotoProof(late, by: riderActor, now: server.clock.now())
+                _ = try await server.services.deliveries.recordPhotoProof(
+                    late, by: riderActor, now: server.clock.now(), storeFile: {})
             }
             #expect(error?.code == .conflict)
             #expect(try await server.count("proofs_of_delivery") == DeliveryRules.maximumPhotosPerTask)

@@ -36,7 +36,8 @@ struct DeviceLimitTests {
         }
     }
 
-    @Test("a token FCM calls INVALID_ARGUMENT or APNs calls BadDeviceToken is forgotten", arguments: StoreKind.available)
+    @Test(
+        "a token FCM calls INVALID_ARGUMENT or APNs calls BadDeviceToken is forgotten", arguments: StoreKind.available)
     func invalidTokens(kind: StoreKind) async throws {
         try await FakeProviders.withServer(kind) { fake, server, _ in
             fake.script(

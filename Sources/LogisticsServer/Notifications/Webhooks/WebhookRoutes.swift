@@ -12,11 +12,11 @@ struct WebhookRoutes {
     let clock: any WallClock
 
     func register(in routes: inout RouteTable) {
-        routes.post("/webhooks", create)
+        routes.post("/webhooks", roles: [.admin], create)
         routes.get("/webhooks", list)
         routes.delete("/webhooks/{webhookId}", remove)
         routes.get("/webhooks/dead-letters", deadLetters)
-        routes.post("/webhooks/dead-letters/{deliveryId}/redeliver", redeliver)
+        routes.post("/webhooks/dead-letters/{deliveryId}/redeliver", roles: [.admin], redeliver)
     }
 
     struct CreateRequest: Decodable {
