@@ -136,6 +136,46 @@ struct RateLimitTests {
         #expect(throws: LogisticsError.self) { try limiter.take("203.0.113.9", now: now) }
     }
 
+    @Test("a flood of fresh addresses forgets the least recently used ones, never the buckets of clients in use")
+    func floodKeepsActiveBuckets() throws {
+        let limiter = RateLimiter(RateRule(perSecond: 0.001, burst: 1), what: "requests")
+        let now = Date()
+        try limiter.take("203.0.113.9", now: now)
+        for index in 0...(2 * RateLimiter.maximumKeys) {
+            // The active client keeps asking (and is refused) while 200,000 one-off addresses come by.
+            if index % 1_000 == 0 {
+                #expect(throws: LogisticsError.self) { try limiter.take("203.0.113.9", now: now) }
+            }
+            try limiter.take("10.\(index / 65_536).\(index / 256 % 256).\(index % 256)", now: now)
+        }
+        #expect(limiter.trackedKeys <= RateLimiter.maximumKeys)
+        #expect(throws: LogisticsError.self) { try limiter.take("203.0.113.9", now: now) }
+    }
+
+    @Test("IPv6 addresses are limited by their /64; an IPv4-mapped address is its IPv4 address")
+    func ipv6Prefixes() throws {
+        #expect(ClientAddress.key("2001:db8:1:2:aaaa::1") == "2001:db8:1:2::/64")
+        #expect(ClientAddress.key("2001:0db8:0001:0002:ffff:ffff:ffff:ffff") == "2001:db8:1:2::/64")
+        #expect(ClientAddress.key("2001:db8:1:3::1") == "2001:db8:1:3::/64")
+        #expect(ClientAddress.key("::ffff:198.51.100.7") == "198.51.100.7")
+        #expect(ClientAddress.key("198.51.100.7") == "198.51.100.7")
+        #expect(ClientAddress.key("unknown") == "unknown")
+
+        let limiter = RateLimiter(RateRule(perSecond: 0.001, burst: 2), what: "requests")
+        let now = Date()
+        try limiter.take(ClientAddress.key("2001:db8:1:2::1"), now: now)
+        try limiter.take(ClientAddress.key("2001:db8:1:2::2"), now: now)
+        #expect(throws: LogisticsError.self) { try limiter.take(ClientAddress.key("2001:db8:1:2:9::3"), now: now) }
+        try limiter.take(ClientAddress.key("2001:db8:1:3::1"), now: now)
+
+        let connections = ConnectionRegistry(limit: 3, exempt: ["2001:db8:1:2::99"])
+        #expect((1...3).allSatisfy { connections.admit("2001:db8:1:2::\($0)") })
+        #expect(!connections.admit("2001:db8:1:2:abcd::1"))
+        #expect(connections.admit("2001:db8:1:2::99"), "a trusted proxy is exempt by its own address")
+        connections.release("2001:db8:1:2::1")
+        #expect(connections.admit("2001:db8:1:2:abcd::1"))
+    }
+
     @Test("limit settings: RATE/BURST or off; anything else stops the server at start with a readable reason")
     func settings() throws {
         let configured = try ServerConfiguration.fromEnvironment([

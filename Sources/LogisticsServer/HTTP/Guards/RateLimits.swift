@@ -54,14 +54,26 @@ public struct RateLimits: Sendable, Equatable {
     }()
 }
 
-/// Token buckets by key (a client address, a caller's id), each refilled as time passes. Keys idle for a while are
-/// forgotten, so a flood of one-off addresses cannot grow the table without bound.
+/// Token buckets by key (a client address, a caller's id), each refilled as time passes. The table is bounded:
+/// past `maximumKeys` the least recently used tenth is forgotten. (Emptying it, as before, let 100,000 fresh
+/// addresses in two minutes reset every client's bucket.)
 final class RateLimiter: Sendable {
     let rule: RateRule
     let what: String
-    private let buckets = Mutex<[String: TokenBucket]>([:])
+    private let table = Mutex(Table())
     static let maximumKeys = 100_000
-    static let forgetAfter: TimeInterval = 120
+
+    private struct Table {
+        var buckets: [String: (bucket: TokenBucket, lastUse: UInt64)] = [:]
+        var uses: UInt64 = 0
+
+        /// Forgets the least recently used tenth of the keys: one sort per 10,000 new keys, not one per key.
+        mutating func evict() {
+            let keep = RateLimiter.maximumKeys * 9 / 10
+            let byUse = buckets.map { ($0.value.lastUse, $0.key) }.sorted { $0.0 < $1.0 }
+            for (_, key) in byUse.prefix(buckets.count - keep) { buckets[key] = nil }
+        }
+    }
 
     init(_ rule: RateRule, what: String) {
         self.rule = rule
@@ -69,19 +81,16 @@ final class RateLimiter: Sendable {
     }
 
     /// How many keys the limiter remembers (bounded by `maximumKeys`).
-    var trackedKeys: Int { buckets.withLock { $0.count } }
+    var trackedKeys: Int { table.withLock { $0.buckets.count } }
 
     /// Takes `cost` from the key's bucket, or throws 429 RATE_LIMITED with the seconds until it would succeed.
     func take(_ key: String, cost: Double = 1, now: Date) throws {
-        let wait: Double? = buckets.withLock { buckets in
-            if buckets.count >= Self.maximumKeys, buckets[key] == nil {
-                buckets = buckets.filter { now.timeIntervalSince($0.value.updatedAt) < Self.forgetAfter }
-                // All of them active (a flood from that many addresses): start over rather than filter the whole
-                // table again for every new key.
-                if buckets.count >= Self.maximumKeys { buckets.removeAll(keepingCapacity: true) }
-            }
-            var bucket = buckets[key] ?? TokenBucket(ratePerSecond: rule.perSecond, burst: rule.burst, now: now)
-            defer { buckets[key] = bucket }
+        let wait: Double? = table.withLock { table in
+            if table.buckets.count >= Self.maximumKeys, table.buckets[key] == nil { table.evict() }
+            table.uses += 1
+            var bucket =
+                table.buckets[key]?.bucket ?? TokenBucket(ratePerSecond: rule.perSecond, burst: rule.burst, now: now)
+            defer { table.buckets[key] = (bucket, table.uses) }
             if bucket.take(cost, now: now) { return nil }
             // A cost larger than the burst can never fit: say so rather than ask the client to wait forever.
             return cost > rule.burst ? .infinity : bucket.secondsUntil(cost, now: now)

@@ -30,21 +30,24 @@ final class ConnectionRegistry: Sendable {
         self.exempt = exempt
     }
 
-    /// Counts a new connection; false (and not counted) when the address already holds its limit.
+    /// Counts a new connection; false (and not counted) when the address (an IPv6 address's /64) already holds
+    /// its limit.
     func admit(_ address: String) -> Bool {
         guard let limit, !exempt.contains(address) else { return true }
+        let key = ClientAddress.key(address)
         return open.withLock { open in
-            guard open[address, default: 0] < limit else { return false }
-            open[address, default: 0] += 1
+            guard open[key, default: 0] < limit else { return false }
+            open[key, default: 0] += 1
             return true
         }
     }
 
     func release(_ address: String) {
         guard limit != nil, !exempt.contains(address) else { return }
+        let key = ClientAddress.key(address)
         open.withLock { open in
-            let count = open[address, default: 1] - 1
-            open[address] = count > 0 ? count : nil
+            let count = open[key, default: 1] - 1
+            open[key] = count > 0 ? count : nil
         }
     }
 }
