@@ -13,6 +13,12 @@ struct ServerOptions: ParsableArguments {
         name: .customLong("database-url"), help: "postgres:// URL; SQLite in the data dir when absent (DATABASE_URL).")
     var databaseURL: String?
     @Option(help: "OpenStreetMap .osm.pbf or prepared .graph for navigation (LOGISTICS_MAP).") var map: String?
+    @Flag(
+        help: """
+            In development, listen on an address other than loopback (LOGISTICS_DEVELOPMENT_ON_NETWORK=on): its \
+            generated secret and private webhooks are then open to the network.
+            """)
+    var developmentOnNetwork = false
 
     func resolve() throws -> ServerConfiguration {
         var configuration = try ServerConfiguration.fromEnvironment(ProcessInfo.processInfo.environment)
@@ -24,6 +30,7 @@ struct ServerOptions: ParsableArguments {
         if let dataDirectory { configuration.dataDirectory = dataDirectory }
         if let databaseURL { configuration.databaseURL = databaseURL }
         if let map { configuration.mapPath = map }
+        if developmentOnNetwork { configuration.developmentOnNetwork = true }
         return configuration
     }
 }

@@ -27,6 +27,7 @@ public func buildApplication(
     logger: Logger = Logger(label: "rider-logistics"),
     onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
 ) async throws -> LogisticsApplication {
+    try configuration.checkListenAddress()
     let secret: String? =
         configuration.jwtPublicKeyFile == nil ? try JWTSecret.resolve(configuration, logger: logger) : nil
     let otpSecret =

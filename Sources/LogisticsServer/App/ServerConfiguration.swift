@@ -96,6 +96,9 @@ public struct ServerConfiguration: Sendable {
     public var riderAppDemo: Bool = false
     /// A tracking stream turns `stale` after this long without a fix (the contract's 15 s; tests shorten it).
     public var trackingStaleSeconds: Int = 15
+    /// Development mode on an address other than loopback: refused unless asked for, since development allows
+    /// webhooks into private networks and signs in with a generated secret.
+    public var developmentOnNetwork = false
     /// How often a socket's peer is pinged; one that has not answered the previous ping is cut (tests shorten it).
     public var socketPingSeconds: Double = 20
     /// nil: JSON in production, text in development (`effectiveLogFormat`).
@@ -130,6 +133,12 @@ public struct ServerConfiguration: Sendable {
     public static func fromEnvironment(_ environment: [String: String]) throws -> ServerConfiguration {
         var configuration = ServerConfiguration()
         if let host = environment["LOGISTICS_HOST"] { configuration.host = host }
+        if let on = environment["LOGISTICS_DEVELOPMENT_ON_NETWORK"] {
+            guard on == "on" || on == "off" else {
+                throw ConfigurationError("LOGISTICS_DEVELOPMENT_ON_NETWORK must be on or off, not \(on)")
+            }
+            configuration.developmentOnNetwork = on == "on"
+        }
         if let port = environment["LOGISTICS_PORT"] {
             configuration.port = try parseInt(port, name: "LOGISTICS_PORT", range: 0...65535)
         }
@@ -394,6 +403,25 @@ public typealias RoutingProfileName = RoutingProfile.Name
 public enum RoutingProviderKind: String, Sendable {
     case builtin
     case external
+}
+
+extension ServerConfiguration {
+    /// Whether `host` reaches this machine only.
+    static func isLoopback(_ host: String) -> Bool {
+        let name = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        if name == "localhost" || name == "::1" { return true }
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
+    }
+
+    /// Refuses development mode on the network unless asked for.
+    func checkListenAddress() throws {
+        guard environment == .development, !developmentOnNetwork, !Self.isLoopback(host) else { return }
+        throw ConfigurationError(
+            "development mode listens on loopback only (it allows webhooks into private networks and may sign with a "
+                + "generated secret): \(host) is not loopback. Set LOGISTICS_ENV=production, or "
+                + "LOGISTICS_DEVELOPMENT_ON_NETWORK=on (--development-on-network) to show it to your network anyway")
+    }
 }
 
 public struct ConfigurationError: Error, CustomStringConvertible {

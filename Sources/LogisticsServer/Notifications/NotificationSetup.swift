@@ -16,15 +16,14 @@ enum NotificationSetup {
         -> (senders: [NotificationChannel: any NotificationSender], services: [any Service])
     {
         let http = HTTPClient.shared
+        var services: [any Service] = []
         // Receivers are other people's servers: a redirect could point anywhere (a private address the URL check
-        // refused), so webhooks follow none.
-        let webhookHTTP = HTTPClient(
-            eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
-        var services: [any Service] = [HTTPClientShutdown(client: webhookHTTP)]
+        // refused), so webhooks follow none, and connect to the very address that was checked.
         var senders: [NotificationChannel: any NotificationSender] = [
             .webhook: WebhookSender(
-                concurrency: webhookConcurrency, http: webhookHTTP, clock: clock, sealer: sealer,
-                allowPrivateAddresses: configuration.environment == .development)
+                concurrency: webhookConcurrency,
+                connection: try WebhookConnection(allowPrivateAddresses: configuration.environment == .development),
+                clock: clock, sealer: sealer)
         ]
         if let file = configuration.fcmServiceAccountFile {
             let account = try GoogleServiceAccount.load(path: file)

@@ -1,5 +1,8 @@
 import Foundation
 import LogisticsCore
+import NIOCore
+import NIOSSL
+import Synchronization
 import Testing
 
 @testable import LogisticsServer
@@ -154,20 +157,94 @@ struct NotificationInputTests {
         #expect(WebhookAddress.problem(with: "http://127.0.0.1:9000/hooks", allowPrivate: true) == nil)
     }
 
-    @Test("outside development, a webhook whose host resolves to a private address is refused when it is called")
-    func webhookResolvedAddresses() async throws {
-        // localhost may answer ::1 before 127.0.0.1, depending on the machine's hosts file.
-        let loopback = try await WebhookAddress.privateAddress(of: "localhost")
-        #expect(loopback == "127.0.0.1" || loopback == "0:0:0:0:0:0:0:1")
-        #expect(try await WebhookAddress.privateAddress(of: "[::1]") == "0:0:0:0:0:0:0:1")
-        #expect(try await WebhookAddress.privateAddress(of: "203.0.113.7") == nil)
-        let notification = PendingNotification(
-            id: 1, channel: .webhook, target: "https://localhost:9/hooks", destinationId: "w", locale: nil, attempts: 0,
+    /// A webhook event as the sender gets it, to `target`.
+    static func webhookEvent(_ target: String) -> PendingNotification {
+        PendingNotification(
+            id: 1, channel: .webhook, target: target, destinationId: "w", locale: nil, attempts: 0,
             budgetFrom: Date(), eventId: UUID(), orderId: UUID(), topic: "order.event", title: nil, body: nil,
             textKey: nil, textArguments: [:], payload: "{}", webhookSecret: "0123456789abcdef")
-        let sender = WebhookSender(
-            concurrency: 1, http: .shared, clock: ManualWallClock(), sealer: SecretSealer(serverSecret: [1, 2, 3]))
-        let outcome = await sender.send(notification)
-        #expect(outcome == .rejected(reason: "localhost resolves to the private address \(loopback ?? "")"))
+    }
+
+    static func sender(_ connection: WebhookConnection) -> WebhookSender {
+        WebhookSender(
+            concurrency: 1, connection: connection, clock: ManualWallClock(),
+            sealer: SecretSealer(serverSecret: [1, 2, 3]))
+    }
+
+    @Test("outside development, a webhook whose host resolves to a private address is refused when it is called")
+    func webhookResolvedAddresses() async throws {
+        let system = Self.sender(try WebhookConnection(allowPrivateAddresses: false))
+        let outcome = await system.send(Self.webhookEvent("https://localhost:9/hooks"))
+        // localhost may answer ::1 before 127.0.0.1, depending on the machine's hosts file.
+        #expect(
+            outcome == .rejected(reason: "localhost resolves to the private address 127.0.0.1")
+                || outcome == .rejected(reason: "localhost resolves to the private address ::1"), "\(outcome)")
+        // A name with a public and a private address is refused, before any connection.
+        let mixed = Self.sender(
+            try WebhookConnection(allowPrivateAddresses: false) { _, port in
+                [
+                    try SocketAddress(ipAddress: "203.0.113.7", port: port),
+                    try SocketAddress(ipAddress: "10.1.2.3", port: port),
+                ]
+            })
+        #expect(
+            await mixed.send(Self.webhookEvent("https://hooks.example.test/x"))
+                == .rejected(reason: "hooks.example.test resolves to the private address 10.1.2.3"))
+        for address in ["::a01:203", "64:ff9b::a01:203", "2002:a01:203::1", "fec0::1", "2001:db8::1", "2001::1"] {
+            let bytes = try #require(WebhookAddress.numericAddress(address))
+            #expect(WebhookAddress.isPrivate(address: bytes), "\(address)")
+        }
+        #expect(!WebhookAddress.isPrivate(address: try #require(WebhookAddress.numericAddress("2606:4700::1111"))))
+    }
+
+    @Test("a webhook is sent to the address its name resolved to for the check: one lookup, no second answer")
+    func webhookPinnedAddress() async throws {
+        let fake = try FakeProviders()
+        try await fake.run { port in
+            let lookups = Mutex(0)
+            // The first answer is the receiver; a second lookup would get an address nobody listens on.
+            let connection = try WebhookConnection(allowPrivateAddresses: true) { host, port in
+                let count = lookups.withLock {
+                    $0 += 1
+                    return $0
+                }
+                #expect(host == "hooks.example.test")
+                return [try SocketAddress(ipAddress: count == 1 ? "127.0.0.1" : "10.255.255.1", port: port)]
+            }
+            let outcome = await Self.sender(connection).send(
+                Self.webhookEvent("http://hooks.example.test:\(port)/hooks/pinned"))
+            #expect(outcome == .delivered)
+            #expect(lookups.withLock { $0 } == 1)
+            let hook = try #require(fake.snapshot.hooks.first { $0.name == "pinned" })
+            #expect(hook.headers["host"] == "hooks.example.test:\(port)")
+        }
+    }
+
+    @Test("over HTTPS the receiver's certificate must be trusted and name the webhook's host (or the address checked)")
+    func webhookCertificate() async throws {
+        let fake = try FakeProviders()
+        try await fake.run { _ in
+            let port = fake.state.withLock { $0.apnsPort }
+            let root = try NIOSSLCertificate(bytes: Array(FakeAPNsCertificate.certificate.utf8), format: .pem)
+            let loopback: WebhookConnection.Resolver = { _, port in
+                [try SocketAddress(ipAddress: "127.0.0.1", port: port)]
+            }
+            // The fake's certificate names localhost: trusted, a receiver there answers (its 404 is an HTTP answer).
+            let trusting = try WebhookConnection(allowPrivateAddresses: true, trusting: [root], resolve: loopback)
+            let named = await Self.sender(trusting).send(Self.webhookEvent("https://localhost:\(port)/hooks/x"))
+            guard case .retry(let reason, _) = named else {
+                Issue.record("\(named)")
+                return
+            }
+            #expect(reason.hasPrefix("HTTP 404"), "\(reason)")
+            // Not trusted: nothing is sent.
+            let strict = try WebhookConnection(allowPrivateAddresses: true, resolve: loopback)
+            let untrusted = await Self.sender(strict).send(Self.webhookEvent("https://localhost:\(port)/hooks/x"))
+            guard case .retry(let failure, _) = untrusted else {
+                Issue.record("\(untrusted)")
+                return
+            }
+            #expect(failure.hasPrefix("webhook unreachable"), "\(failure)")
+        }
     }
 }

@@ -263,6 +263,7 @@ final class FakeProviders: Sendable {
         let name = context.parameters.get("name") ?? ""
         var headers: [String: String] = [:]
         for field in request.headers { headers[field.name.canonicalName] = field.value }
+        headers["host"] = request.head.authority
         var request = request
         let body = Array(buffer: try await request.collectBody(upTo: 64 * 1024))
         let reply = nextReply(name)

@@ -140,7 +140,7 @@ enum WebhookAddress {
 
     /// Loopback, link-local, private, shared, multicast and unique-local addresses, in every spelling the system
     /// resolver accepts (`127.1`, `2130706433`, `0x7f000001`, `[::ffff:127.0.0.1]`), and local names. A name that
-    /// resolves to such an address is caught when the webhook is called (`privateAddress(of:)`).
+    /// resolves to such an address is caught when the webhook is called (`WebhookConnection`).
     static func isPrivate(_ host: String) -> Bool {
         var name = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         if name.hasSuffix(".") { name.removeLast() }
@@ -162,7 +162,9 @@ enum WebhookAddress {
         return nil
     }
 
-    /// 4 bytes (IPv4) or 16 (IPv6), in network order.
+    /// 4 bytes (IPv4) or 16 (IPv6), in network order. IPv6 forms that carry or reach an IPv4 address (mapped,
+    /// compatible `::a.b.c.d`, NAT64 `64:ff9b::/96` and `64:ff9b:1::/48`, 6to4 `2002::/16`, Teredo `2001::/32`)
+    /// are refused whole, as are site-local `fec0::/10`, unique-local, link-local, multicast and documentation.
     static func isPrivate(address bytes: [UInt8]) -> Bool {
         if bytes.count == 4 {
             switch (bytes[0], bytes[1]) {
@@ -175,55 +177,14 @@ enum WebhookAddress {
         if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xff && bytes[11] == 0xff {
             return isPrivate(address: Array(bytes[12..<16]))
         }
-        if bytes[0..<15].allSatisfy({ $0 == 0 }) { return true }  // :: and ::1
+        let first16 = UInt16(bytes[0]) << 8 | UInt16(bytes[1])
+        let second16 = UInt16(bytes[2]) << 8 | UInt16(bytes[3])
+        if bytes[0..<12].allSatisfy({ $0 == 0 }) { return true }  // ::, ::1 and IPv4-compatible ::a.b.c.d
+        if first16 == 0x0064 && second16 == 0xff9b { return true }  // NAT64, well-known and local-use
+        if first16 == 0x2002 { return true }  // 6to4
+        if first16 == 0x2001 && (second16 == 0x0000 || second16 == 0x0db8) { return true }  // Teredo, documentation
+        if first16 & 0xffc0 == 0xfec0 { return true }  // site-local
         return bytes[0] & 0xfe == 0xfc || (bytes[0] == 0xfe && bytes[1] & 0xc0 == 0x80) || bytes[0] == 0xff
-    }
-
-    /// The first private address the host resolves to, if any. Resolving here and refusing closes the gap of a
-    /// public-looking name pointing into our network; the HTTP client resolves again, so a name whose answer
-    /// changes between the two lookups (DNS rebinding) is not caught — an egress proxy is still advised.
-    static func privateAddress(of host: String) async throws -> String? {
-        var name = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-        if name.hasSuffix(".") { name.removeLast() }
-        let lookup = name
-        let addresses = try await NIOThreadPool.singleton.runIfActive { try resolve(lookup) }
-        return addresses.first { isPrivate(address: $0) }.map(describe)
-    }
-
-    private static func resolve(_ host: String) throws -> [[UInt8]] {
-        var hints = addrinfo()
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        var list: UnsafeMutablePointer<addrinfo>?
-        let status = getaddrinfo(host, nil, &hints, &list)
-        guard status == 0, let first = list else { throw UnresolvedHost(host: host) }
-        defer { freeaddrinfo(first) }
-        var addresses: [[UInt8]] = []
-        var entry: UnsafeMutablePointer<addrinfo>? = first
-        while let current = entry {
-            if let address = current.pointee.ai_addr {
-                if current.pointee.ai_family == AF_INET {
-                    address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { v4 in
-                        var raw = v4.pointee.sin_addr
-                        addresses.append(withUnsafeBytes(of: &raw) { Array($0) })
-                    }
-                } else if current.pointee.ai_family == AF_INET6 {
-                    address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { v6 in
-                        var raw = v6.pointee.sin6_addr
-                        addresses.append(withUnsafeBytes(of: &raw) { Array($0) })
-                    }
-                }
-            }
-            entry = current.pointee.ai_next
-        }
-        return addresses
-    }
-
-    private static func describe(_ bytes: [UInt8]) -> String {
-        if bytes.count == 4 { return bytes.map(String.init).joined(separator: ".") }
-        return stride(from: 0, to: bytes.count, by: 2).map {
-            String(Int(bytes[$0]) << 8 | Int(bytes[$0 + 1]), radix: 16)
-        }
-        .joined(separator: ":")
     }
 
     struct UnresolvedHost: Error, CustomStringConvertible {
