@@ -80,6 +80,12 @@ public enum DeliveryRules {
             }
         case .delivered:
             guard task.podAccepted || task.podOverride else {
+                if awaitsOverride(task, order) {
+                    throw LogisticsError(
+                        .podRequired,
+                        "The customer's code was locked after too many wrong tries: a dispatcher must confirm this "
+                            + "delivery before it is completed")
+                }
                 throw LogisticsError(.podRequired, "Submit a photo or the customer's code before completing")
             }
         case .failed:
@@ -126,6 +132,22 @@ public enum DeliveryRules {
                 field: "type",
                 "this order is completed with \(order.podType == .otp ? "the customer's code" : "a photo")")
         }
+    }
+
+    /// A code order whose code was locked by wrong tries is completed only after a dispatcher's override: a photo
+    /// taken then is evidence for the dispatcher, not proof (any JPEG-looking bytes would do).
+    public static func awaitsOverride(_ task: DeliveryTask, _ order: Order) -> Bool {
+        order.podType == .otp && task.otpLocked && !task.podOverride && !task.podAccepted
+    }
+
+    /// What a photo's place says about the door: its distance from the customer and whether it is within the
+    /// geofence, recorded with the photo for whoever judges it.
+    public static func photoPlace(_ location: GeoPoint, order: Order, radiusM: Double) -> [String: String] {
+        let distance = location.distanceM(to: order.customer.location)
+        return [
+            "distanceM": String(Int(distance.rounded())), "radiusM": String(Int(radiusM.rounded())),
+            "withinGeofence": distance <= radiusM ? "true" : "false",
+        ]
     }
 
     /// 409 CONFLICT once a task holds its photos: `taken` counts the photos already stored for it.

@@ -51,6 +51,8 @@ public enum OrderEventType {
     public static let deliveryIssueReported = "DeliveryIssueReported"
     public static let deliveryCodeLocked = "DeliveryCodeLocked"
     public static let proofOfDeliveryOverridden = "ProofOfDeliveryOverridden"
+    /// A photo taken after the code was locked: kept for a dispatcher, who completes the delivery with an override.
+    public static let proofOfDeliveryAwaitingOverride = "ProofOfDeliveryAwaitingOverride"
     public static let failureApproved = "FailureApproved"
     /// Automatic dispatch found nobody after its rounds (or nobody within reach): dispatchers take over.
     public static let dispatchEscalated = "DispatchEscalated"
@@ -59,7 +61,7 @@ public enum OrderEventType {
     public static let all: [String] = [
         orderCreated, orderReady, orderCancelled, offersMade, orderAssigned, deliveryStatusUpdated,
         proofOfDeliveryAccepted, deliveryIssueReported, deliveryCodeLocked, proofOfDeliveryOverridden,
-        failureApproved, dispatchEscalated,
+        failureApproved, dispatchEscalated, proofOfDeliveryAwaitingOverride,
     ]
 }
 

@@ -240,7 +240,7 @@ func makeRouter(_ services: LogisticsServices) -> (Router<LogisticsRequestContex
     ).register(in: &routes)
     ProofOfDeliveryRoutes(
         deliveries: services.deliveries, orders: services.repository, blobs: services.blobs, otp: services.otp,
-        clock: services.clock
+        geofenceRadiusM: services.configuration.geofenceRadiusM, clock: services.clock
     ).register(in: &routes)
     LocationRoutes(ingest: services.ingest, clock: services.clock).register(in: &routes)
     NavigationRoutes(

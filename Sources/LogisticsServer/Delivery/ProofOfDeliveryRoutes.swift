@@ -11,6 +11,8 @@ struct ProofOfDeliveryRoutes {
     let orders: any OrderRepository
     let blobs: any BlobStore
     let otp: DeliveryOTP
+    /// How far from the door a photo may be taken and still count as at the door; recorded with each photo.
+    let geofenceRadiusM: Double
     let clock: any WallClock
 
     static let photoLimit = 10 * 1024 * 1024
@@ -57,17 +59,18 @@ struct ProofOfDeliveryRoutes {
         let sha256 = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
         let now = clock.now()
         let blobs = self.blobs
-        let proof = try await deliveries.recordPhotoProof(
+        let recorded = try await deliveries.recordPhotoProof(
             ProofOfDelivery(
                 id: UUID(), taskId: taskId, orderId: task.orderId,
                 type: ProofOfDeliveryType.photo.rawValue,
                 sha256: sha256, contentType: form.format.contentType, byteSize: bytes.count,
                 capturedAt: form.capturedAt, location: form.location, createdBy: rider.id, createdAt: now),
-            by: rider, now: now,
+            by: rider, now: now, geofenceRadiusM: geofenceRadiusM,
             storeFile: {
                 guard try await blobs.put(bytes) == sha256 else { throw StoreError.corrupt("photo digest") }
             })
-        return try .json(PhotoProofRepresentation(proof), status: .created)
+        return try .json(
+            PhotoProofRepresentation(recorded.proof, awaitingOverride: recorded.awaitingOverride), status: .created)
     }
 
     private func submitCode(_ request: Request, rider: Actor, taskId: UUID) async throws -> APIResponse {
@@ -142,8 +145,12 @@ struct PhotoProofRepresentation: Encodable {
     var contentType: String?
     var capturedAt: Date
     var location: GeoPoint
+    /// Taken after the customer's code was locked: kept for a dispatcher, who completes the delivery with an
+    /// override; the photo itself does not complete it.
+    var awaitingOverride: Bool
 
-    init(_ proof: ProofOfDelivery) {
+    init(_ proof: ProofOfDelivery, awaitingOverride: Bool) {
+        self.awaitingOverride = awaitingOverride
         podId = proof.id.lowercased
         type = proof.type
         imageUrl = "/api/v1/pods/\(proof.id.lowercased)/image"

@@ -48,6 +48,8 @@ struct TaskRepresentation: Encodable {
         var overridden: Bool
         var otpAttemptsRemaining: Int
         var otpLocked: Bool
+        /// The code was locked: only a dispatcher's override completes the delivery (a photo is evidence).
+        var awaitingOverride: Bool
     }
 
     /// The customer without their full phone number.
@@ -79,7 +81,7 @@ struct TaskRepresentation: Encodable {
         proofOfDelivery = ProofState(
             accepted: task.podAccepted, overridden: task.podOverride,
             otpAttemptsRemaining: max(0, DeliveryRules.maximumOTPAttempts - task.otpFailedAttempts),
-            otpLocked: task.otpLocked)
+            otpLocked: task.otpLocked, awaitingOverride: DeliveryRules.awaitsOverride(task, order))
         vendor = order.vendor
         let underWay = OrderAccess.riderSeesCustomer(task, order)
         let contact = CustomerForRider(

@@ -58,6 +58,12 @@ public struct DeliveryIssue: Sendable, Equatable {
 }
 
 /// Offers, acceptance and the delivery itself.
+/// A stored photo, and whether it proved the delivery or awaits a dispatcher's override.
+public struct RecordedPhoto: Sendable {
+    public var proof: ProofOfDelivery
+    public var awaitingOverride: Bool
+}
+
 public protocol DeliveryRepository: Sendable {
     func makeOffers(orderId: UUID, to targets: OfferTargets, ttl: TimeInterval, by actor: Actor, now: Date)
         async throws -> [Offer]
@@ -77,10 +83,12 @@ public protocol DeliveryRepository: Sendable {
     ) async throws -> (DeliveryTask, Order)
 
     /// Records a photo proof; `storeFile` writes the photo, under the task's lock once the proof has been accepted,
-    /// so a refused upload leaves no file behind.
+    /// so a refused upload leaves no file behind. The photo's distance from the door is recorded with it. After the
+    /// customer's code was locked the photo is kept as evidence only: the answer says the task awaits an override.
     func recordPhotoProof(
-        _ proof: ProofOfDelivery, by rider: Actor, now: Date, storeFile: @escaping @Sendable () async throws -> Void
-    ) async throws -> ProofOfDelivery
+        _ proof: ProofOfDelivery, by rider: Actor, now: Date, geofenceRadiusM: Double,
+        storeFile: @escaping @Sendable () async throws -> Void
+    ) async throws -> RecordedPhoto
     func attemptOTP(
         taskId: UUID, capturedAt: Date, location: GeoPoint, by rider: Actor, now: Date,
         verify: @escaping @Sendable (Order) -> Bool

@@ -3,8 +3,9 @@ import LogisticsCore
 
 extension SQLLogisticsRepository {
     public func recordPhotoProof(
-        _ proof: ProofOfDelivery, by rider: Actor, now: Date, storeFile: @escaping @Sendable () async throws -> Void
-    ) async throws -> ProofOfDelivery {
+        _ proof: ProofOfDelivery, by rider: Actor, now: Date, geofenceRadiusM: Double,
+        storeFile: @escaping @Sendable () async throws -> Void
+    ) async throws -> RecordedPhoto {
         try await database.transaction { transaction in
             let (task, order) = try await lockedTaskAndOrder(proof.taskId, rider: rider, in: transaction)
             try DeliveryRules.checkProof(.photo, task: task, order: order)
@@ -14,8 +15,27 @@ extension SQLLogisticsRepository {
             // before the check let a hundred refused uploads at once leave a gigabyte for an hour.
             try await storeFile()
             try await insertProof(proof, in: transaction)
-            try await acceptProof(proof, task: task, rider: rider, now: now, in: transaction)
-            return proof
+            let place = DeliveryRules.photoPlace(proof.location, order: order, radiusM: geofenceRadiusM)
+            guard DeliveryRules.awaitsOverride(task, order) else {
+                try await acceptProof(proof, task: task, rider: rider, now: now, extra: place, in: transaction)
+                return RecordedPhoto(proof: proof, awaitingOverride: false)
+            }
+            var details = place
+            details["podId"] = proof.id.lowercased
+            details["sha256"] = proof.sha256
+            let reference = order.externalRef ?? order.id.lowercased
+            let distance = "\(place["distanceM"] ?? "?") m from the door"
+            try await EventLog(transaction: transaction).append(
+                .init(
+                    orderId: order.id, taskId: task.id, type: OrderEventType.proofOfDeliveryAwaitingOverride,
+                    status: task.status.rawValue, occurredAt: proof.capturedAt, receivedAt: now,
+                    location: proof.location, actor: rider, details: details),
+                notify: [
+                    QueuedNotification(
+                        recipientId: nil, recipientRole: .dispatcher, title: "Photo after a locked code",
+                        body: "Order \(reference): the rider sent a photo \(distance); confirm it with an override.")
+                ])
+            return RecordedPhoto(proof: proof, awaitingOverride: true)
         }
     }
 
@@ -88,11 +108,12 @@ extension SQLLogisticsRepository {
     }
 
     private func acceptProof(
-        _ proof: ProofOfDelivery, task: DeliveryTask, rider: Actor, now: Date, in transaction: any SQLExecutor
+        _ proof: ProofOfDelivery, task: DeliveryTask, rider: Actor, now: Date, extra: [String: String] = [:],
+        in transaction: any SQLExecutor
     ) async throws {
         try await transaction.query(
             "UPDATE tasks SET pod_accepted = 1, updated_at = ? WHERE id = ?", [.date(now), .uuid(task.id)])
-        var details = ["podId": proof.id.lowercased, "type": proof.type]
+        var details = extra.merging(["podId": proof.id.lowercased, "type": proof.type]) { $1 }
         if let sha256 = proof.sha256 { details["sha256"] = sha256 }
         try await EventLog(transaction: transaction).append(
             .init(

@@ -186,7 +186,7 @@ struct DeliveryErrorTests {
     }
 
     @Test(
-        "OTP: INVALID_OTP counts down, the fifth is OTP_LOCKED, then only a photo or an override completes",
+        "OTP: INVALID_OTP counts down, the fifth is OTP_LOCKED, then a photo is evidence and only an override completes",
         arguments: StoreKind.available)
     func otpLockout(kind: StoreKind) async throws {
         try await TestServer.run(kind) { server in
@@ -220,11 +220,33 @@ struct DeliveryErrorTests {
             #expect(right.code == "OTP_LOCKED")
             #expect(try await scenario.status(taskId, "DELIVERED", rider: rider).code == "POD_REQUIRED")
 
+            // Any JPEG-looking bytes are no proof once the code is locked: the photo is kept for a dispatcher, with
+            // its distance from the door, and only the dispatcher's override completes the delivery.
             let photo = Photos.multipart(photo: Photos.jpeg, fields: Photos.fields(server))
-            let accepted = try await server.send(
+            let evidence = try await server.send(
                 .post, "/api/v1/rider/tasks/\(taskId)/pod", token: rider, raw: photo.body,
                 contentType: photo.contentType)
-            #expect(accepted.status == 201)
+            #expect(evidence.status == 201)
+            #expect(evidence["awaitingOverride"] as? Bool == true)
+            let refused = try await scenario.status(taskId, "DELIVERED", rider: rider)
+            #expect(refused.code == "POD_REQUIRED")
+            #expect(refused.text.contains("dispatcher must confirm"))
+            let task = try await server.send(.get, "/api/v1/rider/tasks/active", token: rider)
+            let proof = try #require(task["proofOfDelivery"] as? [String: Any])
+            #expect(proof["awaitingOverride"] as? Bool == true)
+            #expect(proof["accepted"] as? Bool == false)
+            let log = try await server.send(
+                .get, "/api/v1/orders/\(scenario.orderId)/events", token: scenario.dispatcher)
+            let events = try #require(log["events"] as? [[String: Any]])
+            let kept = try #require(events.first { $0["type"] as? String == "ProofOfDeliveryAwaitingOverride" })
+            let details = try #require(kept["details"] as? [String: Any])
+            #expect(details["distanceM"] != nil && details["withinGeofence"] != nil, "\(details)")
+            #expect(!events.contains { $0["type"] as? String == "ProofOfDeliveryAccepted" })
+
+            let override = try await server.send(
+                .post, "/api/v1/orders/\(scenario.orderId)/pod-override", token: scenario.dispatcher,
+                json: ["reason": "photo of the parcel at the door checked"])
+            #expect(override.status == 200)
             #expect(try await scenario.status(taskId, "DELIVERED", rider: rider).status == 200)
         }
     }

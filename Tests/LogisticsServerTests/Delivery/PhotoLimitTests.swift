@@ -55,7 +55,7 @@ struct PhotoLimitTests {
                 createdAt: server.clock.now())
             let error = await #expect(throws: LogisticsError.self) {
                 _ = try await server.services.deliveries.recordPhotoProof(
-                    late, by: riderActor, now: server.clock.now(), storeFile: {})
+                    late, by: riderActor, now: server.clock.now(), geofenceRadiusM: 500, storeFile: {})
             }
             #expect(error?.code == .conflict)
             #expect(try await server.count("proofs_of_delivery") == DeliveryRules.maximumPhotosPerTask)

@@ -61,8 +61,10 @@ export async function send(action, onProgress) {
       return;
     case 'photo': {
       const { uploadPhoto } = await import('./rider-proof.js');
-      await uploadPhoto({ taskId: action.taskId, token: state.token, action: { ...action, location }, onProgress });
-      markProofAccepted(action.taskId);
+      const proof = await uploadPhoto({ taskId: action.taskId, token: state.token, action: { ...action, location }, onProgress });
+      // After a locked code the photo is evidence for the dispatcher, whose override completes the delivery.
+      if (proof && proof.awaitingOverride) markAwaitingOverride(action.taskId);
+      else markProofAccepted(action.taskId);
       return;
     }
     case 'issue': {
@@ -73,6 +75,15 @@ export async function send(action, onProgress) {
     }
     default:
       return;
+  }
+}
+
+function markAwaitingOverride(taskId) {
+  if (state.task && state.task.taskId === taskId) {
+    const proof = { ...(state.task.proofOfDelivery || {}), awaitingOverride: true, photoSent: true };
+    state.task = { ...state.task, proofOfDelivery: proof };
+    state.taskVersion++;
+    saveCache();
   }
 }
 

@@ -34,6 +34,7 @@ export function renderProof(task) {
   if (accepted) status = proof.overridden && !proof.accepted ? t('proofWaived') : t('proofAccepted');
   else if (state.photoBusy) status = t('photoPreparing');
   else if (pending.length) status = offline() || queue.state === 'retrying' ? t('proofWaiting') : t('proofSending');
+  else if (proof.awaitingOverride) status = proof.photoSent ? t('proofAwaitingDispatcher') : t('otpLocked');
   $('proof-status').textContent = status;
   section.classList.toggle('done', accepted);
 }
