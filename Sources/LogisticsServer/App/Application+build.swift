@@ -125,7 +125,8 @@ public func buildApplication(
                 Housekeeping(
                     repository: repository, blobs: services.blobs, clock: clock, logger: logger,
                     policy: RetentionPolicy(
-                        locationFixesDays: configuration.retainFixesDays, photosDays: configuration.retainPhotosDays)),
+                        locationFixesDays: configuration.retainFixesDays, photosDays: configuration.retainPhotosDays,
+                        personalDataDays: configuration.retainPersonalDataDays)),
                 OutboxDispatcher(
                     repository: services.repository, deliveries: services.deliveries, notifications: repository,
                     channels: Set(senders.keys), subscribers: [TrackingEventFeed(relay: relay)],

@@ -38,6 +38,8 @@ public struct ServerConfiguration: Sendable {
     public var retainFixesDays: Int = 30
     /// Days photo proofs are kept, then their files and rows are deleted by housekeeping.
     public var retainPhotosDays: Int = 90
+    /// Days after an order ends before its customer's details are anonymised by housekeeping.
+    public var retainPersonalDataDays: Int = 90
     /// Where photos are kept; `<data-dir>/blobs` by default.
     public var blobDirectoryOverride: String?
     /// The road map for the built-in router: an `.osm.pbf` extract (imported and cached in the data dir on first
@@ -239,6 +241,10 @@ public struct ServerConfiguration: Sendable {
         }
         if let days = environment["LOGISTICS_RETAIN_PHOTOS_DAYS"] {
             configuration.retainPhotosDays = try parseInt(days, name: "LOGISTICS_RETAIN_PHOTOS_DAYS", range: 1...3650)
+        }
+        if let days = environment["LOGISTICS_RETAIN_PERSONAL_DATA_DAYS"] {
+            configuration.retainPersonalDataDays = try parseInt(
+                days, name: "LOGISTICS_RETAIN_PERSONAL_DATA_DAYS", range: 1...3650)
         }
         if let file = environment["LOGISTICS_FCM_SERVICE_ACCOUNT_FILE"], !file.isEmpty {
             configuration.fcmServiceAccountFile = file

@@ -2,7 +2,7 @@ import Foundation
 import LogisticsCore
 
 /// The photo proof's `multipart/form-data` body read into what the store needs: the photo (sniffed as JPEG, PNG,
-/// HEIC or WebP), its capture time and where it was taken. Pure, so the parser fuzz tests can drive it with bytes.
+/// HEIC or WebP, its metadata removed), its capture time and where it was taken. Pure, so the parser fuzz tests can drive it with bytes.
 struct PhotoProofForm {
     var photo: ArraySlice<UInt8>
     var format: PhotoFormat
@@ -54,7 +54,12 @@ struct PhotoProofForm {
         guard let format = PhotoFormat.sniff(photo.body) else {
             throw LogisticsError(.unsupportedMediaType, "The photo must be a JPEG, PNG, HEIC or WebP image")
         }
-        self.photo = photo.body
+        // Where and with what phone it was taken go before the photo is stored or shown to anyone.
+        guard let stripped = PhotoMetadata.strip(Array(photo.body), format: format) else {
+            throw LogisticsError(
+                .unsupportedMediaType, "The photo is not a readable \(format.rawValue.uppercased()) image")
+        }
+        self.photo = stripped[...]
         self.format = format
         self.capturedAt = capturedAt
         self.location = location

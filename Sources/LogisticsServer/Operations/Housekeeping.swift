@@ -53,6 +53,7 @@ struct Housekeeping: Service {
                         "outbox": "\(pruned.outbox)", "location_fixes": "\(pruned.locationFixes)",
                         "eta_predictions": "\(pruned.etaPredictions)",
                         "photos": "\(pruned.photos)", "photo_files": "\(files)",
+                        "anonymised_orders": "\(pruned.anonymisedOrders)",
                     ])
             }
         } catch {

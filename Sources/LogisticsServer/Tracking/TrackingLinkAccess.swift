@@ -38,10 +38,9 @@ struct TrackingLinkAccess {
         case .open(let order, let linkId): return (order, linkId)
         case .unknown: throw LogisticsError.notFound("tracking link")
         case .revoked: throw LogisticsError(.forbidden, "This tracking link was revoked")
-        case .expired(let order):
-            throw LogisticsError(
-                .trackingEnded, "The order ended and its tracking links have expired",
-                extras: ["currentStatus": .string(order.status.rawValue)])
+        case .expired:
+            // Nothing about the order: a link forwarded or left in a browser's history outlives the delivery.
+            throw LogisticsError(.trackingEnded, "The order ended and its tracking links have expired")
         }
     }
 

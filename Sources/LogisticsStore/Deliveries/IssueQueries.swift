@@ -36,8 +36,10 @@ extension SQLLogisticsRepository {
                 case .other: NotificationKey.deliveryProblem
                 }
             let customerNotice = QueuedNotification.catalog(noticeKey, to: order.customer.id, role: .customer)
-            var details = ["issueId": issue.id.lowercased, "issueType": type.rawValue]
-            if let note { details["note"] = note }
+            // The note stays in delivery_issues, where anonymisation can blank it; the event log is append-only.
+            let details = [
+                "issueId": issue.id.lowercased, "issueType": type.rawValue, "hasNote": note == nil ? "false" : "true",
+            ]
             try await EventLog(transaction: transaction).append(
                 .init(
                     orderId: order.id, taskId: taskId, type: OrderEventType.deliveryIssueReported,

@@ -369,5 +369,9 @@ enum Schema {
                 """
             ]
         ),
+        Migration(
+            version: 19, name: "orders remember when their customer's personal data was anonymised",
+            common: ["ALTER TABLE orders ADD COLUMN anonymised_at BIGINT"]
+        ),
     ]
 }

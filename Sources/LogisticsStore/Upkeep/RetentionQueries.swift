@@ -19,12 +19,16 @@ public struct RetentionPolicy: Sendable {
     /// Photo proofs, by the time they were stored: long enough for a customer's complaint and a card dispute.
     /// The row goes with the photo; the order's `ProofOfDeliveryAccepted` event still records that one existed.
     public var photos: TimeInterval = 90 * 24 * 3600
+    /// Ended orders' customer details (name, phone, address, notes, the rider's issue notes), counted from the
+    /// order's end: what the event log and accounting need (ids, statuses, times, the place to about 100 m) stays.
+    public var personalData: TimeInterval = 90 * 24 * 3600
 
     public init() {}
 
-    public init(locationFixesDays: Int, photosDays: Int) {
+    public init(locationFixesDays: Int, photosDays: Int, personalDataDays: Int = 90) {
         locationFixes = TimeInterval(locationFixesDays) * 24 * 3600
         photos = TimeInterval(photosDays) * 24 * 3600
+        personalData = TimeInterval(personalDataDays) * 24 * 3600
     }
 }
 
@@ -38,6 +42,8 @@ public struct PrunedRows: Sendable, Equatable {
     public var photos = 0
     /// ETAs kept for accuracy figures; they go with the fixes they were made from.
     public var etaPredictions = 0
+    /// Ended orders whose customer details were anonymised (and customers left with no other order).
+    public var anonymisedOrders = 0
 
     public init(
         idempotencyKeys: Int = 0, notifications: Int = 0, outbox: Int = 0, locationFixes: Int = 0, photos: Int = 0
@@ -49,7 +55,9 @@ public struct PrunedRows: Sendable, Equatable {
         self.photos = photos
     }
 
-    public var total: Int { idempotencyKeys + notifications + outbox + locationFixes + photos + etaPredictions }
+    public var total: Int {
+        idempotencyKeys + notifications + outbox + locationFixes + photos + etaPredictions + anonymisedOrders
+    }
 }
 
 extension SQLLogisticsRepository {
@@ -99,8 +107,53 @@ extension SQLLogisticsRepository {
                 SELECT id FROM proofs_of_delivery WHERE type = ? AND created_at < ? LIMIT ?)
             """, [.text(ProofOfDeliveryType.photo.rawValue), .date(now.addingTimeInterval(-policy.photos))],
             batch: batch)
+        pruned.anonymisedOrders = try await anonymise(
+            endedBefore: now.addingTimeInterval(-policy.personalData), now: now, batch: batch)
         return pruned
     }
+
+    /// Blanks the customer's details of orders that ended before `endedBefore`, batch by batch: name, phone,
+    /// address and notes, the rider's issue notes, the door's place rounded to about 100 m; then the customer
+    /// records no unanonymised order refers to any more.
+    private func anonymise(endedBefore: Date, now: Date, batch: Int) async throws -> Int {
+        var total = 0
+        while true {
+            let done = try await database.transaction { transaction in
+                let ids = try await transaction.query(
+                    """
+                    SELECT id FROM orders WHERE anonymised_at IS NULL AND status IN ('DELIVERED', 'CANCELLED', 'FAILED')
+                        AND updated_at < ? LIMIT ?
+                    """, [.date(endedBefore), .int(batch)]
+                ).map { SQLValue.text(try $0.string("id")) }
+                guard !ids.isEmpty else { return 0 }
+                let list = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+                try await transaction.query(
+                    """
+                    UPDATE orders SET customer_name = ?, customer_phone = '', customer_address = '', notes = NULL,
+                        customer_lat = ROUND(CAST(customer_lat AS NUMERIC), 3),
+                        customer_lon = ROUND(CAST(customer_lon AS NUMERIC), 3), anonymised_at = ?
+                    WHERE id IN (\(list))
+                    """, [.text(Self.anonymisedName), .date(now)] + ids)
+                try await transaction.query("UPDATE delivery_issues SET note = NULL WHERE order_id IN (\(list))", ids)
+                return ids.count
+            }
+            total += done
+            if done < batch { break }
+        }
+        if total > 0 {
+            try await database.query(
+                """
+                UPDATE customers SET name = NULL, phone = NULL
+                WHERE (name IS NOT NULL OR phone IS NOT NULL)
+                    AND EXISTS (SELECT 1 FROM orders o WHERE o.customer_id = customers.id)
+                    AND NOT EXISTS (SELECT 1 FROM orders o WHERE o.customer_id = customers.id AND o.anonymised_at IS NULL)
+                """)
+        }
+        return total
+    }
+
+    /// What an anonymised order calls its customer.
+    public static let anonymisedName = "(anonymised)"
 
     /// Which of these photo files a proof still refers to; the others are orphans (`BlobSweep`).
     public func referencedBlobs(among digests: [String]) async throws -> Set<String> {

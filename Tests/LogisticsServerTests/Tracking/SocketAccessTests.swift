@@ -119,6 +119,8 @@ struct SocketAccessTests {
             let snapshot = try await server.send(.get, "/track/\(token)/snapshot")
             #expect(snapshot.status == 410)
             #expect(snapshot.code == "TRACKING_ENDED")
+            #expect(snapshot["currentStatus"] == nil, "the expired link says nothing about the order")
+            #expect(!snapshot.text.contains("CANCELLED"))
         }
     }
 
