@@ -55,8 +55,9 @@ public final class TrackingHub: Sendable {
 
     private struct State {
         var entries: [UUID: Entry] = [:]
-        /// The tracked order each rider is delivering, to route a fix without asking the database.
-        var orderOfRider: [UUID: UUID] = [:]
+        /// The tracked orders each rider is delivering (several on a batched trip), to route a fix to every one of
+        /// them without asking the database.
+        var ordersOfRider: [UUID: [UUID]] = [:]
         var watchers: [UUID: @Sendable (String) -> Void] = [:]
         var inboxes: [UUID: [UUID: @Sendable (String) -> Void]] = [:]
         var recentEvents: Set<UUID> = []
@@ -82,7 +83,9 @@ public final class TrackingHub: Sendable {
             }
             let channel = TrackingChannel(status: status, lastFix: lastFix, staleAfterSeconds: staleAfterSeconds)
             state.entries[orderId] = Entry(channel: channel, riderId: riderId, startedAt: now, touchedAt: now)
-            state.orderOfRider[riderId] = orderId
+            if !(state.ordersOfRider[riderId]?.contains(orderId) ?? false) {
+                state.ordersOfRider[riderId, default: []].append(orderId)
+            }
             return channel
         }
     }
@@ -153,10 +156,12 @@ public final class TrackingHub: Sendable {
             switch update {
             case .fix(let riderId, let fix):
                 broadcast(DispatchMessage.riderLocation(riderId: riderId, fix: fix))
-                guard let orderId = state.withLock({ $0.orderOfRider[riderId] }) else { continue }
-                change(orderId) { entry in
-                    guard entry.riderId == riderId else { return [] }
-                    return entry.channel.record(fix.trackedPosition).map { [$0] } ?? []
+                guard let orderIds = state.withLock({ $0.ordersOfRider[riderId] }) else { continue }
+                for orderId in orderIds {
+                    change(orderId) { entry in
+                        guard entry.riderId == riderId else { return [] }
+                        return entry.channel.record(fix.trackedPosition).map { [$0] } ?? []
+                    }
                 }
             case .event(let notice):
                 guard rememberEvent(notice.id) else { continue }
@@ -178,9 +183,12 @@ public final class TrackingHub: Sendable {
                 let lifetime = entry.channel.hasEnded ? Self.endedLifetime : Self.idleLifetime
                 return !entry.subscribers.isEmpty || now.timeIntervalSince(entry.touchedAt) < lifetime
             }
-            state.orderOfRider = state.orderOfRider.filter { riderId, orderId in
-                state.entries[orderId]?.riderId == riderId
+            var kept: [UUID: [UUID]] = [:]
+            for (riderId, orderIds) in state.ordersOfRider {
+                let live = orderIds.filter { state.entries[$0]?.riderId == riderId }
+                if !live.isEmpty { kept[riderId] = live }
             }
+            state.ordersOfRider = kept
             return Array(state.entries.keys)
         }
         for id in ids {

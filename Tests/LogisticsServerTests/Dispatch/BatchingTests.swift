@@ -92,6 +92,42 @@ struct BatchingTests {
         }
     }
 
+    @Test("both customers of a batched trip see the rider move", arguments: StoreKind.available)
+    func bothCustomersFollow(store: StoreKind) async throws {
+        try await TestServer.run(store, configure: TripScenario.configuration()) { server in
+            let trip = try await TripScenario.onTheWay(server)
+            let (rider, first, firstTask) = (trip.rider, trip.first, trip.firstTask)
+            let second = try await DeliveryScenario.ready(server, podType: "OTP", customerLat: 43.7335)
+            let offer = try #require(try await Auto.offer(for: rider.token, on: server), "second order never offered")
+            let accepted = try await server.send(
+                .post, "/api/v1/rider/offers/\(offer["offerId"] as! String)/accept", token: rider.token)
+            let secondTask = try #require(accepted["taskId"] as? String)
+            let store = Auto.store
+            for task in [firstTask, secondTask] {
+                #expect(
+                    try await first.status(task, "ARRIVED_AT_STORE", rider: rider.token, lat: store.lat, lon: store.lon)
+                        .status == 200)
+            }
+            for task in [firstTask, secondTask] {
+                #expect(
+                    try await first.status(task, "PICKED_UP", rider: rider.token, lat: store.lat, lon: store.lon)
+                        .status == 200)
+            }
+            let followers = [first, second].map {
+                TrackingFollower(port: server.port, orderId: $0.orderId, token: $0.customer)
+            }
+            for follower in followers { try await follower.wait { $0.first?["type"] as? String == "snapshot" } }
+            for step in 0..<3 {
+                try await RiderFixes.post(
+                    server, rider: rider.token, lat: store.lat - 0.0005 * Double(step + 1), lon: store.lon,
+                    after: Double(step))
+            }
+            for follower in followers {
+                try await follower.wait { $0.filter { $0["type"] as? String == "location" }.count == 3 }
+            }
+        }
+    }
+
     @Test("batching off, or a delay past the limit: a rider on a task gets no second offer")
     func notBatched() async throws {
         for limit in [nil, 30.0] as [Double?] {
