@@ -181,6 +181,20 @@ struct AuthenticationTests {
         }
     }
 
+    @Test("a token that expires 300 million years ahead, or at 1e300, opens sockets without trapping the server")
+    func farFutureExpiry() async throws {
+        try await TestServer.run(.sqlite) { server in
+            for seconds in [3e8 * 365.25 * 86_400, 1e300] {
+                let token = try await Self.sign(Self.claims(expiresIn: seconds, now: server.clock.now()))
+                let socket = TrackingFollower(port: server.port, path: "/api/v1/dispatch/stream", token: token)
+                try await socket.wait { $0.contains { $0["type"] as? String == "ready" } }
+                let reply = try await server.send(.get, "/api/v1/orders", headers: ["Authorization": "Bearer \(token)"])
+                #expect(reply.status == 200)
+            }
+            #expect(try await server.send(.get, "/health/live").status == 200)
+        }
+    }
+
     @Test("RS256 tokens verify against a configured public key; HS256 tokens are then refused")
     func publicKeyVerification() async throws {
         let privateKey = try Insecure.RSA.PrivateKey(pem: TestKeys.rsaPrivate)

@@ -194,12 +194,22 @@ final class LoopSocket: ChannelInboundHandler, RemovableChannelHandler {
 
     /// Closes the socket (4401) when its token stops being accepted; `now` is the server clock's time.
     func closeWhenTokenExpires(_ validUntil: Date, now: Date) {
-        let left = max(0, validUntil.timeIntervalSince(now))
-        after(.milliseconds(Int64(left * 1000))) { socket in
+        let left = validUntil.timeIntervalSince(now)
+        // A token may say it lasts for ever (an `exp` 300 million years ahead overflowed the timer's milliseconds and
+        // trapped): wait at most a day at a time, and look again.
+        let wait = min(max(0, left), Self.longestWait)
+        after(.milliseconds(Int64(wait * 1000))) { socket in
+            guard left <= Self.longestWait else {
+                socket.closeWhenTokenExpires(validUntil, now: now.addingTimeInterval(wait))
+                return
+            }
             socket.refuse(
                 LogisticsError(.unauthenticated, "The token has expired; sign in again and reconnect with resumeFrom"))
         }
     }
+
+    /// The longest a socket's timer waits in one go.
+    static let longestWait: TimeInterval = 24 * 3600
 
     /// Closes the socket (4403) when its holder loses access (a rider suspended, a tracking link revoked), watched
     /// until the socket ends.
