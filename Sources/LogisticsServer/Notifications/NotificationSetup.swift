@@ -22,7 +22,7 @@ enum NotificationSetup {
         var senders: [NotificationChannel: any NotificationSender] = [
             .webhook: WebhookSender(
                 concurrency: webhookConcurrency,
-                connection: try WebhookConnection(allowPrivateAddresses: configuration.environment == .development),
+                connection: WebhookConnection(allowPrivateAddresses: configuration.environment == .development),
                 clock: clock, sealer: sealer)
         ]
         if let file = configuration.fcmServiceAccountFile {

@@ -11,6 +11,9 @@ public final class SQLiteDatabase: SQLDatabase {
     public let dialect = SQLDialect.sqlite
     private let connection: SQLiteConnection
     private let lock = AsyncSerialLock()
+    /// This opening of the file: only one process owns an SQLite database, so anything claimed under another boot
+    /// (a process killed mid-request) is abandoned the moment this one starts.
+    public let boot = Int64(Int32.random(in: 1...Int32.max))
 
     private init(connection: SQLiteConnection) {
         self.connection = connection

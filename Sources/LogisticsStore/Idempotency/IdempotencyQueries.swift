@@ -12,7 +12,8 @@ extension SQLLogisticsRepository {
         -> IdempotencyDecision
     {
         let postgres = database as? PostgresDatabase
-        let claimant: SQLValue = postgres.map { .int($0.presence) } ?? .null
+        let sqlite = database as? SQLiteDatabase
+        let claimant: SQLValue = postgres.map { .int($0.presence) } ?? sqlite.map { .int($0.boot) } ?? .null
         do {
             try await database.query(
                 """
@@ -35,7 +36,8 @@ extension SQLLogisticsRepository {
                 let claimed = try row.date("created_at")
                 var abandoned = now.timeIntervalSince(claimed) > Self.idempotencyClaimSeconds
                 if !abandoned {
-                    abandoned = try await claimantIsGone(row.optionalInt("claimed_by"), postgres: postgres)
+                    abandoned = try await claimantIsGone(
+                        row.optionalInt("claimed_by"), postgres: postgres, sqlite: sqlite)
                 }
                 guard abandoned else { return .inProgress }
                 // Taken over by one request only: the claim's old time is the compare-and-set.
@@ -55,10 +57,14 @@ extension SQLLogisticsRepository {
         }
     }
 
-    /// On PostgreSQL, whether the instance that claimed a key no longer holds its presence lock: it was killed or
-    /// lost its database connection, so its request will never finish and the claim need not wait 2 minutes.
-    /// (An instance whose listening connection is being re-established also looks gone for that second.)
-    private func claimantIsGone(_ claimant: Int?, postgres: PostgresDatabase?) async throws -> Bool {
+    /// Whether the process that claimed a key is gone, so its request will never finish and the claim need not wait
+    /// 2 minutes. On PostgreSQL: the instance no longer holds its presence lock (killed, or its database connection
+    /// lost; one whose listening connection is being re-established also looks gone for that second). On SQLite: the
+    /// claim was made under another boot, since only one process owns the file (a claim without one predates boots).
+    private func claimantIsGone(_ claimant: Int?, postgres: PostgresDatabase?, sqlite: SQLiteDatabase?) async throws
+        -> Bool
+    {
+        if let sqlite { return claimant.map(Int64.init) != sqlite.boot }
         guard let postgres, let claimant, Int64(claimant) != postgres.presence else { return false }
         return try await !postgres.isPresent(Int64(claimant))
     }

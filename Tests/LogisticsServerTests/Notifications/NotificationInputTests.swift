@@ -173,7 +173,7 @@ struct NotificationInputTests {
 
     @Test("outside development, a webhook whose host resolves to a private address is refused when it is called")
     func webhookResolvedAddresses() async throws {
-        let system = Self.sender(try WebhookConnection(allowPrivateAddresses: false))
+        let system = Self.sender(WebhookConnection(allowPrivateAddresses: false))
         let outcome = await system.send(Self.webhookEvent("https://localhost:9/hooks"))
         // localhost may answer ::1 before 127.0.0.1, depending on the machine's hosts file.
         #expect(
@@ -181,7 +181,7 @@ struct NotificationInputTests {
                 || outcome == .rejected(reason: "localhost resolves to the private address ::1"), "\(outcome)")
         // A name with a public and a private address is refused, before any connection.
         let mixed = Self.sender(
-            try WebhookConnection(allowPrivateAddresses: false) { _, port in
+            WebhookConnection(allowPrivateAddresses: false) { _, port in
                 [
                     try SocketAddress(ipAddress: "203.0.113.7", port: port),
                     try SocketAddress(ipAddress: "10.1.2.3", port: port),
@@ -203,7 +203,7 @@ struct NotificationInputTests {
         try await fake.run { port in
             let lookups = Mutex(0)
             // The first answer is the receiver; a second lookup would get an address nobody listens on.
-            let connection = try WebhookConnection(allowPrivateAddresses: true) { host, port in
+            let connection = WebhookConnection(allowPrivateAddresses: true) { host, port in
                 let count = lookups.withLock {
                     $0 += 1
                     return $0
@@ -230,7 +230,7 @@ struct NotificationInputTests {
                 [try SocketAddress(ipAddress: "127.0.0.1", port: port)]
             }
             // The fake's certificate names localhost: trusted, a receiver there answers (its 404 is an HTTP answer).
-            let trusting = try WebhookConnection(allowPrivateAddresses: true, trusting: [root], resolve: loopback)
+            let trusting = WebhookConnection(allowPrivateAddresses: true, trusting: [root], resolve: loopback)
             let named = await Self.sender(trusting).send(Self.webhookEvent("https://localhost:\(port)/hooks/x"))
             guard case .retry(let reason, _) = named else {
                 Issue.record("\(named)")
@@ -238,7 +238,7 @@ struct NotificationInputTests {
             }
             #expect(reason.hasPrefix("HTTP 404"), "\(reason)")
             // Not trusted: nothing is sent.
-            let strict = try WebhookConnection(allowPrivateAddresses: true, resolve: loopback)
+            let strict = WebhookConnection(allowPrivateAddresses: true, resolve: loopback)
             let untrusted = await Self.sender(strict).send(Self.webhookEvent("https://localhost:\(port)/hooks/x"))
             guard case .retry(let failure, _) = untrusted else {
                 Issue.record("\(untrusted)")

@@ -63,12 +63,18 @@ struct IdempotencyTests {
             let body = try JSONSerialization.data(withJSONObject: Fixtures.order(), options: [.sortedKeys])
             var hasher = SHA256Hasher()
             let hash = hasher.hex(Array("POST /api/v1/orders\n".utf8) + Array(body))
-            // As if a first request with this key were still running on another instance.
+            // As if a first request with this key were still running in this very process.
+            let running: SQLValue =
+                (server.database as? PostgresDatabase).map { .int($0.presence) }
+                ?? (server.database as? SQLiteDatabase).map { .int($0.boot) } ?? .null
             try await server.database.query(
-                "INSERT INTO idempotency_keys (principal, idempotency_key, request_hash, status, created_at) VALUES (?, ?, ?, 0, ?)",
+                """
+                INSERT INTO idempotency_keys (principal, idempotency_key, request_hash, status, created_at, claimed_by)
+                VALUES (?, ?, ?, 0, ?, ?)
+                """,
                 [
                     .text("dispatcher:\(dispatcherId.lowercased)"), .text("busy-key"), .text(hash),
-                    .date(server.clock.now()),
+                    .date(server.clock.now()), running,
                 ])
             let reply = try await server.send(
                 .post, "/api/v1/orders", token: dispatcher, raw: body, contentType: "application/json",
@@ -78,7 +84,7 @@ struct IdempotencyTests {
             #expect(reply.headers[.retryAfter] == "1")
             #expect(try await server.count("orders") == 0)
 
-            // The claim's process died (kill -9): two minutes on, the retry runs once and is then replayed.
+            // The request hangs for good: two minutes on, the retry runs once and is then replayed.
             server.clock.advance(by: 121)
             let retried = try await server.send(
                 .post, "/api/v1/orders", token: dispatcher, raw: body, contentType: "application/json",
@@ -90,6 +96,41 @@ struct IdempotencyTests {
             #expect(replayed.status == 201)
             #expect(replayed.body == retried.body)
             #expect(try await server.count("orders") == 1)
+        }
+    }
+
+    @Test(
+        "on SQLite, a claim made before the process was killed (another boot, or none) is taken over at once"
+    )
+    func claimOfAnEarlierBoot() async throws {
+        try await TestServer.run(.sqlite) { server in
+            let dispatcherId = UUID()
+            let dispatcher = try await server.token(.dispatcher, dispatcherId)
+            let sqlite = try #require(server.database as? SQLiteDatabase)
+            for (key, claimant) in [("killed-key", SQLValue.int(sqlite.boot == 7 ? 8 : 7)), ("old-key", .null)] {
+                let body = try JSONSerialization.data(withJSONObject: Fixtures.order(), options: [.sortedKeys])
+                var hasher = SHA256Hasher()
+                let hash = hasher.hex(Array("POST /api/v1/orders\n".utf8) + Array(body))
+                try await server.database.query(
+                    """
+                    INSERT INTO idempotency_keys (principal, idempotency_key, request_hash, status, created_at,
+                        claimed_by)
+                    VALUES (?, ?, ?, 0, ?, ?)
+                    """,
+                    [
+                        .text("dispatcher:\(dispatcherId.lowercased)"), .text(key), .text(hash),
+                        .date(server.clock.now()), claimant,
+                    ])
+                let retried = try await server.send(
+                    .post, "/api/v1/orders", token: dispatcher, raw: body, contentType: "application/json",
+                    headers: ["Idempotency-Key": key])
+                #expect(retried.status == 201, "\(key): \(retried.text)")
+                let replayed = try await server.send(
+                    .post, "/api/v1/orders", token: dispatcher, raw: body, contentType: "application/json",
+                    headers: ["Idempotency-Key": key])
+                #expect(replayed.body == retried.body)
+            }
+            #expect(try await server.count("orders") == 2)
         }
     }
 

@@ -3,6 +3,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
+import Synchronization
 
 /// One webhook POST on a connection of its own to an address that was checked: the name is resolved once, every
 /// address it has is checked, and the connection goes to the first of them. An HTTP client resolving the name
@@ -24,7 +25,8 @@ struct WebhookConnection: Sendable {
         var description: String
     }
 
-    let tls: NIOSSLContext
+    /// The TLS context for https receivers: made on the first https call (most servers never make one), then kept.
+    private let tls: WebhookTLS
     let resolve: Resolver
     let allowPrivateAddresses: Bool
     /// What is kept of a receiver's answer: its error document is small, and a misbehaving one must not fill memory.
@@ -33,11 +35,8 @@ struct WebhookConnection: Sendable {
     init(
         allowPrivateAddresses: Bool, trusting extraRoots: [NIOSSLCertificate] = [],
         resolve: @escaping Resolver = WebhookConnection.systemResolve
-    ) throws {
-        var configuration = TLSConfiguration.makeClientConfiguration()
-        configuration.minimumTLSVersion = .tlsv12
-        if !extraRoots.isEmpty { configuration.additionalTrustRoots = [.certificates(extraRoots)] }
-        tls = try NIOSSLContext(configuration: configuration)
+    ) {
+        tls = WebhookTLS(extraRoots: extraRoots)
         self.resolve = resolve
         self.allowPrivateAddresses = allowPrivateAddresses
     }
@@ -69,7 +68,7 @@ struct WebhookConnection: Sendable {
         head.headers.add(name: "content-length", value: String(body.count))
         head.headers.add(name: "connection", value: "close")
         let serverName = secure && WebhookAddress.numericAddress(host) == nil ? host : nil
-        let (tls, request) = (secure ? self.tls : nil, head)
+        let (tls, request) = (secure ? try self.tls.context() : nil, head)
         return try await withThrowingTaskGroup(of: Response.self) { group in
             group.addTask {
                 try await Self.exchange(
@@ -170,6 +169,26 @@ struct WebhookConnection: Sendable {
             return withUnsafeBytes(of: &raw) { Array($0) }
         default:
             return []
+        }
+    }
+}
+
+/// The webhook client's TLS context, made once when first needed.
+final class WebhookTLS: Sendable {
+    private let extraRoots: [NIOSSLCertificate]
+    private let made = Mutex<NIOSSLContext?>(nil)
+
+    init(extraRoots: [NIOSSLCertificate]) { self.extraRoots = extraRoots }
+
+    func context() throws -> NIOSSLContext {
+        try made.withLock { made in
+            if let made { return made }
+            var configuration = TLSConfiguration.makeClientConfiguration()
+            configuration.minimumTLSVersion = .tlsv12
+            if !extraRoots.isEmpty { configuration.additionalTrustRoots = [.certificates(extraRoots)] }
+            let context = try NIOSSLContext(configuration: configuration)
+            made = context
+            return context
         }
     }
 }
