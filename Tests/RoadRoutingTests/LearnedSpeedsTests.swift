@@ -13,6 +13,35 @@ extension RoadRoutingSuites {
         static let mondayMorning = Date(timeIntervalSince1970: 1_796_025_900)
         static let utc = TimeZone(identifier: "UTC")!
 
+        @Test("Past their cap, learned tallies keep the best sampled; live speeds past their expiry are forgotten")
+        func bounded() async throws {
+            let monaco = await MonacoFixture.motorcycle
+            let map = RoadMap(graph: monaco.graph, hierarchies: monaco.hierarchies)
+            // Three weeks of one sample per arc and quarter hour on 200 arcs: 200 × 2,016 slots' worth of keys.
+            for arc in 0..<200 {
+                for quarter in stride(from: 0, to: 3 * 7 * 96, by: 7) {
+                    map.learned.record(
+                        arc: arc, metresPerSecond: 8, at: Self.mondayMorning.addingTimeInterval(Double(quarter) * 900))
+                }
+            }
+            // And one well-known segment in one slot.
+            for _ in 0..<50 { map.learned.record(arc: 7, metresPerSecond: 3, at: Self.mondayMorning) }
+            let before = map.learned.tallies
+            #expect(before > 10_000)
+            let removed = map.learned.cap(10_000)
+            #expect(map.learned.tallies == 9_000 && removed == before - 9_000)
+            #expect(map.learned.metresPerSecond(arc: 7, slot: map.learned.slot(of: Self.mondayMorning))! < 4)
+            #expect(map.learned.cap(10_000) == 0, "under the cap nothing goes")
+
+            for arc in 0..<100 {
+                map.traffic.record(arc: arc, metresPerSecond: 5, observedAt: Self.mondayMorning)
+            }
+            #expect(map.traffic.trackedArcs == 100)
+            #expect(map.traffic.freshSpeeds(now: Self.mondayMorning.addingTimeInterval(60)).count == 100)
+            #expect(map.traffic.freshSpeeds(now: Self.mondayMorning.addingTimeInterval(601)).isEmpty)
+            #expect(map.traffic.trackedArcs == 0)
+        }
+
         @Test("Slots count quarter hours from Monday 00:00 in the city's time zone")
         func slots() {
             #expect(WeekSlot(Self.mondayMorning, timeZone: Self.utc).label == "Mon 08:00")

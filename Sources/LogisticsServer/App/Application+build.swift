@@ -121,6 +121,9 @@ public func buildApplication(
             services: [
                 DatabaseLifecycle(database: database),
                 TrackingSweeper(hub: services.tracking, clock: clock),
+                MemoryUpkeep(
+                    ingest: services.ingest, etas: etas, verifier: services.verifier, knownCallers: knownCallers,
+                    directions: directions, clock: clock, logger: logger),
                 services.accessWatch,
                 Housekeeping(
                     repository: repository, blobs: services.blobs, clock: clock, logger: logger,

@@ -32,6 +32,12 @@ public struct AccessTokenVerifier: Sendable {
             keys: keys, issuer: configuration.jwtIssuer, audience: configuration.jwtAudience, clock: clock)
     }
 
+    /// Forgets the verified tokens that have expired (housekeeping of memory, once a minute).
+    @discardableResult
+    func forgetExpired() -> Int { verified.forgetExpired(now: clock.now(), leeway: leewaySeconds) }
+
+    var rememberedTokens: Int { verified.count }
+
     public func actor(fromBearer token: String) async throws -> Actor {
         try await admission(fromBearer: token).actor
     }
@@ -84,7 +90,8 @@ public struct AccessTokenVerifier: Sendable {
     }
 }
 
-/// A bounded memory of verified tokens; forgotten all at once when full, which costs one re-verification each.
+/// A bounded memory of verified tokens: expired ones are forgotten (`forgetExpired`, and first when full), and only if
+/// all are still live is everything forgotten at once, which costs one re-verification each.
 final class VerifiedTokens: Sendable {
     static let capacity = 50_000
     private let entries = Mutex<[String: (Actor, Date)]>([:])
@@ -93,8 +100,23 @@ final class VerifiedTokens: Sendable {
 
     func remember(_ token: String, actor: Actor, expiry: Date) {
         entries.withLock { entries in
-            if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
+            if entries.count >= Self.capacity {
+                entries = entries.filter { $0.value.1 > Date() }
+                if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
+            }
             entries[token] = (actor, expiry)
         }
     }
+
+    /// Drops tokens past their `exp` (and the leeway) at `now`: a token lives an hour, and every one ever used stayed.
+    @discardableResult
+    func forgetExpired(now: Date, leeway: TimeInterval) -> Int {
+        entries.withLock { entries in
+            let before = entries.count
+            entries = entries.filter { $0.value.1.addingTimeInterval(leeway) >= now }
+            return before - entries.count
+        }
+    }
+
+    var count: Int { entries.withLock { $0.count } }
 }

@@ -67,7 +67,7 @@ struct AuthenticationMiddleware: RouterMiddleware {
         case .customer:
             if !known.customerIsKnown(actor.id) {
                 try await repository.provisionCustomer(actor, now: clock.now())
-                known.rememberCustomer(actor.id)
+                known.rememberCustomer(actor.id, now: clock.now())
             }
         case .dispatcher, .admin, .vendor:
             break

@@ -24,7 +24,9 @@ final class KnownCallers: Sendable {
     }
 
     private let riders = Mutex<[UUID: Rider]>([:])
-    private let customers = Mutex<Set<UUID>>([])
+    /// When each customer was provisioned or last seen; forgotten after `customerMemory`.
+    private let customers = Mutex<[UUID: Date]>([:])
+    let customerMemory: TimeInterval = 3600
     let riderTTL: TimeInterval = 30
     let riderGrace: TimeInterval = 300
 
@@ -62,12 +64,31 @@ final class KnownCallers: Sendable {
         _ = riders.withLock { $0.removeValue(forKey: id) }
     }
 
-    func customerIsKnown(_ id: UUID) -> Bool { customers.withLock { $0.contains(id) } }
+    func customerIsKnown(_ id: UUID) -> Bool { customers.withLock { $0[id] != nil } }
 
-    func rememberCustomer(_ id: UUID) {
+    func rememberCustomer(_ id: UUID, now: Date) {
         customers.withLock { known in
             if known.count > 100_000 { known.removeAll(keepingCapacity: true) }
-            known.insert(id)
+            known[id] = now
         }
     }
+
+    /// Forgets riders past `riderGrace` (they count as unknown anyway) and customers not provisioned within
+    /// `customerMemory`: both tables kept everyone ever seen until they were wiped at 100,000.
+    @discardableResult
+    func forgetOld(now: Date) -> Int {
+        let riders = riders.withLock { cache in
+            let before = cache.count
+            cache = cache.filter { now.timeIntervalSince($0.value.checkedAt) < riderGrace }
+            return before - cache.count
+        }
+        let customers = customers.withLock { known in
+            let before = known.count
+            known = known.filter { now.timeIntervalSince($0.value) < customerMemory }
+            return before - known.count
+        }
+        return riders + customers
+    }
+
+    var count: Int { riders.withLock { $0.count } + customers.withLock { $0.count } }
 }

@@ -48,6 +48,7 @@ final class RequestMetrics: Sendable {
 struct RequestMetricsMiddleware: RouterMiddleware {
     typealias Context = LogisticsRequestContext
     let metrics: RequestMetrics
+    static let knownMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
@@ -56,9 +57,10 @@ struct RequestMetricsMiddleware: RouterMiddleware {
         let response = try await next(request, context)
         // Unmatched paths share one label so scanners cannot blow up the series count.
         let route = context.endpointPath ?? "unmatched"
+        // Methods a client makes up would each start new series: those count as OTHER.
+        let method = Self.knownMethods.contains(request.method.rawValue) ? request.method.rawValue : "OTHER"
         metrics.record(
-            route: route, method: request.method.rawValue, status: response.status.code,
-            duration: ContinuousClock.now - start)
+            route: route, method: method, status: response.status.code, duration: ContinuousClock.now - start)
         return response
     }
 }

@@ -65,6 +65,19 @@ final class EtaLedger: Sendable {
         self.spacing = spacing
     }
 
+    /// Forgets the watches of riders not heard from for `idle` after their next check was due: one per rider ever
+    /// seen used to stay. A rider who comes back is asked about again, as on a first fix.
+    @discardableResult
+    func forgetIdleRiders(now: Date, idle: TimeInterval = 600) -> Int {
+        watches.withLock { watches in
+            let before = watches.count
+            watches = watches.filter { now.timeIntervalSince($0.value.checkAgainAt) < idle }
+            return before - watches.count
+        }
+    }
+
+    var watchedRiders: Int { watches.withLock { $0.count } }
+
     /// Minutes to go, as the histogram's label: short and long rides are told apart.
     static func minutesToGo(_ seconds: Double) -> String {
         switch seconds / 60 {

@@ -40,6 +40,23 @@ final class LocationIngest: Sendable {
         limiter = fixesPerRider.map { RateLimiter($0, what: "location fixes") }
     }
 
+    /// Forgets the trails of riders whose newest fix is older than `idle` (off shift, or gone): a trail is ~10 KB,
+    /// and every rider ever seen kept one. A rider who comes back starts a new trail; the store's unique index
+    /// still refuses a fix sent twice, and live tracking reads the last position from the database.
+    @discardableResult
+    func forgetIdleRiders(now: Date, idle: TimeInterval = 1800) -> Int {
+        trails.withLock { trails in
+            let before = trails.count
+            trails = trails.filter { _, trail in
+                guard let newest = trail.newest else { return false }
+                return now.timeIntervalSince(newest.recordedAt) < idle
+            }
+            return before - trails.count
+        }
+    }
+
+    var trackedRiders: Int { trails.withLock { $0.count } }
+
     /// A batch taken in: live tracking has it, the history and the positions do not yet.
     struct Taken: Sendable {
         fileprivate var riderId: UUID

@@ -146,6 +146,17 @@ public final class TrafficCustomiser: Sendable {
         return snapshot
     }
 
+    /// Forgets departure data made more than `age` ago: each is a whole customised hierarchy, and one busy minute of
+    /// `departAt` requests kept up to 16 for as long as the server ran.
+    @discardableResult
+    public func forgetDepartures(now: Date, age: TimeInterval = 600) -> Int {
+        departures.withLock { kept in
+            let before = kept.count
+            kept = kept.filter { now.timeIntervalSince($0.value.madeAt) < age }
+            return before - kept.count
+        }
+    }
+
     private func hierarchy(_ weights: [UInt32]) -> ContractionHierarchy {
         structure?.customise(weights: weights, metric: .time)
             ?? ContractionHierarchy.build(

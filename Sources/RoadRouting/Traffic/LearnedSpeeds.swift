@@ -144,6 +144,32 @@ public final class LearnedSpeeds: Sendable {
         }
     }
 
+    /// Tallies held, one per segment and quarter hour of the week driven.
+    public var tallies: Int { state.withLock { $0.segments.count } }
+
+    /// Keeps at most `maximum` tallies, the best sampled: the table grows with every new segment and slot the
+    /// fleet drives, up to the map's arcs × 672, which on a city map is more than a server should hold. Past the cap
+    /// the thinnest tenth goes (they are stored, and counted again from the samples still to come). Returns how many
+    /// went.
+    @discardableResult
+    public func cap(_ maximum: Int) -> Int {
+        state.withLock { state in
+            guard state.segments.count > maximum else { return 0 }
+            let keep = maximum * 9 / 10
+            let before = state.segments.count
+            let kept = state.segments.sorted { $0.value.samples > $1.value.samples }.prefix(keep)
+            state.segments = Dictionary(uniqueKeysWithValues: kept.map { ($0.key, $0.value) })
+            state.classes = [:]
+            for (key, tally) in state.segments {
+                let arc = key / WeekSlot.count
+                state.classes[classKey(arc, key % WeekSlot.count), default: ClassTally()].add(
+                    share: tally.metresPerSecond / freeFlowSpeed(arc), samples: tally.samples)
+            }
+            state.revision += 1
+            return before - state.segments.count
+        }
+    }
+
     /// Whether anything has been learned at all.
     public var isEmpty: Bool { state.withLock { $0.isEmpty } }
 

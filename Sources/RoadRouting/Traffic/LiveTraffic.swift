@@ -99,10 +99,18 @@ public final class LiveTraffic: Sendable {
         }
     }
 
-    /// Every fresh speed, by arc, under one lock: what a customisation folds into route choice.
+    /// Every fresh speed, by arc, under one lock: what a customisation folds into route choice. Expired ones are
+    /// forgotten here, so the table holds the arcs driven within `expiry`, not every arc ever driven.
     public func freshSpeeds(now: Date) -> [Int32: Observation] {
-        speeds.withLock { state in state.byArc.filter { now.timeIntervalSince($0.value.observedAt) < expiry } }
+        speeds.withLock { state in
+            let fresh = state.byArc.filter { now.timeIntervalSince($0.value.observedAt) < expiry }
+            if fresh.count < state.byArc.count { state.byArc = fresh }
+            return fresh
+        }
     }
+
+    /// How many arcs have a speed, fresh or not yet forgotten.
+    public var trackedArcs: Int { speeds.withLock { $0.byArc.count } }
 
     /// Grows with every recorded observation: unchanged means no customisation is needed for new data.
     public var revision: Int { speeds.withLock { $0.revision } }

@@ -11,7 +11,7 @@ struct Bench: AsyncParsableCommand {
         abstract: "Load benchmarks against a server on localhost (not tests: they print figures).",
         subcommands: [
             DeliveryBench.self, RoutingBench.self, MatchingBench.self, TrackingBench.self, CrashBench.self,
-            DispatchBench.self, CustomisationBench.self, EtaBench.self, FollowersBench.self,
+            DispatchBench.self, CustomisationBench.self, EtaBench.self, FollowersBench.self, SoakBench.self,
         ])
 }
 

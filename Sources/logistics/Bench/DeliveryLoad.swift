@@ -14,6 +14,8 @@ struct DeliveryLoad {
     let deliveries: Int
     /// Where the crash bench notes every write the server acknowledged, to look for it after a restart.
     var journal: AcknowledgedWrites? = nil
+    /// The riders' ids, when the same riders come back run after run (the soak); new ones each run otherwise.
+    var riderIds: [UUID]? = nil
 
     struct Result {
         var completed: Int
@@ -38,7 +40,7 @@ struct DeliveryLoad {
     private func riderLoop(index: Int, dispatcher: String, remaining: Countdown, progress: @Sendable (Int) -> Void)
         async throws -> Int
     {
-        let riderId = UUID()
+        let riderId = riderIds?[index] ?? UUID()
         let rider = try await tokens.token(subject: riderId, role: .rider, name: "Bench Rider \(index)", ttl: 86_400)
         try await client.call(
             "PUT availability", .PUT, "/api/v1/rider/availability", token: rider, json: ["status": "ONLINE"])

@@ -127,6 +127,20 @@ struct SlowClientTests {
 }
 
 extension SlowClientTests {
+    @Test("a WebSocket gives its place back when it closes: ten opened and closed in turn leave room under a cap of 3")
+    func socketsGiveTheirPlaceBack() async throws {
+        try await TestServer.run(.sqlite, configure: { $0.connectionLimits.perAddress = 3 }) { server in
+            let dispatcher = try await server.token(.dispatcher)
+            for round in 0..<10 {
+                let socket = try RawSocket(port: server.port)
+                #expect(try await socket.upgrade(path: "/api/v1/dispatch/stream", token: dispatcher), "round \(round)")
+                socket.shutdown()
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(await Self.answered(try RawSocket(port: server.port)), "closed sockets kept their places")
+        }
+    }
+
     @Test("pipelined requests split anywhere are told apart: all answered, and the connection then has its idle time")
     func pipelined() async throws {
         try await TestServer.run(

@@ -33,6 +33,9 @@ final class RawSocket: @unchecked Sendable {
 
     deinit { close(descriptor) }
 
+    /// Ends the connection now (the descriptor is closed when the socket goes).
+    func shutdown() { _ = Glibc.shutdown(descriptor, Int32(SHUT_RDWR)) }
+
     func write(_ text: String) throws {
         try write(bytes: Array(text.utf8))
     }

@@ -111,6 +111,9 @@ final class SlowClientGuard: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         address = peer
+        // Released when the connection closes, not when this handler sees it close: after a WebSocket upgrade the
+        // guard steps aside, and every socket ever upgraded from an address used to keep its place in the count.
+        context.channel.closeFuture.whenComplete { [registry] _ in registry.release(peer) }
         arm(context, seconds: limits.idleSeconds)
     }
 
@@ -127,8 +130,6 @@ final class SlowClientGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private func stop() {
         timer?.cancel()
         timer = nil
-        if let address { registry.release(address) }
-        address = nil
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {

@@ -283,6 +283,12 @@ final class LoopSocket: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case .inputClosed = event as? ChannelEvent {
+            // The client will send nothing more, not even a pong or its close: the socket is over. (The server
+            // allows half-closed connections for HTTP; a socket left so waited for its ping timeout.)
+            context.close(promise: nil)
+            return
+        }
         guard event is ChannelShouldQuiesceEvent else {
             context.fireUserInboundEventTriggered(event)
             return
