@@ -41,6 +41,8 @@ public actor NavigationSession {
     static let staleAnnouncementM = 60.0
     /// No rider on a city delivery goes faster than this, which bounds how far ahead a fix may match.
     static let fastestMps = 40.0
+    /// How far along the route the first fix may match.
+    static let firstMatchM = 300.0
 
     /// Off by more than this (plus the fix's own uncertainty beyond 10 m) counts as off the route.
     public var deviationThresholdM = RiderAppRules.offRouteDistanceM
@@ -94,7 +96,9 @@ public actor NavigationSession {
         }
         // Not farther than a fast rider could have gone since the last matched fix (a tunnel allows more).
         let elapsed = lastMatchedAt.map { max(0, fix.recordedAt.timeIntervalSince($0)) } ?? 0
-        let reach = lastMatchedAt == nil ? Double.infinity : 100 + Self.fastestMps * elapsed
+        // The route starts where the rider was when it was asked for: the first fix is matched near its start (matched
+        // anywhere, a route looping back past its start put the rider at its end).
+        let reach = lastMatchedAt == nil ? Self.firstMatchM : 100 + Self.fastestMps * elapsed
         guard let match = line.match(fix.point, fromAlongM: lastAlongM - 50, toAlongM: lastAlongM + reach) else {
             return events
         }
@@ -185,7 +189,8 @@ public actor NavigationSession {
                     currentInstruction: steps.isEmpty ? "" : steps[stepIndex].instruction,
                     nextInstruction: stepIndex + 1 < steps.count ? steps[stepIndex + 1].instruction : nil,
                     offRouteM: match.offsetM)))
-        if remaining <= arrivalRadiusM || match.point.distanceM(to: destination) <= arrivalRadiusM {
+        // Arrival is the end of the route, measured along it: a loop can pass within metres of the door long before.
+        if remaining <= arrivalRadiusM {
             arrived = true
             // The arrival announcement sits at the very end; say it now rather than never.
             while nextAnnouncement < announcements.count {

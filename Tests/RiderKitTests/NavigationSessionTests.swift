@@ -45,6 +45,56 @@ struct NavigationSessionTests {
         events.compactMap { if case .announce(let text) = $0 { text } else { nil } }
     }
 
+    /// A route that starts 50 m from its destination and loops 650 m round a block (one-way streets): its first
+    /// metres pass 20 m from the door.
+    static let loop: (route: Route, destination: GeoPoint) = {
+        let points = [
+            GeoPoint(lat: 43.7300, lon: 7.42000), GeoPoint(lat: 43.7300, lon: 7.42037),
+            GeoPoint(lat: 43.7327, lon: 7.42037), GeoPoint(lat: 43.7327, lon: 7.42062),
+            GeoPoint(lat: 43.7300, lon: 7.42062),
+        ]
+        let destination = points[4]
+        func step(_ type: String, _ start: Int, _ end: Int, _ metres: Double, _ voice: [VoiceInstruction]) -> RouteStep
+        {
+            RouteStep(
+                maneuver: Maneuver(type: type, modifier: nil, location: points[start], bearingAfter: 0, exit: nil),
+                name: "Boulevard", distanceM: metres, durationS: metres / 8, instruction: type,
+                voiceInstructions: voice, geometryStart: start, geometryEnd: end)
+        }
+        let steps = [
+            step("depart", 0, 1, 30, [VoiceInstruction(distanceAlongStepM: 0, announcement: "Head east")]),
+            step("turn", 1, 2, 300, [VoiceInstruction(distanceAlongStepM: 0, announcement: "Turn left")]),
+            step("turn", 2, 3, 20, [VoiceInstruction(distanceAlongStepM: 0, announcement: "Turn right")]),
+            step("turn", 3, 4, 300, [VoiceInstruction(distanceAlongStepM: 0, announcement: "Turn right")]),
+            step("arrive", 4, 4, 0, [VoiceInstruction(distanceAlongStepM: 0, announcement: "You have arrived")]),
+        ]
+        let route = Route(
+            distanceM: 650, durationS: 650 / 8, etaAt: "", geometry: Polyline.encode(points),
+            legs: [RouteLeg(distanceM: 650, durationS: 650 / 8, steps: steps)], congestion: [], provider: "test",
+            dataAgeS: nil, waypoints: [])
+        return (route, destination)
+    }()
+
+    @Test("a route looping past the door arrives at its end, not where it first passes within 30 m of the door")
+    func loopArrivesAtItsEnd() async throws {
+        let session = NavigationSession(route: Self.loop.route, destination: Self.loop.destination) { _, _ in
+            Issue.record("no re-route on the route itself")
+            return Self.loop.route
+        }
+        let trace = try #require(Polyline.decode(Self.loop.route.geometry)).sampled(every: 10)
+        var arrivedAt: Int?
+        var lastRemaining = Double.infinity
+        for (second, point) in trace.enumerated() {
+            for event in await session.update(Self.fix(point, at: second)) {
+                if case .arrived = event { arrivedAt = second }
+                if case .progress(let progress) = event { lastRemaining = progress.remainingDistanceM }
+            }
+        }
+        let arrival = try #require(arrivedAt, "never arrived")
+        #expect(arrival >= trace.count - 4, "arrived at fix \(arrival) of \(trace.count), \(lastRemaining) m to go")
+        #expect(lastRemaining <= 30)
+    }
+
     @Test("following the route: every voice instruction once and in order, progress shrinks to the arrival")
     func followRoute() async throws {
         try await TestServer.run(.sqlite, configure: MapFixture.monaco) { server in

@@ -12,6 +12,9 @@ const EARTH_RADIUS_M = 6371008.8;
 const STALE_ANNOUNCEMENT_M = 60;
 // No rider on a city delivery goes faster than this, which bounds how far ahead a fix may match.
 const FASTEST_MPS = 40;
+// The route starts where the rider was when it was asked for: the first fix is matched near its start. Matched
+// anywhere, a route that loops back past its start (one-way streets round a block) put the rider at its end.
+const FIRST_MATCH_M = 300;
 
 export function distanceM(a, b) {
   const p1 = (a.lat * Math.PI) / 180;
@@ -154,7 +157,7 @@ export class Guidance {
       events.push({ type: 'restored' });
     }
     const elapsed = this.lastMatchedAt === null ? 0 : Math.max(0, (fix.recordedAt - this.lastMatchedAt) / 1000);
-    const reach = this.lastMatchedAt === null ? Infinity : 100 + FASTEST_MPS * elapsed;
+    const reach = this.lastMatchedAt === null ? FIRST_MATCH_M : 100 + FASTEST_MPS * elapsed;
     const match = this.line.match(fix, this.lastAlongM - 50, this.lastAlongM + reach);
     if (!match) return events;
     const threshold = this.offRouteM + Math.max(0, Math.min(accuracy, this.goodAccuracyM) - 10);
@@ -229,7 +232,8 @@ export class Guidance {
       eta: time + remainingS * 1000, stepIndex, step: allSteps[stepIndex] || null, next,
       toNextM: Math.max(0, nextAtM - match.alongM), offRouteM: match.offsetM,
     });
-    if (remainingM <= this.arrivalRadiusM || distanceM(match.point, this.destination) <= this.arrivalRadiusM) {
+    // Arrival is the end of the route, measured along it: a loop can pass within metres of the door long before.
+    if (remainingM <= this.arrivalRadiusM) {
       this.arrived = true;
       // The arrival announcement sits at the very end; say it now rather than never.
       const progress = events.pop();
