@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import LogisticsCore
 
@@ -22,5 +23,41 @@ extension Request {
                 field: "limit", "must be a whole number from \(range.lowerBound) to \(range.upperBound)")
         }
         return limit
+    }
+
+    /// 400 naming the first parameter a route does not read.
+    func refuseUnknownQuery(allowed: Set<String>) throws {
+        for (name, _) in uri.queryParameters where !allowed.contains(String(name)) {
+            throw LogisticsError.validation(
+                field: String(name), "is not a parameter of this list (\(allowed.sorted().joined(separator: ", ")))")
+        }
+    }
+
+    /// `true` or `false`; nil when absent.
+    func queryBool(_ name: String) throws -> Bool? {
+        guard let raw = uri.queryParameters[name[...]] else { return nil }
+        switch raw {
+        case "true": return true
+        case "false": return false
+        default: throw LogisticsError.validation(field: name, "must be true or false")
+        }
+    }
+
+    /// A UUID; nil when absent.
+    func queryUUID(_ name: String) throws -> UUID? {
+        guard let raw = uri.queryParameters[name[...]] else { return nil }
+        guard let id = UUID(uuidString: String(raw)) else {
+            throw LogisticsError.validation(field: name, "must be a UUID")
+        }
+        return id
+    }
+
+    /// An RFC 3339 date-time; nil when absent.
+    func queryDate(_ name: String) throws -> Date? {
+        guard let raw = uri.queryParameters[name[...]] else { return nil }
+        guard let date = RFC3339.date(from: String(raw)) else {
+            throw LogisticsError.validation(field: name, "must be an RFC 3339 date-time")
+        }
+        return date
     }
 }

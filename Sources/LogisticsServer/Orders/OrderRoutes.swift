@@ -45,12 +45,30 @@ struct OrderRoutes {
             location: "/api/v1/orders/\(stored.id.lowercased)")
     }
 
+    /// The parameters `GET /orders` reads; any other is refused rather than ignored (a typo must not show every order).
+    static let listParameters: Set<String> = [
+        "status", "open", "riderId", "vendorId", "createdFrom", "createdTo", "q", "limit", "cursor",
+    ]
+
     @Sendable func list(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
         _ = try context.caller(.dispatcher, .admin)
-        let status = try request.queryValue("status", as: OrderStatus.self)
+        try request.refuseUnknownQuery(allowed: Self.listParameters)
+        var filter = OrderFilter(status: try request.queryValue("status", as: OrderStatus.self))
+        filter.open = try request.queryBool("open")
+        filter.riderId = try request.queryUUID("riderId")
+        filter.vendorId = try request.queryUUID("vendorId")
+        filter.createdFrom = try request.queryDate("createdFrom")
+        filter.createdTo = try request.queryDate("createdTo")
+        if let text = request.uri.queryParameters["q"].map(String.init) {
+            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            guard (1...100).contains(trimmed.count) else {
+                throw LogisticsError.validation(field: "q", "must be 1 to 100 characters")
+            }
+            filter.text = trimmed
+        }
         let limit = try request.queryLimit(default: 50, range: 1...200)
         let page = try await orders.listOrders(
-            status: status, limit: limit, cursor: request.uri.queryParameters["cursor"].map(String.init))
+            filter, limit: limit, cursor: request.uri.queryParameters["cursor"].map(String.init))
         return try .json(
             OrderPageRepresentation(orders: page.orders.map(OrderRepresentation.init), nextCursor: page.nextCursor))
     }

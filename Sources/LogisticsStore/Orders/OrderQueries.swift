@@ -135,12 +135,44 @@ extension SQLLogisticsRepository {
         }
     }
 
-    public func listOrders(status: OrderStatus?, limit: Int, cursor: String?) async throws -> OrderPage {
+    public func listOrders(_ filter: OrderFilter, limit: Int, cursor: String?) async throws -> OrderPage {
         var conditions: [String] = []
         var binds: [SQLValue] = []
-        if let status {
+        if let status = filter.status {
             conditions.append("status = ?")
             binds.append(.text(status.rawValue))
+        }
+        if let open = filter.open {
+            let ended = OrderStatus.allCases.filter(\.isFinal).map { "'\($0.rawValue)'" }.joined(separator: ", ")
+            conditions.append("status \(open ? "NOT IN" : "IN") (\(ended))")
+        }
+        if let rider = filter.riderId {
+            conditions.append("assigned_rider_id = ?")
+            binds.append(.uuid(rider))
+        }
+        if let vendor = filter.vendorId {
+            conditions.append("vendor_id = ?")
+            binds.append(.uuid(vendor))
+        }
+        if let from = filter.createdFrom {
+            conditions.append("created_at >= ?")
+            binds.append(.date(from))
+        }
+        if let to = filter.createdTo {
+            conditions.append("created_at < ?")
+            binds.append(.date(to))
+        }
+        if let text = filter.text {
+            // LIKE with the pattern's own wildcards escaped: a phone or reference is matched as typed.
+            let escaped = text.lowercased().replacingOccurrences(of: "\\", with: "\\\\")
+                .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
+            conditions.append(
+                """
+                (LOWER(COALESCE(external_ref, '')) LIKE ? ESCAPE '\\' OR LOWER(customer_name) LIKE ? ESCAPE '\\'
+                    OR REPLACE(customer_phone, ' ', '') LIKE ? ESCAPE '\\')
+                """)
+            let phone = escaped.replacingOccurrences(of: " ", with: "")
+            binds += [.text("%\(escaped)%"), .text("%\(escaped)%"), .text("%\(phone)%")]
         }
         if let cursor {
             guard let position = OrderCursor(encoded: cursor) else {
@@ -149,9 +181,9 @@ extension SQLLogisticsRepository {
             conditions.append("(created_at < ? OR (created_at = ? AND id < ?))")
             binds += [.int(position.createdAtMillis), .int(position.createdAtMillis), .text(position.id)]
         }
-        let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        let clause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         let rows = try await database.query(
-            "SELECT * FROM orders \(filter) ORDER BY created_at DESC, id DESC LIMIT ?", binds + [.int(limit + 1)])
+            "SELECT * FROM orders \(clause) ORDER BY created_at DESC, id DESC LIMIT ?", binds + [.int(limit + 1)])
         let orders = try rows.prefix(limit).map(Order.init(row:))
         let next =
             rows.count > limit

@@ -13,6 +13,32 @@ public protocol OrderRepository: Sendable {
     func order(id: UUID) async throws -> Order?
     func markReady(orderId: UUID, by actor: Actor, now: Date) async throws -> Order
     func cancelOrder(orderId: UUID, reason: String?, by actor: Actor, now: Date) async throws -> Order
-    func listOrders(status: OrderStatus?, limit: Int, cursor: String?) async throws -> OrderPage
+    func listOrders(_ filter: OrderFilter, limit: Int, cursor: String?) async throws -> OrderPage
     func events(orderId: UUID) async throws -> [OrderEvent]
+}
+
+/// Which orders a list shows; every field narrows it, nil fields do not.
+public struct OrderFilter: Sendable, Equatable {
+    public var status: OrderStatus?
+    /// true: not delivered, cancelled or failed; false: only those.
+    public var open: Bool?
+    public var riderId: UUID?
+    public var vendorId: UUID?
+    public var createdFrom: Date?
+    public var createdTo: Date?
+    /// Part of the reference, the customer's phone or the customer's name, in any case.
+    public var text: String?
+
+    public init(
+        status: OrderStatus? = nil, open: Bool? = nil, riderId: UUID? = nil, vendorId: UUID? = nil,
+        createdFrom: Date? = nil, createdTo: Date? = nil, text: String? = nil
+    ) {
+        self.status = status
+        self.open = open
+        self.riderId = riderId
+        self.vendorId = vendorId
+        self.createdFrom = createdFrom
+        self.createdTo = createdTo
+        self.text = text
+    }
 }
