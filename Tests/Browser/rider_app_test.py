@@ -36,7 +36,7 @@ from rider_app.delivery import far_arrival, whole_delivery
 from rider_app.navigation import routing_down
 from rider_app.offers import offer_failures
 from rider_app.page import Abort
-from rider_app.photos import photo_proof
+from rider_app.photos import locked_code, photo_proof
 from rider_app.security import bad_input
 
 # rider_bench.py drives the app through this module (`import rider_app_test as app`); these stay reachable here.
@@ -110,6 +110,7 @@ def main():
         run("far away", far_arrival, main_server)
         run("offline", offline_taps, main_server)
         run("photo", photo_proof, main_server, workdir)
+        run("locked code", locked_code, main_server, workdir)
         second.join()
     finally:
         for server in servers.values():

@@ -9,9 +9,9 @@ from selenium.webdriver.common.by import By
 from browser_support import HOME, check
 
 from .api import DISPATCHER, events, fetch_bytes, post_photo, rider_identity, task_at
-from .page import RiderPage, need, sign_in, status_noise, wait
+from .page import RiderPage, enter_otp, need, sign_in, status_noise, wait
 from .pictures import jpeg_size
-from .words import CAPTURE, COMPLETE, DELIVERED
+from .words import CAPTURE, COMPLETE, DELIVERED, ENTER_OTP, SUBMIT_OTP
 
 
 def make_jpeg(page, width=3000, height=2000):
@@ -106,6 +106,60 @@ def photo_proof(server, workdir):
         page.tap(DELIVERED)
         page.wait_text(COMPLETE, 10)
         wait("photo: the order is DELIVERED",
+             lambda: server.call("GET", f"/api/v1/orders/{order_id}", DISPATCHER)["status"] == "DELIVERED", 10)
+    finally:
+        page.close()
+
+
+def locked_code(server, workdir):
+    """Five wrong codes lock the delivery: the page asks for a photo as evidence, says a dispatcher must confirm,
+    keeps 'Delivered' off until the dispatcher's override, then completes."""
+    rider_id, rider = rider_identity("Kofi Mensah")
+    order_id, task_id, customer = task_at(server, rider_id, rider, ["ARRIVED_AT_STORE", "PICKED_UP",
+                                                                    "ARRIVED_AT_DESTINATION"], pod="OTP")
+    page = RiderPage(server, "locked code", position=HOME)
+    try:
+        sign_in(page, rider, None, (ENTER_OTP,))
+        code = server.call("GET", f"/api/v1/customer/orders/{order_id}", customer)["deliveryOtp"]
+        wrong = f"{(int(code) + 1) % 10000:04d}"
+        page.allow(*status_noise(400), *status_noise(423))
+        for attempt in range(5):
+            enter_otp(page, wrong)
+            wait(f"locked code: wrong code {attempt + 1} answered",
+                 lambda: len([request for request in page.requests("/pod", "POST")]) >= attempt + 1, 10)
+            if attempt < 4:
+                wait(f"locked code: {4 - attempt} tries left shown", lambda: str(4 - attempt) in page.text(), 10)
+        need(page.wait_text("dispatcher", 10), "the locked-code message naming the dispatcher")
+        need(page.wait_control(CAPTURE, 10), "'Capture Photo' after the lock-out")
+        check(page.control(SUBMIT_OTP) is None, "locked code: the code box is gone")
+        page.screen("proof-locked", must_show=CAPTURE)
+        page.allow()
+
+        photo = os.path.join(workdir, "locked-door.jpg")
+        with open(photo, "wb") as handle:
+            handle.write(make_jpeg(page, 1200, 800))
+        choose_file(page, photo)
+        kept = wait("locked code: the photo is kept for the dispatcher",
+                    lambda: [event for event in events(server, order_id)
+                             if event["type"] == "ProofOfDeliveryAwaitingOverride"], 20)
+        if kept:
+            details = kept[0]["details"]
+            check("distanceM" in details and details.get("withinGeofence") == "true",
+                  f"locked code: the photo's distance from the door is recorded ({details})")
+        need(page.wait_text("A dispatcher must confirm", 10), "the page saying a dispatcher must confirm")
+        delivered = page.control(DELIVERED)
+        check(delivered is None or not page.enabled(delivered),
+              "locked code: 'Delivered' stays off until the dispatcher confirms")
+        check(not [event for event in events(server, order_id) if event["type"] == "ProofOfDeliveryAccepted"],
+              "locked code: the photo was not taken as proof")
+        page.screen("proof-awaiting-dispatcher", must_show="A dispatcher must confirm")
+
+        server.call("POST", f"/api/v1/orders/{order_id}/pod-override", DISPATCHER,
+                    {"reason": "photo of the parcel at the door checked"})
+        need(page.wait_control(DELIVERED, 15, enabled=True), "'Delivered' enabled after the dispatcher's override")
+        page.tap(DELIVERED)
+        page.wait_text(COMPLETE, 10)
+        wait("locked code: the order is DELIVERED",
              lambda: server.call("GET", f"/api/v1/orders/{order_id}", DISPATCHER)["status"] == "DELIVERED", 10)
     finally:
         page.close()

@@ -155,7 +155,8 @@ export async function refused(action, error) {
     }
     case 'OTP_LOCKED':
       notify(t('otpLocked'));
-      if (task && task.proofOfDelivery) state.task = { ...task, proofOfDelivery: { ...task.proofOfDelivery, otpLocked: true, otpAttemptsRemaining: 0 } };
+      // Only a dispatcher's override completes it now; a photo is evidence for them.
+      if (task && task.proofOfDelivery) state.task = { ...task, proofOfDelivery: { ...task.proofOfDelivery, otpLocked: true, otpAttemptsRemaining: 0, awaitingOverride: true } };
       break;
     default:
       if (action.kind === 'status' && action.status === 'FAILED' && Number.isFinite(error.problem.waitSeconds)) {
