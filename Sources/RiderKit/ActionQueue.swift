@@ -17,13 +17,19 @@ public struct RiderAction: Codable, Sendable, Equatable, Identifiable {
     /// The tap time, kept as tapped however late the action reaches the server.
     public var occurredAt: Date
     public var location: GeoPoint?
+    /// Why there is no location, when there is none (the server records it; without one it refuses the change).
+    public var noLocationReason: NoLocationReason?
 
-    public init(id: UUID = UUID(), taskId: String, kind: Kind, occurredAt: Date, location: GeoPoint?) {
+    public init(
+        id: UUID = UUID(), taskId: String, kind: Kind, occurredAt: Date, location: GeoPoint?,
+        noLocationReason: NoLocationReason? = nil
+    ) {
         self.id = id
         self.taskId = taskId
         self.kind = kind
         self.occurredAt = occurredAt
         self.location = location
+        self.noLocationReason = noLocationReason
     }
 }
 
@@ -143,8 +149,10 @@ public actor ActionQueue {
             lastTask = try await api.updateStatus(
                 taskId: action.taskId,
                 StatusUpdate(
-                    status: status, location: action.location, occurredAt: action.occurredAt, eventId: action.id,
-                    farFromDestinationConfirmed: confirmed, reason: reason))
+                    status: status, location: action.location,
+                    noLocationReason: action.location == nil ? action.noLocationReason ?? .noFix : nil,
+                    occurredAt: action.occurredAt, eventId: action.id, farFromDestinationConfirmed: confirmed,
+                    reason: reason))
         case .deliveryCode(let code):
             try await api.submitDeliveryCode(
                 taskId: action.taskId, code: code, capturedAt: action.occurredAt,

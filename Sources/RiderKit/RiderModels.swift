@@ -148,17 +148,20 @@ public struct LocationReceipt: Decodable, Sendable, Equatable {
 public struct StatusUpdate: Codable, Sendable, Equatable {
     public var status: TaskStatus
     public var location: GeoPoint?
+    /// Why there is no location; the server refuses a change with neither.
+    public var noLocationReason: NoLocationReason?
     public var occurredAt: Date
     public var eventId: UUID
     public var farFromDestinationConfirmed: Bool
     public var reason: String?
 
     public init(
-        status: TaskStatus, location: GeoPoint?, occurredAt: Date, eventId: UUID,
-        farFromDestinationConfirmed: Bool = false, reason: String? = nil
+        status: TaskStatus, location: GeoPoint?, noLocationReason: NoLocationReason? = nil, occurredAt: Date,
+        eventId: UUID, farFromDestinationConfirmed: Bool = false, reason: String? = nil
     ) {
         self.status = status
         self.location = location
+        self.noLocationReason = noLocationReason
         self.occurredAt = occurredAt
         self.eventId = eventId
         self.farFromDestinationConfirmed = farFromDestinationConfirmed

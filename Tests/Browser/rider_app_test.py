@@ -32,7 +32,7 @@ from browser_support import ARTIFACTS, Server, check, failures
 
 from rider_app.batching import batched_trip
 from rider_app.connection import flaky_server, offline_taps
-from rider_app.delivery import far_arrival, whole_delivery
+from rider_app.delivery import far_arrival, whole_delivery, without_gps
 from rider_app.navigation import routing_down
 from rider_app.offers import offer_failures
 from rider_app.page import Abort
@@ -108,6 +108,7 @@ def main():
         second.start()
         run("whole delivery", whole_delivery, main_server)
         run("far away", far_arrival, main_server)
+        run("without GPS", without_gps, main_server)
         run("offline", offline_taps, main_server)
         run("photo", photo_proof, main_server, workdir)
         run("locked code", locked_code, main_server, workdir)

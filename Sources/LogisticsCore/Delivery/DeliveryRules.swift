@@ -21,20 +21,22 @@ public enum DeliveryRules {
         }
     }
 
-    /// A status change a rider asked for.
+    /// A status change a rider asked for. Without a position it carries why the phone had none.
     public struct StatusChange: Sendable {
         public var status: TaskStatus
-        public var location: GeoPoint
+        public var location: GeoPoint?
+        public var noLocationReason: NoLocationReason?
         public var occurredAt: Date
         public var farFromDestinationConfirmed: Bool
         public var reason: DeliveryIssueType?
 
         public init(
-            status: TaskStatus, location: GeoPoint, occurredAt: Date, farFromDestinationConfirmed: Bool,
-            reason: DeliveryIssueType?
+            status: TaskStatus, location: GeoPoint?, noLocationReason: NoLocationReason? = nil, occurredAt: Date,
+            farFromDestinationConfirmed: Bool, reason: DeliveryIssueType?
         ) {
             self.status = status
             self.location = location
+            self.noLocationReason = noLocationReason
             self.occurredAt = occurredAt
             self.farFromDestinationConfirmed = farFromDestinationConfirmed
             self.reason = reason
@@ -67,7 +69,17 @@ public enum DeliveryRules {
         var verdict = Verdict(geofenceDistanceM: nil, geofenceOverride: false)
         switch change.status {
         case .arrivedAtDestination:
-            let distance = change.location.distanceM(to: order.customer.location)
+            guard let location = change.location else {
+                // No position to check the door against: the rider says so, as when far away.
+                guard change.farFromDestinationConfirmed else {
+                    throw LogisticsError(
+                        .geofenceConfirmationRequired, "Your location is not known; confirm you are at the address",
+                        extras: ["radiusM": .double(settings.geofenceRadiusM)])
+                }
+                verdict.geofenceOverride = true
+                break
+            }
+            let distance = location.distanceM(to: order.customer.location)
             verdict.geofenceDistanceM = distance
             if distance > settings.geofenceRadiusM {
                 guard change.farFromDestinationConfirmed else {

@@ -55,3 +55,11 @@ public enum StopKind: String, Codable, Sendable {
     case store = "STORE"
     case customer = "CUSTOMER"
 }
+
+/// Why a status change comes without a position: the phone would not give one, had none yet, or was on a page
+/// a browser gives no position to (plain HTTP). The event log keeps it.
+public enum NoLocationReason: String, Codable, Sendable, CaseIterable {
+    case permissionDenied = "PERMISSION_DENIED"
+    case noFix = "NO_FIX"
+    case insecureOrigin = "INSECURE_ORIGIN"
+}

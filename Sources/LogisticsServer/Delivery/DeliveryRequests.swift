@@ -4,7 +4,9 @@ import LogisticsStore
 
 struct StatusChangeRequest: Decodable {
     var status: TaskStatus
-    var location: GeoPoint
+    var location: GeoPoint?
+    /// Required when `location` is absent.
+    var noLocationReason: NoLocationReason?
     var occurredAt: Date
     var eventId: UUID
     var farFromDestinationConfirmed: Bool?

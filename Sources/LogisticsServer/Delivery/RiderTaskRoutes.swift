@@ -41,19 +41,28 @@ struct RiderTaskRoutes {
         let rider = try context.caller(.rider)
         let taskId = try context.uuidParameter("taskId")
         let body = try await RequestBody.decode(StatusChangeRequest.self, from: request)
-        let errors = body.location.validationErrors(field: "location")
+        var errors = body.location?.validationErrors(field: "location") ?? []
+        if body.location == nil && body.noLocationReason == nil {
+            errors.append(
+                FieldError(
+                    field: "location",
+                    message: "is required, or noLocationReason (PERMISSION_DENIED, NO_FIX, INSECURE_ORIGIN) saying why"))
+        }
         guard errors.isEmpty else { throw LogisticsError.validation(errors) }
         let change = DeliveryRules.StatusChange(
-            status: body.status, location: body.location, occurredAt: body.occurredAt,
-            farFromDestinationConfirmed: body.farFromDestinationConfirmed ?? false, reason: body.reason)
+            status: body.status, location: body.location, noLocationReason: body.noLocationReason,
+            occurredAt: body.occurredAt, farFromDestinationConfirmed: body.farFromDestinationConfirmed ?? false,
+            reason: body.reason)
         let (task, order) = try await deliveries.changeStatus(
             taskId: taskId, eventId: body.eventId, change: change, by: rider, now: clock.now(),
             settings: settings)
         switch task.status {
         case .pickedUp:
-            await etas.pickedUp(
-                orderId: order.id, destination: order.customer.location, at: body.location,
-                occurredAt: body.occurredAt, riderId: rider.id)
+            if let location = body.location {
+                await etas.pickedUp(
+                    orderId: order.id, destination: order.customer.location, at: location,
+                    occurredAt: body.occurredAt, riderId: rider.id)
+            }
         case .arrivedAtDestination, .delivered:
             await etas.arrived(orderId: order.id, at: body.occurredAt)
         default:

@@ -62,6 +62,7 @@ extension SQLLogisticsRepository {
             }
             var details: [String: String] = [:]
             if let reason = change.reason { details["reason"] = reason.rawValue }
+            if let why = change.noLocationReason { details["noLocationReason"] = why.rawValue }
             try await EventLog(transaction: transaction).append(
                 .init(
                     id: eventId, orderId: order.id, taskId: taskId, type: OrderEventType.deliveryStatusUpdated,

@@ -206,3 +206,30 @@ def far_arrival(server):
              and (page.shows(WAITING) or page.control(GO_ONLINE) or page.control(GO_OFFLINE)), 15)
     finally:
         page.close()
+
+
+def without_gps(server):
+    """Location refused: a status tap still reaches the server within seconds, recorded with the reason, and the page
+    says it went without the location; the same tap with no signal at all waits a few seconds first."""
+    rider_id, rider = rider_identity("Noor Haddad")
+    order_id, task_id, _ = task_at(server, rider_id, rider, [])
+    page = RiderPage(server, "without GPS", position=None, permission="denied")
+    try:
+        sign_in(page, rider, None, (AT_STORE,))
+        tapped = time.time()
+        page.tap(AT_STORE)
+        arrived = wait("without GPS: the tap reaches the server within 10 s",
+                       lambda: [event for event in status_events(server, order_id)
+                                if event["status"] == "ARRIVED_AT_STORE"], 10)
+        if arrived:
+            check(time.time() - tapped < 10, f"without GPS: it took {time.time() - tapped:.1f} s")
+            details = arrived[0].get("details") or {}
+            check(details.get("noLocationReason") == "PERMISSION_DENIED",
+                  f"without GPS: the server recorded why there was no location ({details})")
+            check(arrived[0].get("location") is None, "without GPS: no made-up position was sent")
+        need(page.wait_text("Sent without your location", 10), "the page saying the tap went without the location")
+        page.screen("tap-without-location", must_show="Sent without your location")
+        need(page.wait_control(PICKED_UP, 10), "the next step after the tap")
+        check(page.queue_length() in (0, -1), "without GPS: nothing is left waiting in the queue")
+    finally:
+        page.close()

@@ -77,7 +77,7 @@ struct JSONBodyFuzzTests {
             ]),
             check: {
                 let change = try decode(StatusChangeRequest.self, $0)
-                try refuse(change.location.validationErrors(field: "location"))
+                try refuse(change.location?.validationErrors(field: "location") ?? [])
             }),
         Body(
             name: "OTPProofRequest",

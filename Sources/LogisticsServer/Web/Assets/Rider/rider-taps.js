@@ -29,16 +29,36 @@ export async function record(kind, fields) {
 }
 
 // What the queue sends, by kind. Throws ApiError; the queue retries or stops as RiderKit's does.
+// How long a status tap waits for a first fix before it goes without one (with the reason, which the server keeps).
+const FIX_WAIT_MS = 8000;
+
+// Why the phone has no position, in the server's words.
+function noLocationReason() {
+  if (geo.status === 'denied') return 'PERMISSION_DENIED';
+  if (geo.status === 'insecure') return 'INSECURE_ORIGIN';
+  return 'NO_FIX';
+}
+
 export async function send(action, onProgress) {
   let location = action.location;
+  let withoutLocation = null;
   if (!location && (action.kind !== 'issue')) {
     location = point(geo.recent());
     if (!location) {
-      // A tap before the first fix: it goes with the first fix that comes.
-      state.waitingForLocation = true;
-      const error = new Error('waiting for a location');
-      error.network = true;
-      throw error;
+      const reason = noLocationReason();
+      const waited = Date.now() - Date.parse(action.occurredAt);
+      if (action.kind !== 'status' || (reason === 'NO_FIX' && waited < FIX_WAIT_MS)) {
+        // A tap before the first fix: it goes with the first fix that comes, or (a status) after a few seconds
+        // without one.
+        state.waitingForLocation = true;
+        const error = new Error('waiting for a location');
+        error.network = true;
+        throw error;
+      }
+      // No position to be had: the last one known, however old, or none; either way the server hears why.
+      withoutLocation = reason;
+      location = point(geo.last);
+      notify(t('sentWithoutLocation', { reason: t(`noLocation.${reason}`) }));
     }
   }
   state.waitingForLocation = false;
@@ -47,9 +67,11 @@ export async function send(action, onProgress) {
   switch (action.kind) {
     case 'status': {
       const body = {
-        status: action.status, location, occurredAt: action.occurredAt, eventId: action.id,
+        status: action.status, occurredAt: action.occurredAt, eventId: action.id,
         farFromDestinationConfirmed: Boolean(action.confirmed),
       };
+      if (location) body.location = location;
+      if (withoutLocation) body.noLocationReason = withoutLocation;
       if (action.reason) body.reason = action.reason;
       const task = await api.patch(`${base}/status`, body);
       serverTaskChanged(task);
