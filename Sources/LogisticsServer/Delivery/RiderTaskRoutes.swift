@@ -46,7 +46,8 @@ struct RiderTaskRoutes {
             errors.append(
                 FieldError(
                     field: "location",
-                    message: "is required, or noLocationReason (PERMISSION_DENIED, NO_FIX, INSECURE_ORIGIN) saying why"))
+                    message: "is required, or noLocationReason (PERMISSION_DENIED, NO_FIX, INSECURE_ORIGIN) saying why")
+            )
         }
         guard errors.isEmpty else { throw LogisticsError.validation(errors) }
         let change = DeliveryRules.StatusChange(

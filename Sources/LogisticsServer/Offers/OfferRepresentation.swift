@@ -54,3 +54,24 @@ struct OfferRepresentation: Encodable {
         }
     }
 }
+
+/// One offer of an order as the dispatcher follows it: who, and whether they took it, turned it down or let it lapse.
+struct OrderOfferRepresentation: Encodable {
+    var offerId: String
+    var riderId: String
+    var riderName: String?
+    var status: OfferStatus
+    var createdAt: Date
+    var expiresAt: Date
+    var closedAt: Date?
+
+    init(_ offer: Offer, riderName: String?, now: Date) {
+        offerId = offer.id.lowercased
+        riderId = offer.riderId.lowercased
+        self.riderName = riderName
+        status = offer.status == .open && offer.expiresAt <= now ? .expired : offer.status
+        createdAt = offer.createdAt
+        expiresAt = offer.expiresAt
+        closedAt = offer.closedAt ?? (status == .expired ? offer.expiresAt : nil)
+    }
+}

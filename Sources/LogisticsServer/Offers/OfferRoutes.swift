@@ -17,6 +17,7 @@ struct OfferRoutes {
 
     func register(in routes: inout RouteTable) {
         routes.post("/orders/{orderId}/offers", roles: [.vendor, .dispatcher, .admin], makeOffers)
+        routes.get("/orders/{orderId}/offers", orderOffers)
         routes.get("/rider/offers", offers)
         routes.post("/rider/offers/{offerId}/accept", roles: [.rider], replay: .rerun, accept)
         routes.post("/rider/offers/{offerId}/decline", roles: [.rider], decline)
@@ -31,6 +32,18 @@ struct OfferRoutes {
             orderId: order.id, to: targets, ttl: TimeInterval(configuration.offerTTLSeconds), by: actor,
             now: clock.now())
         return try .json(OfferList(offers: offers.map { OfferRepresentation($0) }), status: .created)
+    }
+
+    /// Every offer made for the order and what became of it, for the dispatcher: an offer past its time that the
+    /// sweeper has not yet marked is EXPIRED here already.
+    @Sendable func orderOffers(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
+        _ = try context.caller(.dispatcher, .admin)
+        let order = try await lookup.visibleOrder(context, allowed: OrderAccess.canView)
+        let now = clock.now()
+        let offers = try await deliveries.offers(orderId: order.id).map { offer, riderName in
+            OrderOfferRepresentation(offer, riderName: riderName, now: now)
+        }
+        return try .json(["offers": offers])
     }
 
     @Sendable func offers(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {

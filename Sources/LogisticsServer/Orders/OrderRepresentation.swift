@@ -94,3 +94,17 @@ struct OrderEventRepresentation: Encodable {
         details = event.details
     }
 }
+
+/// An event in the dispatcher's feed: the event and its order's reference, so the feed names orders as people do.
+struct FeedEventRepresentation: Encodable {
+    var event: OrderEventRepresentation
+    var externalRef: String?
+
+    func encode(to encoder: any Encoder) throws {
+        try event.encode(to: encoder)
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encodeIfPresent(externalRef, forKey: .externalRef)
+    }
+
+    private enum Key: String, CodingKey { case externalRef }
+}

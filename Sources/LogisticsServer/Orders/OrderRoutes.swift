@@ -16,6 +16,7 @@ struct OrderRoutes {
     func register(in routes: inout RouteTable) {
         routes.post("/orders", roles: [.vendor, .dispatcher, .admin], replay: .createdOrder, create)
         routes.get("/orders", list)
+        routes.get("/events", recentEvents)
         routes.get("/orders/{orderId}", show)
         routes.get("/orders/{orderId}/events", events)
         routes.get("/orders/{orderId}/events.csv", eventsCSV)
@@ -71,6 +72,23 @@ struct OrderRoutes {
             filter, limit: limit, cursor: request.uri.queryParameters["cursor"].map(String.init))
         return try .json(
             OrderPageRepresentation(orders: page.orders.map(OrderRepresentation.init), nextCursor: page.nextCursor))
+    }
+
+    /// Every order's events from `since` (an hour ago unless told, at most a day back), oldest first: the
+    /// dispatcher's feed as it was before the page was opened.
+    @Sendable func recentEvents(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
+        _ = try context.caller(.dispatcher, .admin)
+        try request.refuseUnknownQuery(allowed: ["since", "limit"])
+        let now = clock.now()
+        let since = try request.queryDate("since") ?? now.addingTimeInterval(-3600)
+        guard since >= now.addingTimeInterval(-86_400) else {
+            throw LogisticsError.validation(field: "since", "must be within the last 24 hours; read an order's own log")
+        }
+        let limit = try request.queryLimit(default: 200, range: 1...1000)
+        let events = try await orders.recentEvents(since: since, limit: limit).map { event, reference in
+            FeedEventRepresentation(event: OrderEventRepresentation(event), externalRef: reference)
+        }
+        return try .json(["events": events])
     }
 
     @Sendable func show(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {

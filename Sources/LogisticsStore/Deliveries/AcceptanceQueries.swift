@@ -80,9 +80,14 @@ extension SQLLogisticsRepository {
             }
             try await transaction.query(
                 """
-                UPDATE offers SET status = CASE WHEN id = ? THEN 'ACCEPTED' ELSE 'SUPERSEDED' END, closed_at = ?
+                UPDATE offers SET
+                    status = CASE WHEN id = ? THEN 'ACCEPTED' WHEN expires_at <= ? THEN 'EXPIRED' ELSE 'SUPERSEDED' END,
+                    closed_at = CASE WHEN id <> ? AND expires_at <= ? THEN expires_at ELSE ? END
                 WHERE order_id = ? AND (id = ? OR status = 'OPEN')
-                """, [.uuid(offerId), .date(now), .uuid(order.id), .uuid(offerId)])
+                """,
+                [
+                    .uuid(offerId), .date(now), .uuid(offerId), .date(now), .date(now), .uuid(order.id), .uuid(offerId),
+                ])
             try await EventLog(transaction: transaction).write(
                 .init(
                     orderId: order.id, taskId: taskId, type: OrderEventType.orderAssigned,

@@ -68,6 +68,8 @@ public protocol DeliveryRepository: Sendable {
     func makeOffers(orderId: UUID, to targets: OfferTargets, ttl: TimeInterval, by actor: Actor, now: Date)
         async throws -> [Offer]
     func openOffers(riderId: UUID, now: Date) async throws -> [(Offer, Order)]
+    /// Every offer made for the order, oldest first, with the rider's name.
+    func offers(orderId: UUID) async throws -> [(Offer, riderName: String?)]
     func declineOffer(offerId: UUID, riderId: UUID, now: Date) async throws -> Offer
     func expireOffers(now: Date) async throws -> Int
 

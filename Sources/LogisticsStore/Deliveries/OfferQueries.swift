@@ -20,9 +20,10 @@ extension SQLLogisticsRepository: DeliveryRepository {
             for riderId in riders {
                 try await transaction.query(
                     """
-                    UPDATE offers SET status = 'SUPERSEDED', closed_at = ?
+                    UPDATE offers SET status = CASE WHEN expires_at <= ? THEN 'EXPIRED' ELSE 'SUPERSEDED' END,
+                        closed_at = CASE WHEN expires_at <= ? THEN expires_at ELSE ? END
                     WHERE order_id = ? AND rider_id = ? AND status = 'OPEN'
-                    """, [.date(now), .uuid(orderId), .uuid(riderId)])
+                    """, [.date(now), .date(now), .date(now), .uuid(orderId), .uuid(riderId)])
                 let offer = Offer(
                     id: UUID(), orderId: orderId, riderId: riderId, status: .open, createdAt: now,
                     expiresAt: now.addingTimeInterval(ttl))
@@ -116,6 +117,15 @@ extension SQLLogisticsRepository: DeliveryRepository {
                 tripStops: row.optionalString("offer_trip_plan").map(TripStop.parse))
             return (offer, try Order(row: row))
         }
+    }
+
+    public func offers(orderId: UUID) async throws -> [(Offer, riderName: String?)] {
+        try await database.query(
+            """
+            SELECT f.*, r.name AS rider_name FROM offers f LEFT JOIN riders r ON r.id = f.rider_id
+            WHERE f.order_id = ? ORDER BY f.created_at, f.id
+            """, [.uuid(orderId)]
+        ).map { (try Offer(row: $0), $0.optionalString("rider_name")) }
     }
 
     public func declineOffer(offerId: UUID, riderId: UUID, now: Date) async throws -> Offer {

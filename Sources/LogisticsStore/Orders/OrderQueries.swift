@@ -194,6 +194,15 @@ extension SQLLogisticsRepository {
         return OrderPage(orders: orders, nextCursor: next)
     }
 
+    public func recentEvents(since: Date, limit: Int) async throws -> [(OrderEvent, externalRef: String?)] {
+        try await database.query(
+            """
+            SELECT e.*, o.external_ref AS order_external_ref FROM order_events e JOIN orders o ON o.id = e.order_id
+            WHERE e.received_at >= ? ORDER BY e.received_at, e.order_id, e.seq LIMIT ?
+            """, [.date(since), .int(limit)]
+        ).map { (try OrderEvent(row: $0), $0.optionalString("order_external_ref")) }
+    }
+
     public func events(orderId: UUID) async throws -> [OrderEvent] {
         try await database.query("SELECT * FROM order_events WHERE order_id = ? ORDER BY seq", [.uuid(orderId)])
             .map(OrderEvent.init(row:))

@@ -15,6 +15,8 @@ public protocol OrderRepository: Sendable {
     func cancelOrder(orderId: UUID, reason: String?, by actor: Actor, now: Date) async throws -> Order
     func listOrders(_ filter: OrderFilter, limit: Int, cursor: String?) async throws -> OrderPage
     func events(orderId: UUID) async throws -> [OrderEvent]
+    /// Every order's events received from `since` on, oldest first, at most `limit`, with the order's reference.
+    func recentEvents(since: Date, limit: Int) async throws -> [(OrderEvent, externalRef: String?)]
 }
 
 /// Which orders a list shows; every field narrows it, nil fields do not.

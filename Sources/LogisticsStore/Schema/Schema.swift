@@ -373,5 +373,9 @@ enum Schema {
             version: 19, name: "orders remember when their customer's personal data was anonymised",
             common: ["ALTER TABLE orders ADD COLUMN anonymised_at BIGINT"]
         ),
+        Migration(
+            version: 20, name: "order events by when they were received, for the dispatcher's feed",
+            common: ["CREATE INDEX order_events_received ON order_events (received_at)"]
+        ),
     ]
 }

@@ -8,7 +8,9 @@ import Testing
 /// door the rider must say they are there, since nothing can check it.
 @Suite("Status changes without a position", .timeLimit(.minutes(2)))
 struct NoLocationTests {
-    static func tap(_ scenario: DeliveryScenario, _ taskId: String, _ status: String, rider: String, _ extra: [String: Any])
+    static func tap(
+        _ scenario: DeliveryScenario, _ taskId: String, _ status: String, rider: String, _ extra: [String: Any]
+    )
         async throws -> Reply
     {
         var body: [String: Any] = [
@@ -19,7 +21,9 @@ struct NoLocationTests {
         return try await scenario.server.send(.patch, "/api/v1/rider/tasks/\(taskId)/status", token: rider, json: body)
     }
 
-    @Test("no position and no reason is 400; with NO_FIX the change is made and the reason logged", arguments: StoreKind.available)
+    @Test(
+        "no position and no reason is 400; with NO_FIX the change is made and the reason logged",
+        arguments: StoreKind.available)
     func reasons(kind: StoreKind) async throws {
         try await TestServer.run(kind) { server in
             let scenario = try await DeliveryScenario.ready(server)
@@ -27,7 +31,8 @@ struct NoLocationTests {
             let refused = try await Self.tap(scenario, taskId, "ARRIVED_AT_STORE", rider: rider, [:])
             #expect(refused.status == 400)
             #expect(ValidationTests.fields(refused) == ["location"])
-            let odd = try await Self.tap(scenario, taskId, "ARRIVED_AT_STORE", rider: rider, ["noLocationReason": "LAZY"])
+            let odd = try await Self.tap(
+                scenario, taskId, "ARRIVED_AT_STORE", rider: rider, ["noLocationReason": "LAZY"])
             #expect(odd.status == 400)
 
             let made = try await Self.tap(
@@ -46,7 +51,8 @@ struct NoLocationTests {
                 ["noLocationReason": "NO_FIX", "farFromDestinationConfirmed": true])
             #expect(confirmed.status == 200)
 
-            let log = try await server.send(.get, "/api/v1/orders/\(scenario.orderId)/events", token: scenario.dispatcher)
+            let log = try await server.send(
+                .get, "/api/v1/orders/\(scenario.orderId)/events", token: scenario.dispatcher)
             let taps = try #require(log["events"] as? [[String: Any]]).filter {
                 $0["type"] as? String == "DeliveryStatusUpdated"
             }

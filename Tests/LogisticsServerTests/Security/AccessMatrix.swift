@@ -106,6 +106,8 @@ enum AccessMatrix {
                 { Probe(path: "/api/v1/orders/\($0.b.orderId)") },
                 rider: 403, customer: 404, vendor: 404, dispatcher: .staff, admin: .staff, anonymous: 401),
             "GET /api/v1/orders/{orderId}/events": .staffOnly { Probe(path: "/api/v1/orders/\($0.b.orderId)/events") },
+            "GET /api/v1/events": .staffOnly { _ in Probe(path: "/api/v1/events") },
+            "GET /api/v1/orders/{orderId}/offers": .staffOnly { Probe(path: "/api/v1/orders/\($0.b.orderId)/offers") },
             "GET /api/v1/orders/{orderId}/path": .staffOnly { Probe(path: "/api/v1/orders/\($0.b.orderId)/path") },
             "GET /api/v1/orders/{orderId}/events.csv": .staffOnly {
                 Probe(path: "/api/v1/orders/\($0.b.orderId)/events.csv")

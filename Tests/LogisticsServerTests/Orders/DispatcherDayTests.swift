@@ -1,0 +1,79 @@
+import Foundation
+import LogisticsCore
+import Testing
+
+@testable import TestSupport
+
+/// What the dispatcher's page reads: every offer of an order and what became of it, and the last hour's events of
+/// every order, by reference.
+@Suite("The dispatcher's day", .timeLimit(.minutes(2)))
+struct DispatcherDayTests {
+    @Test("an order's offers: declined, expired, then accepted, with the riders' names", arguments: StoreKind.available)
+    func offerOutcomes(kind: StoreKind) async throws {
+        try await TestServer.run(kind) { server in
+            let scenario = try await DeliveryScenario.ready(server)
+            let asha = try await scenario.onlineRider(name: "Asha Rao")
+            let omar = try await scenario.onlineRider(name: "Omar Haddad")
+            let first = try await scenario.offer(to: [asha.id, omar.id])
+            #expect(
+                try await server.send(.post, "/api/v1/rider/offers/\(first[asha.id]!)/decline", token: asha.token)
+                    .status == 200)
+            // Omar lets his lapse: past the offer's time it is EXPIRED at once, before any sweep marks it.
+            server.clock.advance(by: 61)
+            var listed = try await server.send(
+                .get, "/api/v1/orders/\(scenario.orderId)/offers", token: scenario.dispatcher)
+            var offers = try #require(listed["offers"] as? [[String: Any]])
+            let outcome = Dictionary(
+                uniqueKeysWithValues: offers.map { ($0["riderName"] as? String ?? "?", $0["status"] as? String ?? "?") }
+            )
+            #expect(outcome == ["Asha Rao": "DECLINED", "Omar Haddad": "EXPIRED"])
+            #expect(offers.allSatisfy { $0["closedAt"] != nil })
+
+            // Offered again: Omar takes it this time.
+            let second = try await scenario.offer(to: [omar.id])
+            #expect(
+                try await server.send(.post, "/api/v1/rider/offers/\(second[omar.id]!)/accept", token: omar.token)
+                    .status == 200)
+            listed = try await server.send(
+                .get, "/api/v1/orders/\(scenario.orderId)/offers", token: scenario.dispatcher)
+            offers = try #require(listed["offers"] as? [[String: Any]])
+            // An offer that lapsed before the new round stays EXPIRED, not SUPERSEDED by it.
+            #expect(Set(offers.prefix(2).map { $0["status"] as? String }) == ["DECLINED", "EXPIRED"])
+            #expect(offers.last?["status"] as? String == "ACCEPTED")
+            #expect(
+                try await server.send(.get, "/api/v1/orders/\(scenario.orderId)/offers", token: asha.token).status
+                    == 403)
+        }
+    }
+
+    @Test("the feed after a reload: the last hour's events of every order with its reference; at most a day back")
+    func recentEvents() async throws {
+        try await TestServer.run(.sqlite) { server in
+            let dispatcher = try await server.token(.dispatcher)
+            var order = Fixtures.order()
+            order["externalRef"] = "FEED-1"
+            let created = try await server.send(.post, "/api/v1/orders", token: dispatcher, json: order)
+            let orderId = try #require(created["orderId"] as? String)
+            #expect(try await server.send(.post, "/api/v1/orders/\(orderId)/ready", token: dispatcher).status == 200)
+            server.clock.advance(by: 1800)
+            let feed = try await server.send(.get, "/api/v1/events", token: dispatcher)
+            let events = try #require(feed["events"] as? [[String: Any]])
+            #expect(events.map { $0["type"] as? String } == ["OrderCreated", "OrderReadyForPickup"])
+            #expect(
+                events.allSatisfy { $0["externalRef"] as? String == "FEED-1" && $0["orderId"] as? String == orderId })
+
+            server.clock.advance(by: 3600)
+            let later = try await server.token(.dispatcher)
+            #expect((try await server.send(.get, "/api/v1/events", token: later)["events"] as? [Any])?.isEmpty == true)
+            let since = RFC3339.string(from: server.clock.now().addingTimeInterval(-7200))
+            #expect(
+                (try await server.send(.get, "/api/v1/events?since=\(since)", token: later)["events"] as? [Any])?
+                    .count == 2)
+            let tooOld = RFC3339.string(from: server.clock.now().addingTimeInterval(-90_000))
+            let refused = try await server.send(.get, "/api/v1/events?since=\(tooOld)", token: later)
+            #expect(refused.status == 400 && ValidationTests.fields(refused) == ["since"])
+            #expect(
+                ValidationTests.fields(try await server.send(.get, "/api/v1/events?from=x", token: later)) == ["from"])
+        }
+    }
+}
