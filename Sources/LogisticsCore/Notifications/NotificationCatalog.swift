@@ -39,6 +39,9 @@ public enum NotificationCatalog {
             NotificationKey.proofWaived: (
                 "Dispatcher decision", "You may complete this delivery without the usual proof."
             ),
+            NotificationKey.orderReassigned: (
+                "Order given to another rider", "Order {reference} has been given to another rider. Do not pick it up."
+            ),
         ],
         // Hindi, for the Mumbai pilot. Everyday Hindi as delivery apps write it, with common English loanwords.
         "hi": [
@@ -102,6 +105,8 @@ public enum NotificationKey {
     public static let deliveryCancelled = "rider.deliveryCancelled"
     public static let failureApproved = "rider.failureApproved"
     public static let proofWaived = "rider.proofWaived"
+    /// The dispatcher took the order from this rider before pickup.
+    public static let orderReassigned = "rider.orderReassigned"
     /// Sent when a rider was sent ahead on the preparation time and the vendor then marks the order ready.
     public static let orderReady = "rider.orderReady"
 }

@@ -51,6 +51,8 @@ public enum OrderEventType {
     public static let deliveryIssueReported = "DeliveryIssueReported"
     public static let deliveryCodeLocked = "DeliveryCodeLocked"
     public static let proofOfDeliveryOverridden = "ProofOfDeliveryOverridden"
+    /// A dispatcher took the order from its rider before pickup; it is ready to be offered again.
+    public static let orderReassigned = "OrderReassigned"
     /// A photo taken after the code was locked: kept for a dispatcher, who completes the delivery with an override.
     public static let proofOfDeliveryAwaitingOverride = "ProofOfDeliveryAwaitingOverride"
     public static let failureApproved = "FailureApproved"
@@ -61,7 +63,7 @@ public enum OrderEventType {
     public static let all: [String] = [
         orderCreated, orderReady, orderCancelled, offersMade, orderAssigned, deliveryStatusUpdated,
         proofOfDeliveryAccepted, deliveryIssueReported, deliveryCodeLocked, proofOfDeliveryOverridden,
-        failureApproved, dispatchEscalated, proofOfDeliveryAwaitingOverride,
+        failureApproved, dispatchEscalated, proofOfDeliveryAwaitingOverride, orderReassigned,
     ]
 }
 

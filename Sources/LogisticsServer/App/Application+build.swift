@@ -234,7 +234,7 @@ func makeRouter(_ services: LogisticsServices) -> (Router<LogisticsRequestContex
     ).register(in: &routes)
     DispatcherDecisionRoutes(
         deliveries: services.deliveries, lookup: services.orderLookup, configuration: services.configuration,
-        clock: services.clock
+        dispatcher: services.autoDispatcher, clock: services.clock
     ).register(in: &routes)
     OrderNotificationRoutes(outbox: services.repository, lookup: services.orderLookup).register(in: &routes)
     RiderTaskRoutes(

@@ -10,11 +10,50 @@ struct DispatcherDecisionRoutes {
     let deliveries: any DeliveryRepository
     let lookup: OrderLookup
     let configuration: ServerConfiguration
+    let dispatcher: AutoDispatcher?
     let clock: any WallClock
 
     func register(in routes: inout RouteTable) {
         routes.post("/orders/{orderId}/pod-override", roles: [.dispatcher, .admin], overrideProof)
         routes.post("/orders/{orderId}/failure-approval", roles: [.dispatcher, .admin], approveFailure)
+        routes.post("/orders/{orderId}/reassign", roles: [.dispatcher, .admin], reassign)
+    }
+
+    struct ReassignRequest: Decodable {
+        var reason: String
+        var riderIds: [UUID]?
+    }
+
+    /// Takes the order from its rider before pickup and offers it again: to `riderIds`, or by automatic dispatch
+    /// when that is on (otherwise the dispatcher offers it from the page). Answers the order and any new offers.
+    @Sendable func reassign(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
+        let actor = try context.caller(.dispatcher, .admin)
+        let body = try await RequestBody.decode(ReassignRequest.self, from: request)
+        let reason = body.reason.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !reason.isEmpty, reason.count <= 500 else {
+            throw LogisticsError.validation(field: "reason", "is required (at most 500 characters)")
+        }
+        if let riders = body.riderIds, !(1...20).contains(riders.count) {
+            throw LogisticsError.validation(field: "riderIds", "must name 1 to 20 riders")
+        }
+        let order = try await lookup.visibleOrder(context, allowed: OrderAccess.canView)
+        let now = clock.now()
+        let ready = try await deliveries.reassign(orderId: order.id, reason: reason, by: actor, now: now)
+        var offers: [OfferRepresentation] = []
+        if let riders = body.riderIds {
+            offers = try await deliveries.makeOffers(
+                orderId: ready.id, to: .riders(riders.filter { $0 != order.assignedRiderId }),
+                ttl: TimeInterval(configuration.offerTTLSeconds), by: actor, now: now
+            ).map { OfferRepresentation($0) }
+        } else {
+            dispatcher?.orderNeedsRider(ready.id)
+        }
+        return try .json(ReassignedOrder(order: OrderRepresentation(ready), offers: offers))
+    }
+
+    struct ReassignedOrder: Encodable {
+        var order: OrderRepresentation
+        var offers: [OfferRepresentation]
     }
 
     @Sendable func overrideProof(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {

@@ -103,5 +103,8 @@ public protocol DeliveryRepository: Sendable {
         now: Date
     ) async throws -> DeliveryIssue
     func overrideProof(orderId: UUID, reason: String, by actor: Actor, now: Date) async throws -> DeliveryTask
+    /// Takes the order from its rider before pickup: the task ends CANCELLED with the reason, the rider is told, and
+    /// the order is READY_FOR_PICKUP again, to be offered anew.
+    func reassign(orderId: UUID, reason: String, by actor: Actor, now: Date) async throws -> Order
     func approveFailure(orderId: UUID, reason: String?, by actor: Actor, now: Date) async throws -> DeliveryTask
 }

@@ -68,6 +68,44 @@ extension SQLLogisticsRepository {
             by: actor, now: now)
     }
 
+    public func reassign(orderId: UUID, reason: String, by actor: Actor, now: Date) async throws -> Order {
+        try await database.transaction { transaction in
+            let order = try await lockedOrder(orderId, in: transaction)
+            if order.status == .cancelled { throw LogisticsError(.orderCancelled, "The order was cancelled") }
+            guard let taskId = order.taskId, let riderId = order.assignedRiderId else {
+                throw LogisticsError.invalidTransition(from: order.status, "The order has no rider to take it from")
+            }
+            let task = try await lockedTask(taskId, in: transaction)
+            guard task.status == .accepted || task.status == .arrivedAtStore else {
+                throw LogisticsError.invalidTransition(
+                    from: task.status,
+                    task.status.isFinal
+                        ? "The delivery has ended"
+                        : "The rider has the parcel: send it back to the store instead (return-to-store)")
+            }
+            try await transaction.query(
+                "UPDATE tasks SET status = 'CANCELLED', updated_at = ? WHERE id = ?", [.date(now), .uuid(taskId)])
+            try await settleRider(riderId, at: now, in: transaction)
+            try await transaction.query(
+                """
+                UPDATE orders SET status = 'READY_FOR_PICKUP', assigned_rider_id = NULL, task_id = NULL, updated_at = ?
+                WHERE id = ?
+                """, [.date(now), .uuid(orderId)])
+            try await EventLog(transaction: transaction).append(
+                .init(
+                    orderId: orderId, taskId: taskId, type: OrderEventType.orderReassigned,
+                    status: OrderStatus.readyForPickup.rawValue, occurredAt: now, receivedAt: now, actor: actor,
+                    details: ["reason": reason, "fromRiderId": riderId.lowercased]),
+                settingOrderStatus: .readyForPickup,
+                notify: [
+                    QueuedNotification.catalog(
+                        NotificationKey.orderReassigned, to: riderId, role: .rider,
+                        arguments: ["reference": order.externalRef ?? String(order.id.lowercased.prefix(8))])
+                ])
+            return try await lockedOrder(orderId, in: transaction)
+        }
+    }
+
     /// A dispatcher's audited decision on the order's unfinished task.
     private func updateActiveTask(
         orderId: UUID, set assignment: String, eventType: String, reason: String?, by actor: Actor, now: Date

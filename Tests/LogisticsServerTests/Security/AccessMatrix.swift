@@ -128,6 +128,9 @@ enum AccessMatrix {
             "POST /api/v1/orders/{orderId}/pod-override": .staffOnly {
                 Probe(path: "/api/v1/orders/\($0.b.orderId)/pod-override", json: ["reason": "not mine"])
             },
+            "POST /api/v1/orders/{orderId}/reassign": .staffOnly {
+                Probe(path: "/api/v1/orders/\($0.b.orderId)/reassign", json: ["reason": "not mine"])
+            },
             "POST /api/v1/orders/{orderId}/failure-approval": .staffOnly {
                 Probe(path: "/api/v1/orders/\($0.b.orderId)/failure-approval", json: ["reason": "not mine"])
             },
