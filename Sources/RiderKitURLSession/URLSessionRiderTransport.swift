@@ -20,7 +20,12 @@ public struct URLSessionRiderTransport: RiderTransport {
         return URLSession(configuration: configuration)
     }
 
-    public init(session: URLSession = URLSessionRiderTransport.makeSession()) { self.session = session }
+    /// One session for the process. FoundationNetworking on Linux tears a dropped session's libcurl handles down
+    /// racing their dispatch sources (swift-corelibs-foundation #4791, #5491): a session per transport, let go
+    /// at the end of each test, corrupted the heap now and then (a crash in an unrelated object's deinit).
+    public static let shared = makeSession()
+
+    public init(session: URLSession = URLSessionRiderTransport.shared) { self.session = session }
 
     public func send(_ request: RiderRequest, timeout: Duration) async throws -> (status: Int, body: Data) {
         guard let url = URL(string: request.url) else { throw RiderAPIError.transport("bad URL \(request.url)") }

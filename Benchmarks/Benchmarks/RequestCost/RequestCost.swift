@@ -53,6 +53,8 @@ actor Harness {
 
     func post(_ path: String, body: Data, expecting field: String, benchmark: Benchmark) async throws {
         let (built, token) = try await server()
+        // The benchmark is driven from this one task; the test client's closure only runs inside it.
+        nonisolated(unsafe) let benchmark = benchmark
         try await built.application.test(.router) { client in
             benchmark.startMeasurement()
             for _ in benchmark.scaledIterations {
@@ -91,7 +93,8 @@ actor Harness {
 }
 
 enum Fixture {
-    static let order: [String: Any] = [
+    static var order: [String: Any] {
+        [
         "externalRef": "BENCH-1",
         "vendor": [
             "name": "Café de Paris", "address": "Place du Casino", "location": ["lat": 43.7396, "lon": 7.4276],
@@ -101,5 +104,6 @@ enum Fixture {
             "address": "Quai Antoine 1er", "location": ["lat": 43.7347, "lon": 7.4240],
         ],
         "podType": "PHOTO",
-    ]
+        ]
+    }
 }

@@ -27,11 +27,21 @@ struct TrackingHubOrderTests {
         // from the same channel. Before the hub ordered its hand-offs, the CI run's socket test lost one in 3,000.
         let fixes = 20_000
         let done = Atomic(false)
+        let swept = SweepCount()
         async let sweeps: Void = Task.detached {
-            while !done.load(ordering: .acquiring) { hub.sweep(now: start.addingTimeInterval(3_600)) }
+            while !done.load(ordering: .acquiring) {
+                hub.sweep(now: start.addingTimeInterval(3_600))
+                swept.value.add(1, ordering: .releasing)
+            }
         }.value
         await Task.detached {
             for step in 0..<fixes {
+                // On a loaded machine the sweeping thread may not run at all during the fixes: every so often
+                // the fixes wait for a sweep, so the two always interleave.
+                if step % 1_000 == 500 {
+                    let before = swept.value.load(ordering: .acquiring)
+                    while swept.value.load(ordering: .acquiring) == before { sched_yield() }
+                }
                 let fix = LocationFix(
                     lat: 43 + Double(step) * 0.00036, lon: 7.42, accuracyM: 5,
                     recordedAt: start.addingTimeInterval(Double(step)))
@@ -55,4 +65,9 @@ struct TrackingHubOrderTests {
     static func firstDisorder(_ seqs: [Int]) -> Int? {
         zip(seqs.indices.dropFirst(), seqs.dropFirst()).first { index, seq in seq != seqs[index - 1] + 1 }?.0
     }
+}
+
+/// Sweeps made so far, shared by the two threads.
+private final class SweepCount: Sendable {
+    let value = Atomic(0)
 }
