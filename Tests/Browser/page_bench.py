@@ -27,11 +27,11 @@ def main():
     try:
         order_id, _, _, customer = pages.in_transit(server)
         link = server.call("POST", f"/api/v1/orders/{order_id}/tracking-links", customer)
-        page = server.base + link["url"]
+        page = link["url"]
 
         raw = zipped = served = 0
-        for path in [link["url"], "/web/track.js", "/web/map.js", "/web/track.css"]:
-            body, _ = fetch(server.base + path)
+        for address in [page] + [server.base + path for path in ["/web/track.js", "/web/map.js", "/web/track.css"]]:
+            body, _ = fetch(address)
             raw += len(body)
             zipped += len(gzip.compress(body, 9))
             served += len(fetch(server.base + path, gzipped=True)[0])

@@ -65,6 +65,19 @@ struct TrackingChannelTests {
         #expect(channel.checkStale(now: start.addingTimeInterval(60), since: start) == nil)
     }
 
+    @Test("a parcel sent back to the store ends the customer's view of the rider there")
+    func returning() {
+        var channel = TrackingChannel(status: .arrivedAtDestination, seq: 3)
+        let messages = channel.statusChanged(to: .returningToStore, at: start)
+        #expect(
+            messages == [
+                .status(seq: 4, status: .returningToStore, occurredAt: start),
+                .ended(seq: 5, status: .returningToStore),
+            ])
+        #expect(channel.record(fix(1)) == nil)
+        #expect(channel.statusChanged(to: .returned, at: start).isEmpty)
+    }
+
     @Test("resume replays exactly the missed messages in order, or asks for a resync when they are gone")
     func resume() {
         var channel = TrackingChannel(status: .inTransit, historyLimit: 4)

@@ -172,15 +172,19 @@ public enum DeliveryRules {
     }
 
     /// The customer-facing push for a status, if it has one.
-    public static func customerNotification(for status: TaskStatus, customerId: UUID) -> QueuedNotification? {
+    public static func customerNotification(for status: TaskStatus, order: Order) -> QueuedNotification? {
         let key: String? =
             switch status {
             case .pickedUp: NotificationKey.pickedUp
             case .arrivedAtDestination: NotificationKey.riderArrived
             case .delivered: NotificationKey.delivered
             case .failed: NotificationKey.deliveryFailed
+            case .returnedToStore: NotificationKey.orderReturned
             default: nil
             }
-        return key.map { QueuedNotification.catalog($0, to: customerId, role: .customer) }
+        return key.map {
+            QueuedNotification.catalog(
+                $0, to: order.customer.id, role: .customer, arguments: ["vendor": order.vendor.name])
+        }
     }
 }

@@ -43,7 +43,9 @@ public struct DeliveryTask: Sendable, Equatable {
 
     /// The trip rank of the stop this task waits for: its store before pickup, its customer after.
     public var nextStopRank: Int? {
-        switch status.nextStop {
+        // Going back to the store takes the place the customer had in the trip.
+        if status == .returningToStore { return dropoffRank }
+        return switch status.nextStop {
         case .store: pickupRank
         case .customer: dropoffRank
         case nil: nil

@@ -34,7 +34,10 @@ public struct RiderTrip: Sendable {
     /// Every stop of the trip's orders in sequence, those already made marked done.
     public var stops: [Stop] {
         legs.flatMap { leg in
-            [
+            if leg.task.status == .returningToStore {
+                return [(leg.task.dropoffRank, Stop(leg: leg, kind: .store, done: false))]
+            }
+            return [
                 (leg.task.pickupRank, Stop(leg: leg, kind: .store, done: leg.task.status.nextStop != .store)),
                 (leg.task.dropoffRank, Stop(leg: leg, kind: .customer, done: false)),
             ]

@@ -7,8 +7,16 @@ public enum TaskStatus: String, Codable, Sendable, CaseIterable {
     case delivered = "DELIVERED"
     case cancelled = "CANCELLED"
     case failed = "FAILED"
+    /// A dispatcher sent the parcel back after pickup: the rider's next stop is the store again.
+    case returningToStore = "RETURNING_TO_STORE"
+    case returnedToStore = "RETURNED_TO_STORE"
 
-    public var isFinal: Bool { self == .delivered || self == .cancelled || self == .failed }
+    public var isFinal: Bool {
+        self == .delivered || self == .cancelled || self == .failed || self == .returnedToStore
+    }
+
+    /// The final statuses as an SQL list, for the queries that look only at unfinished tasks.
+    public static let finalSQLList = "('DELIVERED', 'CANCELLED', 'FAILED', 'RETURNED_TO_STORE')"
 
     /// Statuses the rider may move to next (BR-RDR-STATUS-SEQ). CANCELLED is not the rider's to set.
     public var allowedNext: [TaskStatus] {
@@ -17,16 +25,17 @@ public enum TaskStatus: String, Codable, Sendable, CaseIterable {
         case .arrivedAtStore: [.pickedUp]
         case .pickedUp: [.arrivedAtDestination, .failed]
         case .arrivedAtDestination: [.delivered, .failed]
-        case .delivered, .cancelled, .failed: []
+        case .returningToStore: [.returnedToStore]
+        case .delivered, .cancelled, .failed, .returnedToStore: []
         }
     }
 
     /// Where the rider heads next: the store until pickup, the customer after; nil once the task has ended.
     public var nextStop: StopKind? {
         switch self {
-        case .accepted, .arrivedAtStore: .store
+        case .accepted, .arrivedAtStore, .returningToStore: .store
         case .pickedUp, .arrivedAtDestination: .customer
-        case .delivered, .cancelled, .failed: nil
+        case .delivered, .cancelled, .failed, .returnedToStore: nil
         }
     }
 
@@ -39,6 +48,8 @@ public enum TaskStatus: String, Codable, Sendable, CaseIterable {
         case .delivered: .delivered
         case .cancelled: .cancelled
         case .failed: .failed
+        case .returningToStore: .returningToStore
+        case .returnedToStore: .returned
         }
     }
 }

@@ -42,6 +42,13 @@ public enum NotificationCatalog {
             NotificationKey.orderReassigned: (
                 "Order given to another rider", "Order {reference} has been given to another rider. Do not pick it up."
             ),
+            NotificationKey.returnToStore: (
+                "Take the order back", "Take order {reference} back to {vendor}: {reason}"
+            ),
+            NotificationKey.orderReturning: (
+                "Going back to the store", "Your order is going back to {vendor}: {reason}"
+            ),
+            NotificationKey.orderReturned: ("Returned to the store", "Your order is back at {vendor}."),
         ],
         // Hindi, for the Mumbai pilot. Everyday Hindi as delivery apps write it, with common English loanwords.
         "hi": [
@@ -107,6 +114,10 @@ public enum NotificationKey {
     public static let proofWaived = "rider.proofWaived"
     /// The dispatcher took the order from this rider before pickup.
     public static let orderReassigned = "rider.orderReassigned"
+    /// The dispatcher sent the parcel back: the rider's next stop is the store.
+    public static let returnToStore = "rider.returnToStore"
+    public static let orderReturning = "customer.orderReturning"
+    public static let orderReturned = "customer.orderReturned"
     /// Sent when a rider was sent ahead on the preparation time and the vendor then marks the order ready.
     public static let orderReady = "rider.orderReady"
 }

@@ -53,6 +53,8 @@ public enum OrderEventType {
     public static let proofOfDeliveryOverridden = "ProofOfDeliveryOverridden"
     /// A dispatcher took the order from its rider before pickup; it is ready to be offered again.
     public static let orderReassigned = "OrderReassigned"
+    /// A dispatcher sent a picked-up parcel back to the store; the rider's RETURNED_TO_STORE ends it as RETURNED.
+    public static let returnToStoreRequested = "ReturnToStoreRequested"
     /// A photo taken after the code was locked: kept for a dispatcher, who completes the delivery with an override.
     public static let proofOfDeliveryAwaitingOverride = "ProofOfDeliveryAwaitingOverride"
     public static let failureApproved = "FailureApproved"
@@ -64,6 +66,7 @@ public enum OrderEventType {
         orderCreated, orderReady, orderCancelled, offersMade, orderAssigned, deliveryStatusUpdated,
         proofOfDeliveryAccepted, deliveryIssueReported, deliveryCodeLocked, proofOfDeliveryOverridden,
         failureApproved, dispatchEscalated, proofOfDeliveryAwaitingOverride, orderReassigned,
+        returnToStoreRequested,
     ]
 }
 

@@ -9,8 +9,14 @@ public enum OrderStatus: String, Codable, Sendable, CaseIterable {
     case delivered = "DELIVERED"
     case cancelled = "CANCELLED"
     case failed = "FAILED"
+    /// Picked up, then sent back to the store by a dispatcher; RETURNED once the rider hands it back.
+    case returningToStore = "RETURNING_TO_STORE"
+    case returned = "RETURNED"
 
-    public var isFinal: Bool { self == .delivered || self == .cancelled || self == .failed }
+    public var isFinal: Bool { self == .delivered || self == .cancelled || self == .failed || self == .returned }
+
+    /// The final statuses as an SQL list, for the queries that look only at open orders.
+    public static let finalSQLList = "('DELIVERED', 'CANCELLED', 'FAILED', 'RETURNED')"
 }
 
 /// Whether a rider can take work.

@@ -44,7 +44,10 @@ public struct TrackingChannel: Sendable {
         self.historyLimit = historyLimit
     }
 
-    public var hasEnded: Bool { status.isFinal }
+    public var hasEnded: Bool { Self.endsTracking(status) }
+
+    /// A parcel going back to the store is no longer coming to the customer: following the rider stops there.
+    public static func endsTracking(_ status: OrderStatus) -> Bool { status.isFinal || status == .returningToStore }
 
     /// Tracking is offered only while the parcel is on its way (**R** BR-001).
     public static func isTrackable(_ status: OrderStatus) -> Bool {
@@ -73,7 +76,7 @@ public struct TrackingChannel: Sendable {
         guard !hasEnded, newStatus.isFinal || Self.progress(newStatus) > Self.progress(status) else { return [] }
         status = newStatus
         var messages = [append(.status(seq: seq + 1, status: newStatus, occurredAt: occurredAt))]
-        if newStatus.isFinal { messages.append(append(.ended(seq: seq + 1, status: newStatus))) }
+        if Self.endsTracking(newStatus) { messages.append(append(.ended(seq: seq + 1, status: newStatus))) }
         return messages
     }
 
@@ -85,7 +88,8 @@ public struct TrackingChannel: Sendable {
         case .riderAssigned: 3
         case .inTransit: 4
         case .arrivedAtDestination: 5
-        case .delivered, .cancelled, .failed: 6
+        case .returningToStore: 6
+        case .delivered, .cancelled, .failed, .returned: 7
         }
     }
 

@@ -110,6 +110,9 @@ public struct ServerConfiguration: Sendable {
     /// A call-masking number riders dial to reach the customer (`LOGISTICS_RIDER_CONTACT_NUMBER`); without it they
     /// see only the masked phone.
     public var riderContactNumber: String?
+    /// Where people reach this server (`LOGISTICS_PUBLIC_URL`, scheme and host, no path): tracking links handed to
+    /// customers are absolute on it. Without it, the address the server listens on.
+    public var publicURL: String?
     /// How long after its order ended a tracking link still shows the end; after that it answers 410.
     public var trackingLinkHoursAfterEnd: Int = 24
     /// `LOGISTICS_FAULT_CRASH_AFTER_COMMIT`: the crash test's fault switch; never on in service.
@@ -324,6 +327,9 @@ public struct ServerConfiguration: Sendable {
             }
             configuration.riderContactNumber = number
         }
+        if let address = environment["LOGISTICS_PUBLIC_URL"], !address.isEmpty {
+            configuration.publicURL = try Self.parsePublicURL(address)
+        }
         if let hours = environment["LOGISTICS_TRACKING_LINK_HOURS_AFTER_END"] {
             configuration.trackingLinkHoursAfterEnd = try parseInt(
                 hours, name: "LOGISTICS_TRACKING_LINK_HOURS_AFTER_END", range: 0...8760)
@@ -348,6 +354,34 @@ public struct ServerConfiguration: Sendable {
             configuration.logLevel = parsed
         }
         return configuration
+    }
+
+    /// An http(s) address with a host and nothing after it, kept without a trailing slash.
+    static func parsePublicURL(_ text: String) throws -> String {
+        let trimmed = text.hasSuffix("/") ? String(text.dropLast()) : text
+        guard let url = URL(string: trimmed), let scheme = url.scheme?.lowercased(),
+            scheme == "https" || scheme == "http",
+            let host = url.host, !host.isEmpty, url.path.isEmpty, url.query == nil, url.fragment == nil, url.user == nil
+        else {
+            throw ConfigurationError(
+                "LOGISTICS_PUBLIC_URL must be an address like https://deliveries.example.com, not \(text)")
+        }
+        return trimmed
+    }
+
+    /// The address tracking links are made on: the configured public URL, else the address the caller reached this
+    /// server by (its `Host`, when it is a plain host and port), else where the server listens.
+    public func linkBaseURL(requestAuthority: String?) -> String {
+        if let publicURL { return publicURL }
+        let scheme = tlsCertificateFile == nil ? "http" : "https"
+        if let authority = requestAuthority, !authority.isEmpty, authority.count <= 255,
+            authority.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || ".-:[]".contains($0)) })
+        {
+            return "\(scheme)://\(authority)"
+        }
+        let reachable = host == "0.0.0.0" || host == "::" ? "localhost" : host
+        let shown = reachable.contains(":") ? "[\(reachable)]" : reachable
+        return "\(scheme)://\(shown):\(port)"
     }
 
     static func parseInt(_ text: String, name: String, range: ClosedRange<Int>) throws -> Int {

@@ -4,8 +4,8 @@ import LogisticsCore
 import LogisticsStore
 import RoadRouting
 
-/// A dispatcher's decisions on a delivery that cannot finish the usual way: accepting it without the proof, or
-/// approving that it failed.
+/// A dispatcher's decisions on a delivery that cannot finish the usual way: accepting it without the proof,
+/// approving that it failed, giving it to another rider, or sending the parcel back to the store.
 struct DispatcherDecisionRoutes {
     let deliveries: any DeliveryRepository
     let lookup: OrderLookup
@@ -17,10 +17,29 @@ struct DispatcherDecisionRoutes {
         routes.post("/orders/{orderId}/pod-override", roles: [.dispatcher, .admin], overrideProof)
         routes.post("/orders/{orderId}/failure-approval", roles: [.dispatcher, .admin], approveFailure)
         routes.post("/orders/{orderId}/reassign", roles: [.dispatcher, .admin], reassign)
+        routes.post("/orders/{orderId}/return-to-store", roles: [.dispatcher, .admin], returnToStore)
+    }
+
+    /// After pickup: the rider's next stop becomes the store; the rider's RETURNED_TO_STORE ends the order RETURNED.
+    @Sendable func returnToStore(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
+        let actor = try context.caller(.dispatcher, .admin)
+        let body = try await RequestBody.decode(DispatcherDecisionRequest.self, from: request)
+        let reason = try Self.requiredReason(body.reason)
+        let order = try await lookup.visibleOrder(context, allowed: OrderAccess.canView)
+        let (task, returning) = try await deliveries.returnToStore(
+            orderId: order.id, reason: reason, by: actor, now: clock.now())
+        return try .json(TaskRepresentation(task, returning, configuration: configuration))
+    }
+
+    /// A decision that changes someone's day says why, in a few words the event log keeps.
+    static func requiredReason(_ raw: String?) throws -> String {
+        guard let reason = raw?.trimmingCharacters(in: .whitespacesAndNewlines), !reason.isEmpty, reason.count <= 500
+        else { throw LogisticsError.validation(field: "reason", "is required (at most 500 characters)") }
+        return reason
     }
 
     struct ReassignRequest: Decodable {
-        var reason: String
+        var reason: String?
         var riderIds: [UUID]?
     }
 
@@ -29,10 +48,7 @@ struct DispatcherDecisionRoutes {
     @Sendable func reassign(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
         let actor = try context.caller(.dispatcher, .admin)
         let body = try await RequestBody.decode(ReassignRequest.self, from: request)
-        let reason = body.reason.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !reason.isEmpty, reason.count <= 500 else {
-            throw LogisticsError.validation(field: "reason", "is required (at most 500 characters)")
-        }
+        let reason = try Self.requiredReason(body.reason)
         if let riders = body.riderIds, !(1...20).contains(riders.count) {
             throw LogisticsError.validation(field: "riderIds", "must name 1 to 20 riders")
         }
@@ -59,9 +75,7 @@ struct DispatcherDecisionRoutes {
     @Sendable func overrideProof(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
         let actor = try context.caller(.dispatcher, .admin)
         let body = try await RequestBody.decode(DispatcherDecisionRequest.self, from: request)
-        guard let reason = body.reason?.trimmingCharacters(in: .whitespacesAndNewlines), !reason.isEmpty,
-            reason.count <= 500
-        else { throw LogisticsError.validation(field: "reason", "is required (at most 500 characters)") }
+        let reason = try Self.requiredReason(body.reason)
         let order = try await lookup.visibleOrder(context, allowed: OrderAccess.canView)
         let task = try await deliveries.overrideProof(
             orderId: order.id, reason: reason, by: actor, now: clock.now())

@@ -34,9 +34,10 @@ struct TrackingRoutes {
             id: linkId, orderId: order.id, by: try context.caller(), now: services.clock.now())
         let token = services.trackingLinks.token(linkId: linkId)
         let hours = services.configuration.trackingLinkHoursAfterEnd
+        let base = services.configuration.linkBaseURL(requestAuthority: request.head.authority)
         return try .json(
             TrackingLink(
-                linkId: linkId.lowercased, orderId: order.id.lowercased, token: token, url: "/track/\(token)",
+                linkId: linkId.lowercased, orderId: order.id.lowercased, token: token, url: "\(base)/track/\(token)",
                 validUntil: "\(hours) h after the order is delivered, cancelled or failed, unless revoked"),
             status: .created)
     }

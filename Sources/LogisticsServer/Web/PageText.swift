@@ -32,7 +32,8 @@ enum PageText {
     static let statusKeys: [OrderStatus: String] = [
         .inTransit: NotificationKey.pickedUp, .arrivedAtDestination: NotificationKey.riderArrived,
         .delivered: NotificationKey.delivered, .cancelled: NotificationKey.orderCancelled,
-        .failed: NotificationKey.deliveryFailed,
+        .failed: NotificationKey.deliveryFailed, .returningToStore: NotificationKey.orderReturning,
+        .returned: NotificationKey.orderReturned,
     ]
 
     /// Every text of the page in `language`, English where it has no translation; statuses by their raw value.

@@ -106,6 +106,51 @@ extension SQLLogisticsRepository {
         }
     }
 
+    public func returnToStore(orderId: UUID, reason: String, by actor: Actor, now: Date) async throws
+        -> (DeliveryTask, Order)
+    {
+        try await database.transaction { transaction in
+            let order = try await lockedOrder(orderId, in: transaction)
+            if order.status == .cancelled { throw LogisticsError(.orderCancelled, "The order was cancelled") }
+            guard let taskId = order.taskId else {
+                throw LogisticsError.invalidTransition(from: order.status, "The order has no rider yet")
+            }
+            let task = try await lockedTask(taskId, in: transaction)
+            guard task.status == .pickedUp || task.status == .arrivedAtDestination else {
+                throw LogisticsError.invalidTransition(
+                    from: task.status,
+                    task.status.isFinal || task.status == .returningToStore
+                        ? "The delivery has ended or is already going back"
+                        : "The rider has not picked the parcel up: reassign or cancel the order instead")
+            }
+            guard
+                let updated = try await transaction.first(
+                    "UPDATE tasks SET status = 'RETURNING_TO_STORE', updated_at = ? WHERE id = ? RETURNING *",
+                    [.date(now), .uuid(taskId)])
+            else { throw LogisticsError.notFound("task") }
+            let arguments = [
+                "reference": order.externalRef ?? String(order.id.lowercased.prefix(8)), "vendor": order.vendor.name,
+                "reason": reason,
+            ]
+            try await EventLog(transaction: transaction).append(
+                .init(
+                    orderId: orderId, taskId: taskId, type: OrderEventType.returnToStoreRequested,
+                    status: TaskStatus.returningToStore.rawValue, occurredAt: now, receivedAt: now, actor: actor,
+                    details: ["reason": reason]),
+                settingOrderStatus: .returningToStore,
+                notify: [
+                    QueuedNotification.catalog(
+                        NotificationKey.returnToStore, to: task.riderId, role: .rider, arguments: arguments),
+                    QueuedNotification.catalog(
+                        NotificationKey.orderReturning, to: order.customer.id, role: .customer, arguments: arguments),
+                ])
+            var changed = order
+            changed.status = .returningToStore
+            changed.updatedAt = now
+            return (try DeliveryTask(row: updated), changed)
+        }
+    }
+
     /// A dispatcher's audited decision on the order's unfinished task.
     private func updateActiveTask(
         orderId: UUID, set assignment: String, eventType: String, reason: String?, by actor: Actor, now: Date

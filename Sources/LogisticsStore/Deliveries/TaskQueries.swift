@@ -52,7 +52,7 @@ extension SQLLogisticsRepository {
             if change.status.isFinal || task.wasBatched {
                 try await settleRider(rider.id, at: now, in: transaction)
             }
-            var notifications = [DeliveryRules.customerNotification(for: change.status, customerId: order.customer.id)]
+            var notifications = [DeliveryRules.customerNotification(for: change.status, order: order)]
                 .compactMap { $0 }
             if change.status == .failed {
                 notifications.append(

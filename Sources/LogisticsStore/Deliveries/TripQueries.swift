@@ -13,7 +13,7 @@ extension SQLLogisticsRepository {
 
     func unfinishedTasks(riderId: UUID, in executor: any SQLExecutor) async throws -> [DeliveryTask] {
         try await executor.query(
-            "SELECT * FROM tasks WHERE rider_id = ? AND status NOT IN ('DELIVERED', 'CANCELLED', 'FAILED')",
+            "SELECT * FROM tasks WHERE rider_id = ? AND status NOT IN \(TaskStatus.finalSQLList)",
             [.uuid(riderId)]
         ).map(DeliveryTask.init(row:))
     }

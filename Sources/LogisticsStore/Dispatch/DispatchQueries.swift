@@ -58,7 +58,7 @@ extension SQLLogisticsRepository: DispatchRepository {
         let ids = try riders.map { try $0.uuid("id") }
         let tasks = try await database.query(
             """
-            SELECT * FROM tasks WHERE status NOT IN ('DELIVERED', 'CANCELLED', 'FAILED')
+            SELECT * FROM tasks WHERE status NOT IN \(TaskStatus.finalSQLList)
               AND rider_id IN (\(Array(repeating: "?", count: ids.count).joined(separator: ", ")))
             """, ids.map { .uuid($0) }
         ).map(DeliveryTask.init(row:))
@@ -66,7 +66,10 @@ extension SQLLogisticsRepository: DispatchRepository {
         return try riders.compactMap { row in
             let riderId = try row.uuid("id")
             // A full trip has no room; the tasks read here say how full it is.
-            guard let legs = legsByRider[riderId], !legs.isEmpty, legs.count < maxOrders else { return nil }
+            guard let legs = legsByRider[riderId], !legs.isEmpty, legs.count < maxOrders,
+                // A parcel on its way back has no customer stop to plan around: no new order joins that trip.
+                !legs.contains(where: { $0.task.status == .returningToStore })
+            else { return nil }
             var position: GeoPoint?
             if let lat = row.optionalDouble("last_lat"), let lon = row.optionalDouble("last_lon") {
                 position = GeoPoint(lat: lat, lon: lon)

@@ -119,7 +119,7 @@ extension SQLLogisticsRepository {
                 try await transaction.query(
                     """
                     UPDATE tasks SET status = 'CANCELLED', updated_at = ?
-                    WHERE id = ? AND status NOT IN ('DELIVERED', 'CANCELLED', 'FAILED')
+                    WHERE id = ? AND status NOT IN \(TaskStatus.finalSQLList)
                     """, [.date(now), .uuid(taskId)])
                 try await settleRider(riderId, at: now, in: transaction)
                 notifications.append(

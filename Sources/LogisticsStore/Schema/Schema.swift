@@ -422,5 +422,20 @@ enum Schema {
             ],
             sqliteRebuildsTable: true
         ),
+        Migration(
+            version: 22, name: "a task returned to the store is finished: the partial indexes say so",
+            common: [
+                "DROP INDEX tasks_unfinished_rider",
+                """
+                CREATE INDEX tasks_unfinished_rider ON tasks (rider_id)
+                WHERE status NOT IN ('DELIVERED', 'CANCELLED', 'FAILED', 'RETURNED_TO_STORE')
+                """,
+                "DROP INDEX tasks_one_unfinished_per_order",
+                """
+                CREATE UNIQUE INDEX tasks_one_unfinished_per_order ON tasks (order_id)
+                WHERE status NOT IN ('DELIVERED', 'CANCELLED', 'FAILED', 'RETURNED_TO_STORE')
+                """,
+            ]
+        ),
     ]
 }

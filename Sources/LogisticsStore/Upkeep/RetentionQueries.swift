@@ -121,7 +121,7 @@ extension SQLLogisticsRepository {
             let done = try await database.transaction { transaction in
                 let ids = try await transaction.query(
                     """
-                    SELECT id FROM orders WHERE anonymised_at IS NULL AND status IN ('DELIVERED', 'CANCELLED', 'FAILED')
+                    SELECT id FROM orders WHERE anonymised_at IS NULL AND status IN \(OrderStatus.finalSQLList)
                         AND updated_at < ? LIMIT ?
                     """, [.date(endedBefore), .int(batch)]
                 ).map { SQLValue.text(try $0.string("id")) }

@@ -130,7 +130,9 @@ struct DemoRideService: Service {
             Console.line(
                 "Live: \(DemoFleet.riders[2].name ?? "a rider") is bringing order \(orderId) to "
                     + "\(DemoFleet.customers[0].0.name ?? "the customer"). Follow it:\n"
-                    + (trackingPage.map { "  in a browser (the customer's tracking page): \(links)\($0)\n" } ?? "")
+                    + (trackingPage.flatMap { URL(string: $0)?.path }.map {
+                        "  in a browser (the customer's tracking page): \(links)\($0)\n"
+                    } ?? "")
                     + "  swift run logistics follow --server \(links) --order \(orderId)    # uses $CUSTOMER\n"
                     + "  or watch every rider: WS \(links.replacingOccurrences(of: "http", with: "ws"))"
                     + "/api/v1/dispatch/stream with $DISPATCHER")

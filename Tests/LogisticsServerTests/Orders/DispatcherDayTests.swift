@@ -106,7 +106,8 @@ struct DispatcherDayTests {
             let me = try await server.send(.get, "/api/v1/rider/me", token: first)
             #expect(me["availability"] as? String == "ONLINE")
             #expect(try await server.send(.get, "/api/v1/rider/tasks/active", token: first).status == 404)
-            #expect(try await scenario.status(taskId, "PICKED_UP", rider: first).code == "ORDER_CANCELLED" || true)
+            // The released rider's late tap is refused, not recorded.
+            #expect(try await scenario.status(taskId, "PICKED_UP", rider: first).code == "ORDER_CANCELLED")
             let log = try await server.send(
                 .get, "/api/v1/orders/\(scenario.orderId)/events", token: scenario.dispatcher)
             let moved = try #require(
@@ -134,6 +135,73 @@ struct DispatcherDayTests {
             #expect(late.status == 409)
             #expect(late.code == "INVALID_STATUS_TRANSITION")
             #expect(late.text.contains("return-to-store"))
+        }
+    }
+
+    @Test(
+        "a picked-up parcel sent back: the rider's next stop is the store, RETURNED_TO_STORE ends the order RETURNED",
+        arguments: StoreKind.available)
+    func returnToStore(kind: StoreKind) async throws {
+        try await TestServer.run(kind) { server in
+            let scenario = try await DeliveryScenario.ready(server)
+            let (riderId, rider, taskId) = try await scenario.assigned()
+            let path = "/api/v1/orders/\(scenario.orderId)/return-to-store"
+            let early = try await server.send(.post, path, token: scenario.dispatcher, json: ["reason": "too early"])
+            #expect(early.code == "INVALID_STATUS_TRANSITION")
+            #expect(early.text.contains("reassign"))
+            for status in ["ARRIVED_AT_STORE", "PICKED_UP"] {
+                #expect(
+                    try await scenario.status(taskId, status, rider: rider, lat: 43.7396, lon: 7.4276).status == 200)
+            }
+            let missing = try await server.send(.post, path, token: scenario.dispatcher, json: [:])
+            #expect(ValidationTests.fields(missing) == ["reason"])
+            let byRider = try await server.send(.post, path, token: rider, json: ["reason": "I am tired"])
+            #expect(byRider.status == 403)
+
+            let back = try await server.send(
+                .post, path, token: scenario.dispatcher, json: ["reason": "the customer moved away"])
+            #expect(back.status == 200, "\(back.text)")
+            #expect(back["status"] as? String == "RETURNING_TO_STORE")
+            #expect(back["allowedNext"] as? [String] == ["RETURNED_TO_STORE"])
+            let active = try await server.send(.get, "/api/v1/rider/tasks/active", token: rider)
+            #expect((active["nextStop"] as? [String: Any])?["kind"] as? String == "STORE")
+            let order = try await server.send(.get, "/api/v1/orders/\(scenario.orderId)", token: scenario.dispatcher)
+            #expect(order["status"] as? String == "RETURNING_TO_STORE")
+            let again = try await server.send(.post, path, token: scenario.dispatcher, json: ["reason": "twice"])
+            #expect(again.code == "INVALID_STATUS_TRANSITION")
+            // Neither a delivery nor a failure can follow: the parcel is going back.
+            #expect(
+                try await scenario.status(taskId, "ARRIVED_AT_DESTINATION", rider: rider).code
+                    == "INVALID_STATUS_TRANSITION")
+            #expect(
+                try await server.count(
+                    "outbox", "recipient_id = ? AND text_key = 'rider.returnToStore'", [.uuid(riderId)])
+                    == 1)
+            #expect(
+                try await server.count(
+                    "outbox", "recipient_id = ? AND text_key = 'customer.orderReturning'", [.uuid(scenario.customerId)])
+                    == 1)
+
+            let returned = try await scenario.status(
+                taskId, "RETURNED_TO_STORE", rider: rider, lat: 43.7396, lon: 7.4276)
+            #expect(returned.status == 200, "\(returned.text)")
+            let ended = try await server.send(.get, "/api/v1/orders/\(scenario.orderId)", token: scenario.dispatcher)
+            #expect(ended["status"] as? String == "RETURNED")
+            let me = try await server.send(.get, "/api/v1/rider/me", token: rider)
+            #expect(me["availability"] as? String == "ONLINE")
+            #expect(try await server.send(.get, "/api/v1/rider/tasks/active", token: rider).status == 404)
+            #expect(
+                try await server.count(
+                    "outbox", "recipient_id = ? AND text_key = 'customer.orderReturned'", [.uuid(scenario.customerId)])
+                    == 1)
+            let log = try await server.send(
+                .get, "/api/v1/orders/\(scenario.orderId)/events", token: scenario.dispatcher)
+            let events = log["events"] as? [[String: Any]] ?? []
+            let request = try #require(events.first { $0["type"] as? String == "ReturnToStoreRequested" })
+            #expect((request["details"] as? [String: Any])?["reason"] as? String == "the customer moved away")
+            #expect(events.last?["status"] as? String == "RETURNED_TO_STORE")
+            let open = try await server.send(.get, "/api/v1/orders?open=true", token: scenario.dispatcher)
+            #expect((open["orders"] as? [[String: Any]])?.isEmpty == true)
         }
     }
 }

@@ -131,6 +131,9 @@ enum AccessMatrix {
             "POST /api/v1/orders/{orderId}/reassign": .staffOnly {
                 Probe(path: "/api/v1/orders/\($0.b.orderId)/reassign", json: ["reason": "not mine"])
             },
+            "POST /api/v1/orders/{orderId}/return-to-store": .staffOnly {
+                Probe(path: "/api/v1/orders/\($0.b.orderId)/return-to-store", json: ["reason": "not mine"])
+            },
             "POST /api/v1/orders/{orderId}/failure-approval": .staffOnly {
                 Probe(path: "/api/v1/orders/\($0.b.orderId)/failure-approval", json: ["reason": "not mine"])
             },

@@ -22,6 +22,26 @@ struct ListenAddressTests {
         #expect(lines.first?.contains("development mode listens on loopback only") == true, "\(lines)")
     }
 
+    @Test("tracking links are absolute: on LOGISTICS_PUBLIC_URL, else the caller's Host, else the listen address")
+    func linkBase() throws {
+        var configuration = try ServerConfiguration.fromEnvironment([
+            "LOGISTICS_PUBLIC_URL": "https://deliveries.example.com/"
+        ])
+        #expect(configuration.linkBaseURL(requestAuthority: "evil.example") == "https://deliveries.example.com")
+        for bad in ["deliveries.example.com", "ftp://x.example", "https://x.example/track", "https://x.example?a=1"] {
+            #expect(throws: ConfigurationError.self, "\(bad)") {
+                try ServerConfiguration.fromEnvironment(["LOGISTICS_PUBLIC_URL": bad])
+            }
+        }
+        configuration = ServerConfiguration()
+        configuration.port = 9000
+        #expect(configuration.linkBaseURL(requestAuthority: "192.168.1.20:9000") == "http://192.168.1.20:9000")
+        // A Host that is not a plain host and port is not copied into a link.
+        #expect(configuration.linkBaseURL(requestAuthority: "x.example/@evil") == "http://127.0.0.1:9000")
+        configuration.host = "0.0.0.0"
+        #expect(configuration.linkBaseURL(requestAuthority: nil) == "http://localhost:9000")
+    }
+
     @Test("loopback in any spelling is fine; another address needs production or the explicit setting")
     func rules() throws {
         for host in ["127.0.0.1", "127.0.1.1", "localhost", "::1", "[::1]"] {

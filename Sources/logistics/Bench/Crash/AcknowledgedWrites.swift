@@ -46,7 +46,8 @@ final class AcknowledgedWrites: Sendable {
         case .riderAssigned: 2
         case .inTransit: 3
         case .arrivedAtDestination: 4
-        case .delivered, .cancelled, .failed: 5
+        case .returningToStore: 5
+        case .delivered, .cancelled, .failed, .returned: 6
         }
     }
 }

@@ -136,6 +136,7 @@ export function taskEnded(task, how) {
   if (how === 'cancelled') notify(`${t('orderCancelled')}. ${t('cancelledStop')}`);
   else if (how === 'delivered') notify(t('deliveryComplete'), 'success');
   else if (how === 'failed') notify(t('deliveryFailed'), 'success');
+  else if (how === 'returned') notify(t('orderReturned'), 'success');
 }
 
 export async function toggleAvailability() {

@@ -11,9 +11,9 @@ import { send, refused } from './rider-taps.js';
 export const $ = (id) => document.getElementById(id);
 const NEXT = {
   ACCEPTED: ['ARRIVED_AT_STORE'], ARRIVED_AT_STORE: ['PICKED_UP'], PICKED_UP: ['ARRIVED_AT_DESTINATION', 'FAILED'],
-  ARRIVED_AT_DESTINATION: ['DELIVERED', 'FAILED'],
+  ARRIVED_AT_DESTINATION: ['DELIVERED', 'FAILED'], RETURNING_TO_STORE: ['RETURNED_TO_STORE'],
 };
-export const FINAL = ['DELIVERED', 'FAILED', 'CANCELLED'];
+export const FINAL = ['DELIVERED', 'FAILED', 'CANCELLED', 'RETURNED_TO_STORE'];
 
 export const state = {
   token: null, riderId: null, profile: null, task: null, offers: new Map(), dismissed: new Set(), accepting: false, availabilityBusy: false,
@@ -82,11 +82,11 @@ export function pendingFor(taskId) {
 }
 
 function nextStopFor(task, status) {
-  if (['ACCEPTED', 'ARRIVED_AT_STORE'].includes(status)) {
-    return { kind: 'store', name: task.vendor.name, address: task.vendor.address, location: task.vendor.location };
+  if (['ACCEPTED', 'ARRIVED_AT_STORE', 'RETURNING_TO_STORE'].includes(status)) {
+    return { kind: 'STORE', name: task.vendor.name, address: task.vendor.address, location: task.vendor.location };
   }
   if (['PICKED_UP', 'ARRIVED_AT_DESTINATION'].includes(status)) {
-    return { kind: 'customer', name: task.customer.name, address: task.customer.address, location: task.customer.location };
+    return { kind: 'CUSTOMER', name: task.customer.name, address: task.customer.address, location: task.customer.location };
   }
   return null;
 }

@@ -14,9 +14,11 @@ import { renderProof, proofAccepted } from './rider-proof-screen.js';
 const PRIMARY = {
   ACCEPTED: ['ARRIVED_AT_STORE', 'arrivedAtStore'], ARRIVED_AT_STORE: ['PICKED_UP', 'pickedUp'],
   PICKED_UP: ['ARRIVED_AT_DESTINATION', 'arrivedAtDestination'], ARRIVED_AT_DESTINATION: ['DELIVERED', 'delivered'],
+  RETURNING_TO_STORE: ['RETURNED_TO_STORE', 'returnedToStore'],
 };
 const STEP_TEXT = {
   ACCEPTED: 'stepToStore', ARRIVED_AT_STORE: 'stepAtStore', PICKED_UP: 'stepToCustomer', ARRIVED_AT_DESTINATION: 'stepAtCustomer',
+  RETURNING_TO_STORE: 'stepReturning',
 };
 
 export function renderTask() {
@@ -31,7 +33,8 @@ export function renderTask() {
 
   $('task-title').textContent = task.externalRef ? t('taskTitleRef', { ref: task.externalRef }) : t('taskTitle');
   $('task-status').textContent = t(STEP_TEXT[task.status] || 'stepToStore');
-  const beforePickup = ['ACCEPTED', 'ARRIVED_AT_STORE'].includes(task.status);
+  // Before pickup, or sent back by the dispatcher: the store is where the rider goes.
+  const beforePickup = ['ACCEPTED', 'ARRIVED_AT_STORE', 'RETURNING_TO_STORE'].includes(task.status);
   $('store-card').classList.toggle('current', beforePickup);
   $('customer-card').classList.toggle('current', !beforePickup);
   $('store-name').textContent = task.vendor.name;
@@ -117,6 +120,7 @@ async function tapStatus(status, extra = {}) {
     }
   }
   if (status === 'DELIVERED') taskEnded(task, 'delivered');
+  if (status === 'RETURNED_TO_STORE') taskEnded(task, 'returned');
   if (state.navigation) state.navigation.taskChanged(displayTask());
   saveCache();
   render();

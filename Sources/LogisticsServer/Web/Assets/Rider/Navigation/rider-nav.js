@@ -62,7 +62,7 @@ export class NavigationView {
     this.keepAwake();
     const stop = task.nextStop;
     if (stop) {
-      this.map.tiles.setMarkers([{ ...stop.location, colour: stop.kind === 'store' ? '#5b4bc4' : '#1f7a4d', shape: stop.kind === 'store' ? 'square' : 'pin', label: stop.name }]);
+      this.map.tiles.setMarkers([{ ...stop.location, colour: stop.kind === 'STORE' ? '#5b4bc4' : '#1f7a4d', shape: stop.kind === 'STORE' ? 'square' : 'pin', label: stop.name }]);
       const here = this.app.geo.last;
       // Until the route comes (or when it cannot): where to, and how far as the crow flies.
       this.banner(stop.name, here ? distanceText(distanceM(here, stop.location)) : '', '⚑');
@@ -115,7 +115,7 @@ export class NavigationView {
     } catch (error) {
       // The demo's simulated drive with no position the server can route from: start at the other stop.
       if (this.app.geo.simulating && !error.network && [400, 422].includes(error.status)) {
-        const other = this.leg === 'store' ? this.task.customer.location : this.task.vendor.location;
+        const other = this.leg === 'STORE' ? this.task.customer.location : this.task.vendor.location;
         return this.app.api.get(`${path.split('?')[0]}?from=${other.lat},${other.lon}`, { timeoutMs: 10000 });
       }
       throw error;
