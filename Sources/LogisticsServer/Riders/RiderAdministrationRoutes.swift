@@ -3,7 +3,7 @@ import Hummingbird
 import LogisticsCore
 import LogisticsStore
 
-/// `/api/v1/riders`: the fleet for the dispatcher's map, and administration of rider accounts.
+/// `/api/v1/riders`: the fleet for the dispatcher's map, a rider's recent trail, and administration of rider accounts.
 struct RiderAdministrationRoutes {
     let riders: any RiderRepository
     let knownCallers: KnownCallers
@@ -11,6 +11,7 @@ struct RiderAdministrationRoutes {
 
     func register(in routes: inout RouteTable) {
         routes.get("/riders", fleet)
+        routes.get("/riders/{riderId}/trail", trail)
         routes.post("/riders/{riderId}/suspend", roles: [.admin]) { request, context in
             try await setSuspended(true, context)
         }
@@ -23,8 +24,25 @@ struct RiderAdministrationRoutes {
         _ = try context.caller(.dispatcher, .admin)
         let availability = try request.queryValue("availability", as: RiderAvailability.self)
         let limit = try request.queryLimit(default: 1000, range: 1...5000)
-        let riders = try await riders.fleet(availability: availability, limit: limit)
-        return try .json(["riders": riders.map(FleetRiderRepresentation.init)])
+        let dayStart = try FleetDay.start(request.queryDate("dayStart"), now: clock.now())
+        let members = try await riders.fleet(availability: availability, limit: limit)
+        let workloads = try await riders.fleetWorkloads(deliveredSince: dayStart)
+        return try .json([
+            "riders": members.map { FleetRiderRepresentation($0, workload: workloads[$0.rider.id] ?? RiderWorkload()) }
+        ])
+    }
+
+    /// The rider's stored fixes of the last `minutes` (30 unless told), for the trail the dispatcher's map draws.
+    @Sendable func trail(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
+        _ = try context.caller(.dispatcher, .admin)
+        try request.refuseUnknownQuery(allowed: ["minutes"])
+        let riderId = try context.uuidParameter("riderId")
+        let minutes = try RiderTrailRepresentation.minutes(request.uri.queryParameters["minutes"].map(String.init))
+        guard try await riders.rider(id: riderId) != nil else { throw LogisticsError.notFound("rider") }
+        let since = clock.now().addingTimeInterval(-Double(minutes) * 60)
+        let fixes = try await riders.riderTrail(
+            riderId: riderId, since: since, limit: RiderTrailRepresentation.maximumFixes)
+        return try .json(RiderTrailRepresentation(riderId: riderId.lowercased, since: since, fixes: fixes))
     }
 
     private func setSuspended(_ suspended: Bool, _ context: LogisticsRequestContext) async throws -> APIResponse {
@@ -34,5 +52,21 @@ struct RiderAdministrationRoutes {
             id: riderId, suspended: suspended, now: clock.now())
         knownCallers.forgetRider(riderId)
         return try .json(RiderRepresentation(rider))
+    }
+}
+
+/// The day the fleet list counts deliveries in. The server cannot know the dispatcher's time zone, so the page
+/// sends its own midnight; without one, the UTC day.
+enum FleetDay {
+    static func start(_ asked: Date?, now: Date) throws -> Date {
+        guard let asked else {
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = TimeZone(identifier: "UTC")!
+            return calendar.startOfDay(for: now)
+        }
+        guard asked <= now, asked > now.addingTimeInterval(-86_400) else {
+            throw LogisticsError.validation(field: "dayStart", "must be within the last 24 hours")
+        }
+        return asked
     }
 }

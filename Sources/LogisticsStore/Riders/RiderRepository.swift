@@ -18,4 +18,8 @@ public protocol RiderRepository: Sendable {
     func fleet(availability: RiderAvailability?, limit: Int) async throws -> [FleetRider]
     /// Which of these riders are suspended now: what open sockets are re-checked against.
     func suspendedRiders(among ids: Set<UUID>) async throws -> Set<UUID>
+    /// Each rider's unfinished orders and deliveries since `dayStart`, by rider: riders with neither are absent.
+    func fleetWorkloads(deliveredSince dayStart: Date) async throws -> [UUID: RiderWorkload]
+    /// Where the rider went: the stored fixes recorded since `since`, oldest first, the newest `limit` of them.
+    func riderTrail(riderId: UUID, since: Date, limit: Int) async throws -> [LocationFix]
 }

@@ -212,6 +212,9 @@ enum AccessMatrix {
 
             // Dispatch and administration.
             "GET /api/v1/riders": .staffOnly { _ in Probe(path: "/api/v1/riders") },
+            "GET /api/v1/riders/{riderId}/trail": .staffOnly {
+                Probe(path: "/api/v1/riders/\($0.b.riderId.lowercased)/trail")
+            },
             "GET /api/v1/routes": .staffOnly { _ in Probe(path: "/api/v1/routes?from=43.7390,7.4270&to=43.7347,7.4240")
             },
             "POST /api/v1/matrix": .staffOnly { _ in
