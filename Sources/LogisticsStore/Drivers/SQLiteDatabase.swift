@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import SQLiteNIO
+import Synchronization
 
 /// The embedded store: one SQLite file in WAL mode.
 ///
@@ -11,6 +12,8 @@ public final class SQLiteDatabase: SQLDatabase {
     public let dialect = SQLDialect.sqlite
     private let connection: SQLiteConnection
     private let lock = AsyncSerialLock()
+    /// SQLiteNIO's close is not idempotent (a second one dereferences the freed handle): only the first closes.
+    private let closed = Atomic(false)
     /// This opening of the file: only one process owns an SQLite database, so anything claimed under another boot
     /// (a process killed mid-request) is abandoned the moment this one starts.
     public let boot = Int64(Int32.random(in: 1...Int32.max))
@@ -65,6 +68,7 @@ public final class SQLiteDatabase: SQLDatabase {
     /// Closes even when the caller's task is cancelled: SQLite must release the file, or the WAL is left
     /// for the next start to recover.
     public func close() async {
+        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         let connection = self.connection
         await lock.withLockIgnoringCancellation {
             await Task.detached { try? await connection.close() }.value
