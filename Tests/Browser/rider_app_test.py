@@ -43,6 +43,7 @@ from rider_app.security import bad_input
 from rider_app.api import events, new_order, offer, rider_identity, task_at  # noqa: F401
 from rider_app.geometry import resample, road_route  # noqa: F401
 from rider_app.page import OFFLINE_NOISE, RiderPage, enter_otp, go_online, sign_in, wait  # noqa: F401
+from rider_app.words import CONTACT_NUMBER
 from rider_app.words import (ACCEPT, AT_DESTINATION, AT_STORE, COMPLETE, DELIVERED, EXIT_NAV, GO_ONLINE,  # noqa: F401
                              PICKED_UP, REPORT, SUBMIT_OTP, TO_CUSTOMER, WAITING)
 
@@ -76,7 +77,9 @@ def main():
     def start(key, **settings):
         servers[key] = Server(**settings)
 
-    threads = [threading.Thread(target=start, args=("main",)),
+    # The main server has the operator's call-masking number, so riders can call; the others have none.
+    threads = [threading.Thread(target=start, args=("main",), kwargs={
+                   "LOGISTICS_RIDER_CONTACT_NUMBER": CONTACT_NUMBER}),
                threading.Thread(target=start, args=("short",), kwargs={
                    "LOGISTICS_OFFER_TTL_SECONDS": str(ttl), "LOGISTICS_ROUTING_PROVIDER": "external",
                    "LOGISTICS_ROUTING_URL": "http://127.0.0.1:9"}),

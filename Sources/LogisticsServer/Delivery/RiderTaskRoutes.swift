@@ -90,7 +90,8 @@ struct RiderTaskRoutes {
         return try .json(
             IssueRepresentation(
                 issueId: issue.id.lowercased, taskId: taskId.lowercased, type: issue.type, note: issue.note,
-                location: issue.location, occurredAt: issue.occurredAt), status: .created)
+                location: issue.location, occurredAt: issue.occurredAt,
+                notified: issue.customerReachable ? [.dispatcher, .customer] : [.dispatcher]), status: .created)
     }
 }
 
@@ -101,4 +102,12 @@ struct IssueRepresentation: Encodable {
     var note: String?
     var location: GeoPoint?
     var occurredAt: Date
+    /// Who the report reached: dispatchers always (their page shows it live), the customer when they have a phone
+    /// registered for notifications. The rider app says so, and no more.
+    var notified: [Audience]
+
+    enum Audience: String, Encodable {
+        case dispatcher = "DISPATCHER"
+        case customer = "CUSTOMER"
+    }
 }

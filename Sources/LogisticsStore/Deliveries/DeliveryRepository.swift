@@ -55,6 +55,8 @@ public struct DeliveryIssue: Sendable, Equatable {
     public var note: String?
     public var location: GeoPoint?
     public var occurredAt: Date
+    /// Whether the customer has a phone registered for push notifications, so the notice reaches them.
+    public var customerReachable = false
 }
 
 /// Offers, acceptance and the delivery itself.

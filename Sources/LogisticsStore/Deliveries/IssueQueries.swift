@@ -14,7 +14,10 @@ extension SQLLogisticsRepository {
             guard !task.status.isFinal else {
                 throw LogisticsError.invalidTransition(from: task.status, "The delivery has ended")
             }
-            let issue = DeliveryIssue(id: UUID(), type: type, note: note, location: location, occurredAt: occurredAt)
+            var issue = DeliveryIssue(id: UUID(), type: type, note: note, location: location, occurredAt: occurredAt)
+            issue.customerReachable =
+                try await transaction.first(
+                    "SELECT 1 AS reachable FROM devices WHERE owner_id = ? LIMIT 1", [.uuid(order.customer.id)]) != nil
             try await transaction.query(
                 """
                 INSERT INTO delivery_issues (id, task_id, order_id, type, note, lat, lon, occurred_at, created_at)

@@ -145,6 +145,10 @@ def flaky_server(server):
         if reported:
             check(reported[0]["details"].get("issueType") == "CUSTOMER_UNAVAILABLE",
                   f"flaky server: as 'Customer unavailable' ({reported[0]['details']})")
+        # This customer has no phone registered for notifications: the rider is told the dispatcher knows, no more.
+        wait("flaky server: the app says who was told (the dispatcher)",
+             lambda: page.shows("The dispatcher has been told") and not page.shows("the customer have been told"),
+             10, page=page)
     finally:
         page.devtools.release()
         page.close()

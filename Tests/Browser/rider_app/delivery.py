@@ -12,7 +12,8 @@ from .api import DISPATCHER, events, new_order, offer, rider_identity, status_ev
 from .geometry import distance_to_line, road_route
 from .navigation import navigate
 from .page import RiderPage, enter_otp, go_online, need, sign_in, status_noise, wait, within
-from .words import (ACCEPT, AT_DESTINATION, AT_STORE, CANCELLED, COMPLETE, DECLINE, DELIVERED, ENTER_OTP, EXIT_NAV,
+from .words import (ACCEPT, AT_DESTINATION, AT_STORE, CANCELLED, COMPLETE, CONTINUE, DECLINE, DELIVERED, ENTER_OTP,
+                    EXIT_NAV, NEXT_OFFER_WAITING,
                     FAR_QUESTION, GO_OFFLINE, GO_ONLINE, PICKED_UP, REPORT, RESUME_NAV, SIGN_IN, SUBMIT_OTP,
                     TO_CUSTOMER, TO_VENDOR, WAITING)
 
@@ -73,7 +74,7 @@ def whole_delivery(server):
         task_id = order["taskId"]
         check(page.shows("Priya Shah") and page.shows("Avenue de Fontvieille"),
               "delivery: the task shows the customer's name and address")
-        check(page.control("Call") is not None, "delivery: a Call button")
+        check(page.control("Call") is not None, "delivery: a Call button (the operator's number connects)")
         check(page.control(TO_VENDOR) is not None, "delivery: 'Navigate to Vendor' before pickup")
         check(page.control(REPORT) is not None, "delivery: 'Report a problem'")
         check(page.control(PICKED_UP) is None and page.control(AT_DESTINATION) is None,
@@ -126,9 +127,24 @@ def whole_delivery(server):
         taps["DELIVERED"] = page.tap(DELIVERED)
         need(page.wait_text(COMPLETE, 10), "Delivery Complete")
         page.screen("delivery-complete", must_show=COMPLETE)
-        finish = page.control(COMPLETE)
-        if finish is not None and not page.shows(WAITING):
-            page.press(finish)
+        # The next offer comes at once: "Delivery Complete" stays until the rider is done with it.
+        next_id, _ = new_order(server, ref="WHOLE-2")
+        offer(server, next_id, rider_id)
+        need(page.wait_text(NEXT_OFFER_WAITING, 10), "'A new offer is waiting' under Delivery Complete")
+        time.sleep(3.5)
+        check(page.shows(COMPLETE) and page.control(ACCEPT) is None,
+              "delivery: 'Delivery Complete' is still there 3 s after a new offer came")
+        page.screen("delivery-complete-offer-waiting", must_show=NEXT_OFFER_WAITING)
+        page.tap(CONTINUE)
+        need(page.wait_control(ACCEPT, 5), "the waiting offer after Continue")
+        # Going offline takes the offer off the screen: no live Accept for a rider who is not working.
+        page.tap(GO_OFFLINE)
+        wait("delivery: after 'Go Offline' the offer is gone", lambda: page.control(ACCEPT) is None, 5)
+        check(page.control(GO_ONLINE) is not None, "delivery: the rider is offline, 'Go Online' offered")
+        page.screen("offline-after-offer", must_show=GO_ONLINE)
+        page.tap(GO_ONLINE)
+        need(page.wait_control(DECLINE, 10), "the offer again, once online")
+        page.tap(DECLINE)
         page.wait_text(WAITING, 15)
 
         # The server's record agrees with every tap.

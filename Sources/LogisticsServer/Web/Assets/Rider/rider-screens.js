@@ -11,7 +11,9 @@ function screenName() {
   if (state.starting) return 'loading';
   if (!state.token) return 'sign-in';
   if (!state.profile) return 'loading';
-  if (currentOffer()) return 'offer';
+  // The end of the rider's last order; on a trip the next stop follows at once instead.
+  if (finishedShown() && !displayTask()) return 'done';
+  if (currentOffer() && state.profile.availability !== 'OFFLINE') return 'offer';
   if (displayTask()) return 'task';
   return 'home';
 }
@@ -20,11 +22,12 @@ export function render() {
   const screen = screenName();
   const changed = screen !== state.screen;
   state.screen = screen;
-  for (const id of ['loading', 'sign-in', 'home', 'offer', 'task']) show($(id), id === screen);
+  for (const id of ['loading', 'sign-in', 'home', 'done', 'offer', 'task']) show($(id), id === screen);
   if (screen !== 'task') document.body.classList.remove('navigating');
   renderHeader(screen);
   renderQueue();
   if (screen === 'home') renderHome();
+  if (screen === 'done') renderDone();
   if (screen === 'offer') renderOffer();
   if (screen === 'task') renderTask();
   updateDuty();
@@ -89,6 +92,37 @@ function renderHome() {
   show($('waiting'), online);
   show($('offline-hint'), state.profile.availability === 'OFFLINE');
   fillNotes($('env-notes'), envNotes());
+}
+
+// --- The end of a delivery: stays until the rider taps Continue or DONE_MS pass, even when an offer comes in -----
+
+const DONE_MS = 10000;
+const DONE_TITLES = { delivered: 'deliveryComplete', failed: 'deliveryFailedTitle', returned: 'returnedTitle' };
+let doneTimer = null;
+
+export function showFinished(task, how) {
+  state.finished = { how, ref: task.externalRef || '', until: Date.now() + DONE_MS };
+  clearTimeout(doneTimer);
+  doneTimer = setTimeout(render, DONE_MS + 50);
+}
+
+export function dismissFinished() {
+  state.finished = null;
+  clearTimeout(doneTimer);
+  render();
+}
+
+function finishedShown() {
+  if (state.finished && Date.now() >= state.finished.until) state.finished = null;
+  return Boolean(state.finished);
+}
+
+function renderDone() {
+  const { how, ref } = state.finished;
+  $('done-title').textContent = t(DONE_TITLES[how] || 'deliveryComplete');
+  $('done-order').textContent = ref ? t('doneOrder', { ref }) : '';
+  $('done').classList.toggle('failed', how !== 'delivered');
+  show($('done-next'), Boolean(currentOffer()) && state.profile.availability !== 'OFFLINE');
 }
 
 // --- Duty: what the GPS and the fix uploader do -------------------------------------------------------------

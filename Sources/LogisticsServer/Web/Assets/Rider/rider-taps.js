@@ -92,7 +92,9 @@ export async function send(action, onProgress) {
     case 'issue': {
       const body = { type: action.type, occurredAt: action.occurredAt };
       if (location) body.location = { lat: location.lat, lon: location.lon, accuracyM: location.accuracyM };
-      await api.post(`${base}/issues`, body, { headers: key });
+      const issue = await api.post(`${base}/issues`, body, { headers: key });
+      const notified = (issue && issue.notified) || [];
+      notify(t(notified.includes('CUSTOMER') ? 'issueToldBoth' : 'issueToldDispatcher'), 'success');
       return;
     }
     default:

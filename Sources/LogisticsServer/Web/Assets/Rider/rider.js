@@ -6,7 +6,7 @@ import { offline } from './rider-api.js';
 import { t, translate } from './rider-i18n.js';
 import { $, show, state, app, queue, fixes } from './rider-state.js';
 import { notify } from './rider-notice.js';
-import { render } from './rider-screens.js';
+import { render, dismissFinished } from './rider-screens.js';
 import { tokenFromAddress, signOut, begin, refresh, toggleAvailability } from './rider-session.js';
 import { connectSocket } from './rider-stream.js';
 import { fetchOffers, sweepOffers, accept, decline } from './rider-offers.js';
@@ -57,6 +57,7 @@ function wire() {
   $('report').addEventListener('click', reportProblem);
   $('mark-failed').addEventListener('click', markFailed);
   $('call').addEventListener('click', call);
+  $('done-continue').addEventListener('click', dismissFinished);
   $('proof-otp').addEventListener('submit', submitOtp);
   $('photo').addEventListener('change', photoChosen);
   $('photo').addEventListener('cancel', () => notify(t('cameraHint')));

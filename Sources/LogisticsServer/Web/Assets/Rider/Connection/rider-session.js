@@ -6,7 +6,7 @@ import {
   tripTaskIds,
 } from './rider-state.js';
 import { notify, problemText, isSuspended } from './rider-notice.js';
-import { render } from './rider-screens.js';
+import { render, showFinished } from './rider-screens.js';
 import { connectSocket, closeSocket } from './rider-stream.js';
 import { fetchOffers } from './rider-offers.js';
 
@@ -130,13 +130,22 @@ export async function adoptServerTask(task, { boot = false } = {}) {
   if (state.navigation) state.navigation.taskChanged(displayTask());
 }
 
+const DONE_WORDS = { delivered: 'deliveryComplete', failed: 'deliveryFailed', returned: 'orderReturned' };
+
 export function taskEnded(task, how) {
   if (state.navigation) state.navigation.end();
   if (state.reported && state.reported.taskId === task.taskId) state.reported = null;
-  if (how === 'cancelled') notify(`${t('orderCancelled')}. ${t('cancelledStop')}`);
-  else if (how === 'delivered') notify(t('deliveryComplete'), 'success');
-  else if (how === 'failed') notify(t('deliveryFailed'), 'success');
-  else if (how === 'returned') notify(t('orderReturned'), 'success');
+  if (how === 'cancelled') {
+    notify(`${t('orderCancelled')}. ${t('cancelledStop')}`);
+    return;
+  }
+  if (tripTaskIds(task).length > 1) {
+    // More orders on the trip: a word under the bar, and on to the next stop.
+    notify(t(DONE_WORDS[how]), 'success');
+    return;
+  }
+  notify('');
+  showFinished(task, how);
 }
 
 export async function toggleAvailability() {
@@ -148,6 +157,8 @@ export async function toggleAvailability() {
     const profile = await api.put('/api/v1/rider/availability', { status: goOnline ? 'ONLINE' : 'OFFLINE' });
     state.profile = profile;
     notify('');
+    // Offline, an offer on screen would invite an Accept the server refuses: it goes, and the list is not asked.
+    if (!goOnline) state.offers.clear();
     saveCache();
     if (goOnline) fetchOffers();
   } catch (error) {

@@ -17,7 +17,7 @@ export const FINAL = ['DELIVERED', 'FAILED', 'CANCELLED', 'RETURNED_TO_STORE'];
 
 export const state = {
   token: null, riderId: null, profile: null, task: null, offers: new Map(), dismissed: new Set(), accepting: false, availabilityBusy: false,
-  screen: null, reported: null, refreshing: 0, taskVersion: 0, noServiceWorker: false,
+  screen: null, finished: null, reported: null, refreshing: 0, taskVersion: 0, noServiceWorker: false,
   socket: null, socketRetryMs: 1000, socketTimer: null, socketOpen: false, socketProblem: null,
   navigation: null, navigationLoading: null, photoBusy: false, waitingForLocation: false,
 };

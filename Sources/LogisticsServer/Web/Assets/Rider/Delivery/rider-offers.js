@@ -10,7 +10,7 @@ import { refresh, refusedToken, adoptServerTask } from './rider-session.js';
 const ACCEPT_TIMEOUT_MS = 5000; // RiderKit's acceptTimeout, then one automatic retry
 
 export async function fetchOffers() {
-  if (!state.token || offline()) return;
+  if (!state.token || offline() || (state.profile && state.profile.availability === 'OFFLINE')) return;
   try {
     const list = await api.get('/api/v1/rider/offers');
     const now = Date.now();
@@ -138,9 +138,9 @@ export async function accept() {
       return;
     }
     if (error.code === 'RIDER_NOT_ONLINE') {
-      // Kept on screen: the rider can go online and accept while it lasts.
-      entry.message = t('notOnline');
+      // Off the screen while offline (no live Accept the server refuses); back if the rider goes online in time.
       state.profile = { ...state.profile, availability: 'OFFLINE' };
+      notify(t('notOnline'));
     } else if (error.permanent) {
       dropOffer(entry.offer.offerId);
       notify(problemText(error));

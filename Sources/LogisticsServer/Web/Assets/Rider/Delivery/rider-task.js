@@ -44,9 +44,10 @@ export function renderTask() {
   const note = $('customer-note');
   note.textContent = task.notes ? t('note', { note: task.notes }) : '';
   show(note, Boolean(task.notes));
-  const phone = task.customer.phone || task.customer.phoneMasked || '';
+  const phone = task.customer.phoneMasked || task.customer.phone || '';
   $('customer-phone').textContent = phone ? t('phone', { phone }) : '';
-  show($('call'), Boolean(phone));
+  // Only the operator's call-masking number connects; a masked number cannot be dialled.
+  show($('call'), Boolean(task.customer.phone));
 
   const resumable = Boolean(navigation && navigation.canResume(task));
   show($('navigate-vendor'), beforePickup && !resumable);
@@ -71,8 +72,14 @@ export function renderTask() {
     primary.dataset.status = status;
     const needsProof = status === 'DELIVERED' && !proofAccepted(task);
     primary.disabled = needsProof || failing;
-    $('primary-hint').textContent = needsProof ? t('deliveredNeedsProof') : failing ? t('failingHint') : '';
+    $('primary-hint').textContent = needsProof ? t(proofNeeded(task)) : failing ? t('failingHint') : '';
   }
+}
+
+// The proof this task still needs, in the words of its type.
+function proofNeeded(task) {
+  const proof = task.proofOfDelivery || {};
+  return task.podType === 'OTP' && !proof.otpLocked ? 'deliveredNeedsCode' : 'deliveredNeedsPhoto';
 }
 
 // With batching the rider carries several orders: every stop in sequence, made ones ticked, the current one marked.
@@ -108,7 +115,9 @@ export function locationReady() {
 async function tapStatus(status, extra = {}) {
   const task = displayTask();
   if (!task) return;
-  if (!locationReady()) return;
+  // Without a position the tap still goes (rider-taps.js sends it with the reason); the screen says why.
+  const problem = locationProblem();
+  if (problem) notify(problem);
   const action = await record('status', { status, confirmed: Boolean(extra.confirmed), reason: extra.reason || null, ...extra.at });
   if (!action) return;
   // Arriving at a store is arriving for every order of the trip waiting there: one tap, not one per order.
@@ -130,13 +139,15 @@ async function tapStatus(status, extra = {}) {
 async function arrive() {
   const task = displayTask();
   if (!task) return;
-  if (!locationReady()) return;
   const tappedAt = new Date().toISOString();
   const fix = geo.recent();
   const radius = Number.isFinite(task.geofenceRadiusM) ? task.geofenceRadiusM : 500;
   let confirmed = false;
-  if (fix && metres(fix, task.customer.location) > radius) {
-    confirmed = await ask(t('farQuestion'), [['cancel', t('cancel')], ['confirm', t('confirm'), true]]) === 'confirm';
+  // Far from the door, or nowhere known (no GPS): the rider confirms the arrival the server cannot check.
+  const question = !fix && !geo.simulating ? 'unknownPlaceQuestion'
+    : fix && metres(fix, task.customer.location) > radius ? 'farQuestion' : null;
+  if (question) {
+    confirmed = await ask(t(question), [['cancel', t('cancel')], ['confirm', t('confirm'), true]]) === 'confirm';
     if (!confirmed) return;
   }
   await tapStatus('ARRIVED_AT_DESTINATION', { confirmed, at: { occurredAt: tappedAt, location: point(fix) } });
@@ -164,7 +175,8 @@ export async function reportProblem() {
   if (!action) return;
   state.reported = { taskId: task.taskId, type };
   saveCache();
-  notify(t('issueReported'), 'success');
+  // Who was told is the server's answer (rider-taps.js); until it comes the report is only saved.
+  notify(t('issueSaved'), 'success');
   render();
 }
 
@@ -216,8 +228,8 @@ export async function resumeNavigation() {
 export function call() {
   const task = displayTask();
   if (!task) return;
-  const number = task.customer.phone || task.customer.phoneMasked || '';
-  if (number && !/[*•x]/i.test(number)) {
+  const number = task.customer.phone || '';
+  if (number) {
     window.location.href = `tel:${number.replace(/[^\d+]/g, '')}`;
   } else {
     notify(t('phoneHidden', { phone: number }));
