@@ -19,7 +19,6 @@ from selenium.webdriver.common.by import By
 # The harness is shared with the rider app's test; SECRET and the rest stay reachable here for the benchmarks.
 from browser_support import (ARTIFACTS, BINARY, HOME, ROOT, SECRET, STORE, Server, browser, canvas_ink,  # noqa: F401
                              check, check_contrast, failures, now, requested_urls, wait_for)
-from rider_app.geometry import decode_polyline, resample  # noqa: E402
 
 
 def ready(server, customer_name, phone, ref=None, rider_name=None):
@@ -51,26 +50,6 @@ def in_transit(server):
             "location": dict(STORE, accuracyM=5)})
     fix(server, rider, 43.7380, 7.4262)
     return order_id, task["taskId"], rider, customer
-
-
-def ready_order(server):
-    """An order ready for pickup and a free rider near the store, for the dispatcher to choose."""
-    _, order_id, rider_id, rider, _ = ready(server, "Jon Berg", "+377 93 15 00 02", ref="READY-1")
-    fix(server, rider, 43.7390, 7.4270)
-    return order_id, rider_id, rider
-
-
-def drive(server, rider, dispatcher):
-    """The rider's fixes along the road from the store to the customer, one every 25 m, 3 s apart, ending now."""
-    route = server.call("GET", f"/api/v1/routes?from={STORE['lat']},{STORE['lon']}&to={HOME['lat']},{HOME['lon']}",
-                        dispatcher)
-    points = resample(decode_polyline(route["geometry"]), 25)
-    start = time.time() - 3 * len(points)
-    fixes = [{"lat": lat, "lon": lon, "accuracyM": 8, "speedMps": 8,
-              "recordedAt": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(start + 3 * index)) + "Z"}
-             for index, (lat, lon) in enumerate(points)]
-    server.call("POST", "/api/v1/rider/locations", rider, {"fixes": fixes})
-    return len(fixes)
 
 
 def fix(server, rider, lat, lon):
@@ -159,7 +138,6 @@ def main():
             check_contrast(driver, "unknown link")
         finally:
             driver.quit()
-        dispatch_page(server)
     finally:
         server.stop()
     raster_tiles()
@@ -187,84 +165,6 @@ def revoked_link(server, order_id, customer):
         check("This tracking link does not work" in driver.page_source, "a revoked link opened again is refused")
     finally:
         driver.quit()
-
-
-def dispatch_page(server):
-    """The dispatcher's live map: refused without a dispatcher token; with one, riders and events arrive live."""
-    order_id, task_id, rider, customer = in_transit(server)
-    ready_id, free_rider_id, free_rider = ready_order(server)
-    dispatcher = server.token("dispatcher", str(uuid.uuid4()))
-    for width, height, name in [(1280, 800, "desktop"), (360, 740, "phone")]:
-        driver = browser(width, height)
-        try:
-            driver.get(server.base + "/dispatch")
-            check(driver.find_element(By.ID, "sign-in").is_displayed(), f"dispatch {name}: asks for a token first")
-            check(not driver.find_element(By.ID, "app").is_displayed(), f"dispatch {name}: shows nothing without one")
-            if name == "desktop":
-                driver.get(server.base + "/dispatch#token=" + customer)
-                wait_for("dispatch: a customer's token is refused",
-                         lambda: driver.find_element(By.ID, "sign-in-error").text != "")
-                driver.get_log("browser")  # the refused token's 403 is the browser reporting it, as it should
-            driver.get(server.base + "/dispatch#token=" + dispatcher)
-            wait_for(f"dispatch {name}: the live map opens", lambda: driver.find_element(By.ID, "app").is_displayed())
-            check("token" not in driver.current_url, f"dispatch {name}: the token leaves the address bar")
-            wait_for(f"dispatch {name}: connected", lambda: driver.find_element(By.ID, "connection").text == "Live")
-            fix(server, rider, 43.7360, 7.4230)
-            wait_for(f"dispatch {name}: the rider appears",
-                     lambda: int(driver.find_element(By.ID, "rider-count").text) >= 1, timeout=10)
-            wait_for(f"dispatch {name}: open orders are listed",
-                     lambda: len(driver.find_elements(By.CSS_SELECTOR, "#orders button")) >= 1)
-            if name == "desktop":
-                changed = time.time()
-                server.call("PATCH", f"/api/v1/rider/tasks/{task_id}/status", rider, {
-                    "status": "ARRIVED_AT_DESTINATION", "eventId": str(uuid.uuid4()), "occurredAt": now(),
-                    "location": dict(HOME, accuracyM=5)})
-                wait_for("dispatch: the status change is in the event feed within 2 s",
-                         lambda: "ARRIVED_AT_DESTINATION" in driver.find_element(By.ID, "feed").text, timeout=2)
-                print(f"     (event shown {time.time() - changed:.2f} s after the change)", flush=True)
-                drive(server, rider, dispatcher)
-                order_button = [b for b in driver.find_elements(By.CSS_SELECTOR, "#orders button")
-                                if "READY-1" not in b.text][0]
-                order_button.click()
-                wait_for("dispatch: an order's timeline opens",
-                         lambda: "OrderCreated" in driver.find_element(By.ID, "timeline").text)
-                wait_for("dispatch: the timeline sums up the roads driven, matched from the rider's fixes",
-                         lambda: "matched from" in driver.find_element(By.CSS_SELECTOR, "#timeline .path").text)
-                summary = driver.find_element(By.CSS_SELECTOR, "#timeline .path").text
-                print(f"     ({summary})", flush=True)
-                check(not summary.startswith("Roads driven: 0.0 km"), "dispatch: the drive from the store is matched")
-                blue = driver.execute_script("""
-                    const data = document.getElementById('map').getContext('2d')
-                        .getImageData(0, 0, document.getElementById('map').width,
-                                      document.getElementById('map').height).data;
-                    let count = 0;  // the path's colour, #1a73e8 (traffic unknown)
-                    for (let i = 0; i < data.length; i += 4) {
-                        if (Math.abs(data[i] - 26) + Math.abs(data[i + 1] - 115) + Math.abs(data[i + 2] - 232) < 30) count++;
-                    }
-                    return count;""")
-                check(blue > 200, f"dispatch: the path is drawn on the map ({blue} pixels of its colour)")
-                driver.save_screenshot(os.path.join(ARTIFACTS, "dispatch-order-path-1280x800.png"))
-                check(not driver.find_element(By.ID, "offer").is_displayed(),
-                      "dispatch: an order already on its way cannot be offered again")
-                ready_button = [b for b in driver.find_elements(By.CSS_SELECTOR, "#orders button")
-                                if "READY-1" in b.text][0]
-                ready_button.click()
-                choice = f"#candidates input[value='{free_rider_id}']"
-                wait_for("dispatch: the free rider near the store is offered as a choice",
-                         lambda: driver.find_element(By.CSS_SELECTOR, choice).is_displayed())
-                driver.find_element(By.CSS_SELECTOR, choice).click()
-                driver.find_element(By.ID, "offer").click()
-                wait_for("dispatch: the order is offered to the chosen rider",
-                         lambda: any(offer["orderId"] == ready_id for offer in
-                                     server.call("GET", "/api/v1/rider/offers", free_rider)["offers"]))
-                check_contrast(driver, "dispatch")
-            time.sleep(1)
-            driver.save_screenshot(os.path.join(ARTIFACTS, f"dispatch-{name}-{width}x{height}.png"))
-        finally:
-            logs = driver.get_log("browser")
-            driver.quit()
-        errors = [entry["message"] for entry in logs if entry["level"] == "SEVERE"]
-        check(not errors, f"dispatch {name}: no errors in the console ({errors[:3]})")
 
 
 def demo():

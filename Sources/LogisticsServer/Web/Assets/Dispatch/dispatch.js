@@ -1,95 +1,141 @@
-// The dispatcher's live map: the fleet from GET /api/v1/riders, every rider's fixes and every order event from
-// WS /api/v1/dispatch/stream, the open orders, an order's timeline and the roads driven for it, and offering or
-// cancelling it. The token comes
-// from the sign-in box or the URL fragment (#token=…, never sent to the server) and is kept in sessionStorage only.
-import { TileMap, decodePolyline } from './map.js';
+// The dispatcher's page: a live map of the fleet (WS /api/v1/dispatch/stream moves the riders from
+// GET /api/v1/riders), the open orders, the riders, the event feed, an order's panel, a rider's card and a new order
+// form. This module signs in and out, keeps the stream and the lists fresh, and switches between the views; the
+// others each do one of those jobs.
+import { api, forgetToken, keepToken, onUnauthorised, token } from './dispatch-api.js';
+import { closeCreate, dropPin, openCreate, placingPin, wireCreate } from './dispatch-create.js';
+import { addLine, clearFeed, note, replayLastHour, takeEvent } from './dispatch-feed.js';
+import { drawMarkers, loadFleet, moveRider, renderRiders, rider, riderAt } from './dispatch-fleet.js';
+import { closeOrder, openOrder, orderChanged, selectedOrder, wireOrderPanel } from './dispatch-order-panel.js';
+import { keepOrder, loadOpenOrders, renderOrders, renderRiderChoice, wireSearch } from './dispatch-orders.js';
+import { forgetInspections, forgetRounds, inspectOpenOrders } from './dispatch-problems.js';
+import { closeRiderCard, openRiderCard, renderCard, shownRider } from './dispatch-rider-card.js';
+import { $, FINAL, on, refreshTimes, state } from './dispatch-state.js';
+import { TileMap } from './map.js';
 
-const $ = (id) => document.getElementById(id);
-const riders = new Map();
 const MONACO = [{ lat: 43.745, lon: 7.435 }, { lat: 43.726, lon: 7.412 }];
-const COLOURS = { ON_TASK: '#c2410c', ONLINE: '#1f7a4d', OFFLINE: '#6b7280' };
-const ENDED = ['DELIVERED', 'CANCELLED', 'FAILED'];
-let map = null;
+const TILE = 512;
 let socket = null;
-let selected = null;
-let refresher = null;
+let refresher = 0;
+let ticker = 0;
+let view = 'orders';
+let lastList = 'orders';
 // Stream messages wait here for the next frame: a busy fleet is drawn once per frame, not once per fix.
 let pending = [];
 let frameRequested = false;
 // How long each batch of updates took in the page (apply + draw), for the benchmark and the curious.
 const performanceLog = { batches: [], messages: 0 };
 window.dispatchPerformance = performanceLog;
+// Where each named rider's marker is on the map (CSS pixels in the canvas): markers have no words, so the browser
+// test asks here where to tap.
+window.dispatchMarkers = () => [...state.riders.values()].filter((r) => r.lat != null && state.map)
+  .map((r) => ({ name: r.name, at: state.map.toScreen(r.lat, r.lon) }));
 
-function token() {
-  const fragment = new URLSearchParams(location.hash.slice(1)).get('token');
-  if (fragment) {
-    sessionStorage.setItem('dispatchToken', fragment);
-    history.replaceState(null, '', location.pathname); // the token leaves the address bar
+// ---- Views: three lists behind tabs, and the panels that take their place (order, rider, new order).
+
+function show(next) {
+  view = next;
+  if (['orders', 'riders', 'feed'].includes(next)) lastList = next;
+  for (const name of ['orders', 'riders', 'feed', 'order', 'rider']) $(`view-${name}`).hidden = name !== next;
+  $('create').hidden = next !== 'create';
+  $('side').scrollTop = 0;
+  for (const tab of document.querySelectorAll('.tabs [role=tab]')) {
+    tab.setAttribute('aria-selected', String(tab.dataset.view === next));
   }
-  return sessionStorage.getItem('dispatchToken');
+  if (next === 'riders') renderRiders();
 }
 
-async function api(method, path, body) {
-  const response = await fetch(path, {
-    method,
-    headers: { Authorization: `Bearer ${token()}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const data = response.status === 204 ? {} : await response.json().catch(() => ({}));
-  if (!response.ok) throw new Error(data.title || `HTTP ${response.status}`);
-  return data;
+// Back to the fleet: the panel closes, its drawings leave the map, the map shows every rider again.
+function closePanels() {
+  if (selectedOrder()) closeOrder();
+  if (shownRider()) closeRiderCard();
+  if (view === 'create') closeCreate();
+  state.pins = [];
+  state.map.setRoute(null);
+  show(lastList);
+  fitFleet();
+  drawMarkers();
 }
 
-function rider(id) {
-  let entry = riders.get(id);
-  if (!entry) {
-    entry = { id, availability: 'ONLINE', lat: null, lon: null, heading: null, name: null };
-    riders.set(id, entry);
+// The whole operation in view: every rider seen, and the stores and doors of the open orders.
+function fitFleet() {
+  const places = [...state.riders.values()].filter((r) => r.lat != null);
+  for (const id of state.open) {
+    const order = state.orders.get(id);
+    if (order) places.push(order.vendor.location, order.customer.location);
   }
-  return entry;
+  state.map.fit(places.length ? places : MONACO);
 }
 
-function redraw() {
-  if (!map) return;
-  const small = riders.size > 200;
-  const markers = [];
-  for (const r of riders.values()) {
-    if (r.lat == null) continue;
-    markers.push({ lat: r.lat, lon: r.lon, heading: r.heading, colour: COLOURS[r.availability] || COLOURS.ONLINE, shape: 'rider', small });
+function openOrderView(orderId) {
+  if (shownRider()) closeRiderCard();
+  if (view === 'create') closeCreate();
+  show('order');
+  bringIntoView('view-order');
+  openOrder(orderId).then(drawMarkers);
+}
+
+function openRiderView(riderId) {
+  if (selectedOrder()) closeOrder();
+  if (view === 'create') closeCreate();
+  state.pins = [];
+  show('rider');
+  bringIntoView('view-rider');
+  openRiderCard(riderId).then(drawMarkers);
+}
+
+// On a phone the lists are below the map: a panel that opens there is scrolled to.
+function bringIntoView(id) {
+  const box = $(id).getBoundingClientRect();
+  if (box.top > window.innerHeight * 0.6 || box.top < 0) $('side').scrollIntoView({ behavior: 'smooth', block: 'start' });
+}
+
+// ---- Keeping the lists fresh: lists are drawn at most a few times a second, however busy the stream.
+
+let listsTimer = 0;
+function renderLists() {
+  if (listsTimer) return;
+  listsTimer = setTimeout(() => {
+    listsTimer = 0;
+    renderOrders();
+    if (view === 'riders') renderRiders();
+    if (view === 'rider') renderCard();
+  }, 200);
+}
+
+const orderReads = new Map();
+// An event changed the order: read it once the burst is over, and keep the list and the panel in step.
+function readOrderSoon(orderId) {
+  clearTimeout(orderReads.get(orderId));
+  orderReads.set(orderId, setTimeout(async () => {
+    orderReads.delete(orderId);
+    try {
+      keepOrder(await api('GET', `/api/v1/orders/${orderId}`));
+      renderLists();
+    } catch (error) {
+      console.warn('order read', error);
+    }
+  }, 300));
+}
+
+function applyEvent(event) {
+  takeEvent(event, { live: true });
+  const riderId = event.data && event.data.riderId;
+  if (riderId && event.type === 'OrderAssigned') rider(riderId).availability = 'ON_TASK';
+  const finished = FINAL.includes(event.status) || ['RETURNED_TO_STORE', 'CANCELLED'].includes(event.status);
+  if (finished || event.type === 'OrderReassigned') {
+    const order = state.orders.get(event.orderId);
+    const who = (event.data && event.data.fromRiderId) || (order && order.assignedRiderId);
+    if (who && state.riders.has(who)) rider(who).availability = 'ONLINE';
   }
-  map.setMarkers(markers);
-  $('rider-count').textContent = String(markers.length);
-}
-
-function feed(text) {
-  const item = document.createElement('li');
-  item.textContent = `${new Date().toLocaleTimeString()} ${text}`;
-  const list = $('feed');
-  list.prepend(item);
-  while (list.children.length > 100) list.lastChild.remove();
+  readOrderSoon(event.orderId);
+  orderChanged(event.orderId);
 }
 
 function apply(data) {
-  if (data.type === 'riderLocation') {
-    const entry = rider(data.riderId);
-    entry.lat = data.lat;
-    entry.lon = data.lon;
-    entry.heading = data.headingDeg ?? null;
-  } else if (data.type === 'event') {
-    const event = data.event;
-    if (event.type === 'DispatchEscalated') {
-      // Automatic dispatch gave up on this order: the one line a dispatcher must act on.
-      feed(`Needs a rider · order ${event.orderId.slice(0, 8)}: ${(event.data && event.data.reason) || 'automatic dispatch found nobody'}`);
-    } else {
-      feed(`${event.type}${event.status ? ' ' + event.status : ''} · order ${event.orderId.slice(0, 8)}`);
-    }
-    const riderId = event.data && event.data.riderId;
-    if (riderId && event.type === 'OrderAssigned') rider(riderId).availability = 'ON_TASK';
-    else if (riderId && ENDED.includes(event.status)) rider(riderId).availability = 'ONLINE';
-    if (selected && selected.orderId === event.orderId) showOrder({ ...selected, status: event.status || selected.status });
-  } else if (data.type === 'error') {
-    signOut((data.problem && data.problem.title) || 'Refused');
-  }
+  if (data.type === 'riderLocation') moveRider(data);
+  else if (data.type === 'event') applyEvent(data.event);
+  else if (data.type === 'error') signOut((data.problem && data.problem.title) || 'Refused');
 }
 
 function flush() {
@@ -104,123 +150,10 @@ function flush() {
       console.warn('unreadable dispatch message', error);
     }
   }
-  redraw();
+  drawMarkers();
   performanceLog.messages += batch.length;
   performanceLog.batches.push(performance.now() - started);
   if (performanceLog.batches.length > 5000) performanceLog.batches.splice(0, 1000);
-}
-
-// The fleet as stored: who is online or on a task and where each rider was last seen. Live fixes then move them.
-async function loadFleet() {
-  const fleet = await api('GET', '/api/v1/riders?limit=5000');
-  for (const item of fleet.riders) {
-    const entry = rider(item.riderId);
-    entry.availability = item.availability;
-    entry.name = item.name;
-    if (entry.lat == null && item.lastLocation) {
-      entry.lat = item.lastLocation.lat;
-      entry.lon = item.lastLocation.lon;
-    }
-  }
-  redraw();
-}
-
-async function loadOrders() {
-  const page = await api('GET', '/api/v1/orders?limit=50');
-  const list = $('orders');
-  list.replaceChildren();
-  for (const order of page.orders) {
-    if (ENDED.includes(order.status)) continue;
-    const item = document.createElement('li');
-    const button = document.createElement('button');
-    button.type = 'button';
-    button.textContent = `${order.externalRef || order.orderId.slice(0, 8)} · ${order.status}`;
-    button.addEventListener('click', () => showOrder(order));
-    item.append(button);
-    list.append(item);
-  }
-}
-
-// The free riders nearest the store (straight line), for the dispatcher to choose from.
-function candidates(order) {
-  const store = order.vendor && order.vendor.location;
-  if (!store) return [];
-  const metres = (r) => Math.hypot((r.lat - store.lat) * 111320, (r.lon - store.lon) * 111320 * Math.cos((store.lat * Math.PI) / 180));
-  return [...riders.values()]
-    .filter((r) => r.availability === 'ONLINE' && r.lat != null)
-    .map((r) => ({ rider: r, metres: metres(r) }))
-    .sort((a, b) => a.metres - b.metres)
-    .slice(0, 8);
-}
-
-function showCandidates(order) {
-  const list = $('candidates');
-  list.replaceChildren();
-  for (const { rider: r, metres } of candidates(order)) {
-    const item = document.createElement('li');
-    const label = document.createElement('label');
-    const box = document.createElement('input');
-    box.type = 'checkbox';
-    box.value = r.id;
-    label.append(box, ` ${r.name || r.id.slice(0, 8)} · ${metres < 1000 ? Math.round(metres) + ' m' : (metres / 1000).toFixed(1) + ' km'}`);
-    item.append(label);
-    list.append(item);
-  }
-  if (!list.children.length) list.append(Object.assign(document.createElement('li'), { textContent: 'No free rider online' }));
-}
-
-async function showOrder(order) {
-  selected = order;
-  $('order-title').textContent = `${order.externalRef || order.orderId} · ${order.status}`;
-  $('order-panel').hidden = false;
-  // Offers need an order ready for pickup; a finished order can no longer be cancelled.
-  const offerable = order.status === 'READY_FOR_PICKUP';
-  for (const id of ['offer-hint', 'candidates', 'offer']) $(id).hidden = !offerable;
-  $('cancel').hidden = ENDED.includes(order.status);
-  if (offerable) showCandidates(order);
-  const log = await api('GET', `/api/v1/orders/${order.orderId}/events`);
-  const timeline = $('timeline');
-  timeline.replaceChildren();
-  for (const event of log.events) {
-    const item = document.createElement('li');
-    item.textContent = `${new Date(event.occurredAt).toLocaleTimeString()} ${event.type}${event.status ? ' ' + event.status : ''}`;
-    timeline.append(item);
-  }
-  await showPath(order);
-}
-
-// The fixes stored for the order, matched to the roads (GET …/path), drawn on the map and summed up in the timeline.
-async function showPath(order) {
-  const item = document.createElement('li');
-  item.className = 'path';
-  $('timeline').append(item);
-  let path;
-  try {
-    path = await api('GET', `/api/v1/orders/${order.orderId}/path`);
-  } catch (error) {
-    item.textContent = `Roads driven: ${error.message}`;
-    return;
-  }
-  if (selected !== order) return;
-  // Stretch by stretch: where no road joins two fixes (a jump, GPS lost), nothing is drawn between them.
-  const points = [];
-  const congestion = [];
-  for (const stretch of path.stretches) {
-    const piece = decodePolyline(stretch.geometry);
-    if (points.length && piece.length) congestion.push('GAP');
-    piece.forEach((point, index) => {
-      if (index > 0) congestion.push('UNKNOWN');
-      points.push(point);
-    });
-  }
-  map.setRoute(points, congestion);
-  if (points.length > 1) map.fit(points);
-  const metres = path.stretches.reduce((sum, stretch) => sum + stretch.distanceM, 0);
-  const unmatched = path.unmatched.reduce((sum, run) => sum + run.fixCount, 0);
-  item.textContent = path.fixCount === 0
-    ? 'Roads driven: no fixes stored yet'
-    : `Roads driven: ${(metres / 1000).toFixed(1)} km matched from ${path.fixCount} fixes`
-      + (unmatched ? ` (${unmatched} off the roads)` : '');
 }
 
 function connect() {
@@ -238,63 +171,178 @@ function connect() {
     $('connection').textContent = 'Disconnected';
     // 4401 and 4403 are about the token; anything else (4429 after falling behind, 1001 on a restart) reconnects.
     if (event.code === 4401 || event.code === 4403) signOut('This token is not allowed here');
-    else if (token()) setTimeout(connect, 2000);
+    else if (token()) setTimeout(() => { if (token() && socket && socket.readyState === WebSocket.CLOSED) connect(); }, 2000);
   };
 }
 
-function signOut(reason) {
-  sessionStorage.removeItem('dispatchToken');
-  clearInterval(refresher);
-  $('sign-in-error').textContent = reason;
-  $('app').hidden = true;
-  $('sign-in').hidden = false;
+async function refresh() {
+  try {
+    await loadFleet();
+    await loadOpenOrders();
+  } catch (error) {
+    if (error.status === 403) signOut('This token is not a dispatcher’s or an admin’s');
+    else note(`Could not refresh the lists: ${error.message}`, true);
+  }
 }
 
-function refresh() {
-  loadOrders().catch((error) => feed(`orders: ${error.message}`));
-  loadFleet().catch((error) => feed(`riders: ${error.message}`));
-}
-
-function start() {
+async function start() {
   $('sign-in').hidden = true;
   $('app').hidden = false;
+  $('header-actions').hidden = false;
   $('sign-in-error').textContent = '';
-  $('feed').replaceChildren();
-  map = map || new TileMap($('map'));
-  map.fit(MONACO);
+  clearFeed();
+  if (!state.map) {
+    state.map = new TileMap($('map'));
+    state.map.enablePanning(() => {});
+  }
+  state.map.fit(MONACO);
   if (socket) {
     socket.onclose = null;
     socket.close();
   }
   connect();
-  refresh();
+  show('orders');
+  await refresh();
+  if (!token()) return;
+  fitFleet();
+  drawMarkers();
+  try {
+    await replayLastHour();
+  } catch (error) {
+    if (token()) note(`The last hour’s events could not be read: ${error.message}`, true);
+  }
+  inspectOpenOrders().then(renderLists);
   clearInterval(refresher);
-  refresher = setInterval(refresh, 10000);
+  refresher = setInterval(refresh, 10_000);
+  clearInterval(ticker);
+  // Times since the last fix and in each state move on by themselves.
+  ticker = setInterval(() => {
+    drawMarkers();
+    renderLists();
+    refreshTimes();
+  }, 5000);
 }
 
+function signOut(reason, isError = true) {
+  forgetToken();
+  clearInterval(refresher);
+  clearInterval(ticker);
+  if (socket) {
+    socket.onclose = null;
+    socket.close();
+    socket = null;
+  }
+  if (selectedOrder()) closeOrder();
+  if (shownRider()) closeRiderCard();
+  closeCreate();
+  forgetRounds();
+  forgetInspections();
+  state.riders.clear();
+  state.orders.clear();
+  state.refs.clear();
+  state.open = new Set();
+  state.problems.clear();
+  clearFeed();
+  $('connection').textContent = 'Signed out';
+  $('sign-in-error').textContent = reason;
+  $('sign-in-error').className = isError ? 'error' : 'hint';
+  $('app').hidden = true;
+  $('header-actions').hidden = true;
+  $('sign-in').hidden = false;
+}
+
+// ---- The map: drag to pan, buttons or the wheel to zoom, tap a rider for their card or drop a pin.
+
+function zoomBy(step) {
+  const map = state.map;
+  const z = Math.max(11, Math.min(18, map.z + step));
+  if (z === map.z || !map.center) return;
+  const scale = 2 ** (z - map.z);
+  map.center = [map.center[0] * scale, map.center[1] * scale];
+  map.z = z;
+  map.draw();
+}
+
+// The place under a point of the map (the inverse of map.js's Web Mercator projection).
+function placeAt(x, y) {
+  const map = state.map;
+  const canvas = $('map');
+  const n = 2 ** map.z;
+  const wx = map.center[0] + (x - canvas.clientWidth / 2) / TILE;
+  const wy = map.center[1] + (y - canvas.clientHeight / 2) / TILE;
+  const lon = (wx / n) * 360 - 180;
+  const lat = (Math.atan(Math.sinh(Math.PI * (1 - (2 * wy) / n))) * 180) / Math.PI;
+  return { lat, lon };
+}
+
+function wireMap() {
+  const canvas = $('map');
+  let down = null;
+  canvas.addEventListener('pointerdown', (event) => { down = [event.clientX, event.clientY]; });
+  canvas.addEventListener('click', (event) => {
+    // A drag that pans the map is not a tap.
+    if (down && Math.hypot(event.clientX - down[0], event.clientY - down[1]) > 6) return;
+    const box = canvas.getBoundingClientRect();
+    const x = event.clientX - box.left;
+    const y = event.clientY - box.top;
+    if (placingPin()) {
+      const place = placeAt(x, y);
+      dropPin(place.lat, place.lon);
+      return;
+    }
+    const hit = riderAt(x, y);
+    if (hit) openRiderView(hit.id);
+  });
+  $('zoom-in').addEventListener('click', () => zoomBy(1));
+  $('zoom-out').addEventListener('click', () => zoomBy(-1));
+}
+
+// ---- Wiring.
+
+on('open-order', openOrderView);
+on('open-rider', openRiderView);
+on('pins', drawMarkers);
+on('note', (text, alert) => note(text, alert));
+on('problems', (orderId) => { renderLists(); orderChanged(orderId); });
+on('open-orders', renderLists);
+on('order-read', (order) => { keepOrder(order); renderLists(); });
+on('orders-changed', () => { loadOpenOrders().catch((error) => note(`Orders: ${error.message}`, true)); });
+on('fleet', () => { renderLists(); renderRiderChoice(); });
+on('order-created', (order) => {
+  keepOrder(order);
+  closeCreate();
+  addLine({ key: `created-${order.orderId}`, at: Date.now(), text: `You created ${order.externalRef}`, orderId: order.orderId });
+  openOrderView(order.orderId);
+});
+onUnauthorised(() => signOut('Your sign-in has ended: sign in again'));
+
+for (const tab of document.querySelectorAll('.tabs [role=tab]')) {
+  tab.addEventListener('click', () => {
+    if (['order', 'rider', 'create'].includes(view)) closePanels();
+    show(tab.dataset.view);
+  });
+}
+for (const button of document.querySelectorAll('[data-close]')) button.addEventListener('click', closePanels);
+$('new-order').addEventListener('click', () => {
+  if (selectedOrder()) closeOrder();
+  if (shownRider()) closeRiderCard();
+  state.map.setRoute(null);
+  openCreate();
+  show('create');
+  bringIntoView('create');
+  $('customer-name').focus({ preventScroll: true });
+});
+$('sign-out').addEventListener('click', () => signOut('You have signed out.', false));
 $('sign-in').addEventListener('submit', (event) => {
   event.preventDefault();
-  sessionStorage.setItem('dispatchToken', $('token').value.trim());
+  keepToken($('token').value.trim());
   $('token').value = '';
   start();
 });
-$('offer').addEventListener('click', async () => {
-  if (!selected) return;
-  const chosen = [...document.querySelectorAll('#candidates input:checked')].map((box) => box.value);
-  const body = chosen.length ? { riderIds: chosen } : { strategy: 'nearest', count: 3 };
-  try {
-    const made = await api('POST', `/api/v1/orders/${selected.orderId}/offers`, body);
-    feed(`offered ${selected.orderId.slice(0, 8)} to ${made.offers.length} rider(s)${chosen.length ? '' : ' nearest by road'}`);
-  } catch (error) { feed(`offer: ${error.message}`); }
-});
-$('cancel').addEventListener('click', async () => {
-  if (!selected) return;
-  try {
-    await api('POST', `/api/v1/orders/${selected.orderId}/cancel`, { reason: 'cancelled by dispatch' });
-    feed(`cancelled ${selected.orderId.slice(0, 8)}`);
-    loadOrders();
-  } catch (error) { feed(`cancel: ${error.message}`); }
-});
+wireMap();
+wireOrderPanel();
+wireCreate();
+wireSearch();
 
 // A link with #token=… opened on this page already (the fragment changes, the page does not reload).
 window.addEventListener('hashchange', () => {

@@ -1,0 +1,72 @@
+// The API with the dispatcher's token. The token comes from the sign-in box or the URL fragment (#token=…, which
+// browsers never send to a server) and is kept in sessionStorage only: closing the tab or signing out forgets it.
+const KEY = 'dispatchToken';
+let unauthorised = () => {};
+
+export function token() {
+  const fragment = new URLSearchParams(location.hash.slice(1)).get('token');
+  if (fragment) {
+    sessionStorage.setItem(KEY, fragment);
+    history.replaceState(null, '', location.pathname); // the token leaves the address bar
+  }
+  return sessionStorage.getItem(KEY);
+}
+
+export function keepToken(value) { sessionStorage.setItem(KEY, value); }
+export function forgetToken() { sessionStorage.removeItem(KEY); }
+
+// Called once with the problem when the server says the token no longer works (expired, revoked).
+export function onUnauthorised(handler) { unauthorised = handler; }
+
+// A refusal as a person reads it: the problem's title, and the fields it names.
+export class Refusal extends Error {
+  constructor(problem, status) {
+    const fields = (problem.errors || []).map((error) => `${FIELD_WORDS[error.field] || error.field} ${error.message}`);
+    super([problem.title || `The server answered ${status}`, ...fields].join(' · '));
+    this.status = status;
+    this.code = problem.code;
+  }
+}
+
+const FIELD_WORDS = {
+  'customer.phone': 'Customer phone', 'customer.name': 'Customer name', 'customer.address': 'Customer address',
+  'vendor.name': 'Store name', 'vendor.address': 'Store address', externalRef: 'Reference', notes: 'Notes',
+  preparationMinutes: 'Preparation time', reason: 'Reason', q: 'Search words',
+};
+
+export async function api(method, path, body, headers = {}) {
+  let response;
+  try {
+    response = await fetch(path, {
+      method,
+      headers: { Authorization: `Bearer ${token()}`, ...(body ? { 'Content-Type': 'application/json' } : {}), ...headers },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+  } catch {
+    throw new Error('No connection to the server');
+  }
+  const data = response.status === 204 ? {} : await response.json().catch(() => ({}));
+  if (!response.ok) {
+    const refusal = new Refusal(data, response.status);
+    if (response.status === 401) unauthorised(refusal);
+    throw refusal;
+  }
+  return data;
+}
+
+// A proof photo needs the token, so an <img src> cannot fetch it: it is read here and shown from memory.
+export async function photoURL(podId) {
+  const response = await fetch(`/api/v1/pods/${podId}/image`, { headers: { Authorization: `Bearer ${token()}` } });
+  if (!response.ok) throw new Error(`The photo could not be loaded (${response.status})`);
+  return URL.createObjectURL(await response.blob());
+}
+
+// crypto.randomUUID exists only on https and localhost; a dispatcher on plain http in the office still needs ids.
+export function newId() {
+  if (crypto.randomUUID) return crypto.randomUUID();
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = (bytes[6] & 0x0f) | 0x40;
+  bytes[8] = (bytes[8] & 0x3f) | 0x80;
+  const hex = [...bytes].map((byte) => byte.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}

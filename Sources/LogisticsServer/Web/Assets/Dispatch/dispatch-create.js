@@ -1,0 +1,166 @@
+// A new order from the page: the store (one known from earlier orders, or typed with a pin: there is no stores API
+// yet), the customer with an address and a pin dropped on the map (or an address an earlier order already placed),
+// notes, the kind of proof, and ready now or after a preparation time.
+import { api, newId } from './dispatch-api.js';
+import { $, el, emit, state } from './dispatch-state.js';
+
+let pinFor = null; // 'store' or 'customer' while the dispatcher is placing a pin
+const pins = { store: null, customer: null };
+let formKey = null; // one Idempotency-Key per order being entered: a double tap creates one order
+
+function knownStores() {
+  const stores = new Map();
+  for (const order of state.orders.values()) {
+    const key = `${order.vendor.name}\n${order.vendor.address}`;
+    if (!stores.has(key)) stores.set(key, order.vendor);
+  }
+  return [...stores.values()].sort((a, b) => a.name.localeCompare(b.name));
+}
+
+function knownAddresses() {
+  const places = new Map();
+  for (const order of state.orders.values()) places.set(order.customer.address, order.customer.location);
+  return places;
+}
+
+export function openCreate() {
+  formKey = newId();
+  pins.store = null;
+  pins.customer = null;
+  $('create').reset();
+  $('create-error').textContent = '';
+  const stores = knownStores();
+  $('store-choice').replaceChildren(
+    ...stores.map((store, index) => el('option', { value: String(index) }, `${store.name} — ${store.address}`)),
+    el('option', { value: 'new' }, 'Another store…'));
+  $('store-choice').dataset.count = String(stores.length);
+  $('store-new').hidden = stores.length > 0;
+  $('known-addresses').replaceChildren(...[...knownAddresses().keys()].map((address) => el('option', { value: address })));
+  showPinStatus();
+}
+
+export function closeCreate() {
+  stopPin();
+  pins.store = null;
+  pins.customer = null;
+  formKey = null;
+  state.pins = [];
+}
+
+export function placingPin() { return pinFor; }
+
+function startPin(target) {
+  pinFor = target;
+  $('map-prompt-text').textContent = target === 'store' ? 'Tap the map where the store is' : 'Tap the map where the customer is';
+  $('map-prompt').hidden = false;
+  // On a phone the map is above the form: bring it into view for the tap.
+  $('map-box').scrollIntoView({ behavior: 'smooth', block: 'start' });
+}
+
+export function stopPin() {
+  pinFor = null;
+  $('map-prompt').hidden = true;
+}
+
+// The map was tapped while placing a pin.
+export function dropPin(lat, lon) {
+  const target = pinFor;
+  if (!target) return;
+  pins[target] = { lat, lon };
+  stopPin();
+  showPinStatus();
+  $(`${target}-pin-status`).scrollIntoView({ behavior: 'smooth', block: 'center' });
+}
+
+function showPinStatus() {
+  for (const target of ['store', 'customer']) {
+    const pin = pins[target];
+    $(`${target}-pin-status`).textContent = pin ? `Pin at ${pin.lat.toFixed(5)}, ${pin.lon.toFixed(5)}` : '';
+    $(`${target}-pin`).textContent = pin ? 'Move the pin' : (target === 'store' ? 'Pin the store on the map' : 'Drop a pin on the map');
+  }
+  state.pins = [
+    pins.store && { ...pins.store, colour: '#1d2127', shape: 'square', label: 'New store' },
+    pins.customer && { ...pins.customer, colour: '#0b5cad', label: 'New customer' },
+  ].filter(Boolean);
+  emit('pins');
+}
+
+function storeFromForm() {
+  const choice = $('store-choice').value;
+  if (choice !== 'new' && choice !== '') return knownStores()[Number(choice)];
+  const name = $('store-name').value.trim();
+  const address = $('store-address').value.trim();
+  if (!name) throw new Error('Name the store, or choose one from the list');
+  if (!pins.store) throw new Error('Pin the store on the map');
+  return { name, address: address || `Pin at ${pins.store.lat.toFixed(5)}, ${pins.store.lon.toFixed(5)}`, location: pins.store };
+}
+
+function customerPlace() {
+  const typed = $('customer-address').value.trim();
+  if (pins.customer) {
+    return { address: typed || `Pin at ${pins.customer.lat.toFixed(5)}, ${pins.customer.lon.toFixed(5)}`, location: pins.customer };
+  }
+  const known = knownAddresses().get(typed);
+  if (known) return { address: typed, location: known };
+  throw new Error('Drop a pin on the map for the customer (an address is found by itself only when an earlier order went there)');
+}
+
+// References people can read out on the phone: D, the day, and four letters or digits that are never confused.
+function madeUpReference() {
+  const letters = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
+  const random = crypto.getRandomValues(new Uint8Array(4));
+  const day = new Date();
+  const date = `${String(day.getMonth() + 1).padStart(2, '0')}${String(day.getDate()).padStart(2, '0')}`;
+  return `D${date}-${[...random].map((byte) => letters[byte % letters.length]).join('')}`;
+}
+
+async function submit(event) {
+  event.preventDefault();
+  const error = $('create-error');
+  error.textContent = '';
+  let body;
+  try {
+    const vendor = storeFromForm();
+    const place = customerPlace();
+    const readyLater = $('create').elements.ready.value === 'later';
+    const minutes = Number($('prep-minutes').value);
+    if (readyLater && !(Number.isInteger(minutes) && minutes >= 1 && minutes <= 240)) {
+      throw new Error('The preparation time is a whole number of minutes from 1 to 240');
+    }
+    body = {
+      externalRef: $('order-ref').value.trim() || madeUpReference(),
+      vendor: { name: vendor.name, address: vendor.address, location: { lat: vendor.location.lat, lon: vendor.location.lon } },
+      customer: {
+        id: newId(), name: $('customer-name').value.trim(), phone: $('customer-phone').value.trim(),
+        address: place.address, location: { lat: place.location.lat, lon: place.location.lon },
+      },
+      podType: $('create').elements.pod.value,
+      notes: $('order-notes').value.trim() || undefined,
+      preparationMinutes: readyLater ? minutes : undefined,
+    };
+  } catch (problem) {
+    error.textContent = problem.message;
+    return;
+  }
+  const button = $('create-submit');
+  button.disabled = true;
+  try {
+    const order = await api('POST', '/api/v1/orders', body, { 'Idempotency-Key': formKey });
+    let ready = order;
+    if (!body.preparationMinutes) ready = await api('POST', `/api/v1/orders/${order.orderId}/ready`);
+    emit('order-created', ready);
+  } catch (problem) {
+    error.textContent = problem.message;
+  } finally {
+    button.disabled = false;
+  }
+}
+
+export function wireCreate() {
+  $('create').addEventListener('submit', submit);
+  $('store-choice').addEventListener('change', () => { $('store-new').hidden = $('store-choice').value !== 'new'; });
+  $('store-pin').addEventListener('click', () => startPin('store'));
+  $('customer-pin').addEventListener('click', () => startPin('customer'));
+  $('map-prompt-stop').addEventListener('click', stopPin);
+  $('prep-minutes').addEventListener('focus', () => { $('create').elements.ready.value = 'later'; });
+}

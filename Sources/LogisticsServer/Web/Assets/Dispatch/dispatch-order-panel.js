@@ -1,0 +1,391 @@
+// One order on the page: what it is and how long it has waited, the problem a rider reported, the offers and what
+// became of each, the decisions a dispatcher can take on it (each with a reason the event log keeps), and its
+// timeline with the roads driven and the proof of delivery.
+import { api, photoURL } from './dispatch-api.js';
+import { describe } from './dispatch-feed.js';
+import { normalise } from './dispatch-problems.js';
+import {
+  $, FINAL, OFFER_WORDS, ORDER_WORDS, ago, distance, el, emit, metresBetween, reference, riderName, riderState, state,
+  timeOfDay,
+} from './dispatch-state.js';
+import { decodePolyline } from './map.js';
+
+let selected = null; // the order id on the panel
+let generation = 0; // drops the answers of an earlier render
+let refreshTimer = 0;
+let offerTimer = 0;
+let photo = null; // the proof photo's object URL, released when the panel moves on
+let decision = null;
+
+export function selectedOrder() { return selected; }
+
+const DECISIONS = {
+  cancel: {
+    title: (ref) => `Cancel ${ref}?`, path: 'cancel', confirm: 'Yes, cancel the order', back: 'Keep the order',
+    hint: 'Open offers end, and the rider and the customer are told why. This cannot be undone.',
+  },
+  reassign: {
+    title: (ref) => `Reassign ${ref} to another rider`, path: 'reassign', confirm: 'Reassign', riders: true,
+    hint: 'The rider’s task ends and they are told why. Tick riders to offer the order to, or none to offer it '
+      + 'afterwards.',
+  },
+  returnToStore: {
+    title: (ref) => `Send ${ref} back to the store`, path: 'return-to-store', confirm: 'Send back to the store',
+    hint: 'The rider’s next stop becomes the store and the customer is told why; the order ends as returned '
+      + 'when the rider hands it back.',
+  },
+  failure: {
+    title: (ref) => `Approve the failure of ${ref}`, path: 'failure-approval', confirm: 'Approve the failure',
+    hint: 'The rider may then mark the delivery failed at once instead of waiting.',
+  },
+  override: {
+    title: (ref) => `Confirm the delivery of ${ref} without proof`, path: 'pod-override',
+    confirm: 'Confirm without proof', hint: 'The rider can then complete the delivery without a photo or a code.',
+  },
+};
+
+export async function openOrder(orderId) {
+  if (selected !== orderId) {
+    selected = orderId;
+    closeDecision();
+    releasePhoto();
+    $('timeline').replaceChildren();
+    $('offers').replaceChildren();
+    $('proof').hidden = true;
+    state.map.setRoute(null);
+  }
+  await refresh({ fit: true });
+}
+
+export function closeOrder() {
+  selected = null;
+  generation++;
+  clearTimeout(refreshTimer);
+  clearTimeout(offerTimer);
+  closeDecision();
+  releasePhoto();
+  state.pins = [];
+  state.map.setRoute(null);
+}
+
+// Something happened to the order: read it again shortly (events come in bursts).
+export function orderChanged(orderId) {
+  if (orderId !== selected) return;
+  clearTimeout(refreshTimer);
+  refreshTimer = setTimeout(() => refresh({ fit: false }), 250);
+}
+
+async function refresh({ fit }) {
+  const id = selected;
+  const mine = ++generation;
+  let order;
+  try {
+    order = await api('GET', `/api/v1/orders/${id}`);
+  } catch (error) {
+    $('order-title').textContent = reference(id);
+    $('order-status').textContent = `This order could not be read: ${error.message}`;
+    return;
+  }
+  if (mine !== generation) return;
+  state.orders.set(id, order);
+  if (FINAL.includes(order.status)) state.open.delete(id);
+  emit('order-read', order);
+  renderFacts(order);
+  renderActions(order);
+  showPins(order, fit);
+  const [offers, log] = await Promise.all([
+    api('GET', `/api/v1/orders/${id}/offers`).catch(() => ({ offers: [] })),
+    api('GET', `/api/v1/orders/${id}/events`).catch((error) => ({ error })),
+  ]);
+  if (mine !== generation) return;
+  renderOffers(order, offers.offers);
+  renderTimeline(order, log);
+  await showPath(order, mine, fit);
+}
+
+function renderFacts(order) {
+  const ref = reference(order);
+  $('order-title').textContent = ref;
+  const waited = FINAL.includes(order.status) ? ` at ${timeOfDay(order.updatedAt)}` : [' for ', ago(Date.parse(order.updatedAt))];
+  $('order-status').replaceChildren(
+    el('span', { class: `chip status ${order.status.toLowerCase()}` }, ORDER_WORDS[order.status] || order.status),
+    ...[waited].flat());
+  const problem = state.problems.get(order.orderId);
+  $('order-problem').hidden = !problem;
+  if (problem) {
+    $('order-problem').replaceChildren(el('p', {},
+      el('strong', {}, problem.text),
+      problem.note ? ` — “${problem.note}”` : null,
+      el('time', {}, ` · ${timeOfDay(problem.at)}`)));
+  }
+  const rider = order.assignedRiderId;
+  const facts = [
+    ['Store', `${order.vendor.name}, ${order.vendor.address}`],
+    ['Customer', [order.customer.name, ', ', el('a', { href: `tel:${order.customer.phone.replace(/[^+\d]/g, '')}` },
+      order.customer.phone), el('br'), order.customer.address]],
+    ['Rider', rider ? el('button', { type: 'button', class: 'link', onclick: () => emit('open-rider', rider) },
+      riderName(rider)) : 'None yet'],
+    ['Proof', order.podType === 'OTP' ? 'Delivery code (OTP)' : 'Photo'],
+    ['Created', timeOfDay(order.createdAt)],
+  ];
+  if (order.expectedReadyAt && !order.readyAt) facts.push(['Ready by', timeOfDay(order.expectedReadyAt)]);
+  if (order.notes) facts.push(['Notes', order.notes]);
+  if (order.cancelReason) facts.push(['Cancelled because', order.cancelReason]);
+  $('order-facts').replaceChildren(...facts.flatMap(([term, value]) => [el('dt', {}, term), el('dd', {}, value)]));
+}
+
+function renderActions(order) {
+  const status = order.status;
+  const problem = state.problems.get(order.orderId);
+  const buttons = [];
+  const action = (words, handler, kind) => buttons.push(el('button', { type: 'button', class: kind, onclick: handler }, words));
+  if (['PENDING_VENDOR_ACCEPTANCE', 'PREPARING'].includes(status) || (status === 'RIDER_ASSIGNED' && !order.readyAt)) {
+    action('Mark ready', () => markReady(order), 'primary');
+  }
+  if (status === 'RIDER_ASSIGNED') action('Reassign to another rider', () => openDecision('reassign', order));
+  if (status === 'ARRIVED_AT_DESTINATION') action('Confirm delivery without proof', () => openDecision('override', order));
+  if (['IN_TRANSIT', 'ARRIVED_AT_DESTINATION'].includes(status)) {
+    action('Send back to the store', () => openDecision('returnToStore', order));
+    if (status === 'ARRIVED_AT_DESTINATION' || (problem && problem.kind === 'issue')) {
+      action('Approve the failure', () => openDecision('failure', order));
+    }
+  }
+  if (!FINAL.includes(status)) action('Cancel the order', () => openDecision('cancel', order), 'danger');
+  $('order-actions').replaceChildren(...buttons);
+  const offerable = status === 'READY_FOR_PICKUP';
+  $('offering').hidden = !offerable || decision !== null;
+  if (offerable) renderCandidates(order, $('candidates'));
+}
+
+// Free riders nearest the store in a straight line, to tick; the server ranks by road when none is ticked.
+export function renderCandidates(order, list) {
+  const store = order.vendor.location;
+  const now = Date.now();
+  const free = [...state.riders.values()]
+    .filter((r) => r.availability === 'ONLINE' && r.lat != null && riderState(r, now) !== 'offline')
+    .map((r) => ({ rider: r, metres: metresBetween(r, store) }))
+    .sort((a, b) => a.metres - b.metres)
+    .slice(0, 8);
+  const ticked = new Set([...list.querySelectorAll('input:checked')].map((box) => box.value));
+  list.replaceChildren(...free.map(({ rider: r, metres }) => el('li', {}, el('label', {},
+    el('input', { type: 'checkbox', value: r.id, checked: ticked.has(r.id) }),
+    ` ${r.name || `Rider ${r.id.slice(0, 8)}`} · ${distance(metres)}`,
+    riderState(r, now) === 'stale' ? el('span', { class: 'chip stale' }, 'Stale GPS') : null))));
+  if (!free.length) list.append(el('li', { class: 'hint' }, 'No free rider online'));
+}
+
+function renderOffers(order, offers) {
+  $('offers-box').hidden = offers.length === 0;
+  const now = Date.now();
+  $('offers').replaceChildren(...offers.map((offer) => {
+    const left = Math.round((Date.parse(offer.expiresAt) - now) / 1000);
+    const words = offer.status === 'OPEN' ? `${OFFER_WORDS.OPEN} (${Math.max(0, left)} s left)` : OFFER_WORDS[offer.status];
+    return el('li', { class: `offer ${offer.status.toLowerCase()}` },
+      el('span', {}, offer.riderName || riderName(offer.riderId)), ' ',
+      el('span', { class: `chip offer-${offer.status.toLowerCase()}` }, words),
+      el('time', {}, ` ${timeOfDay(offer.createdAt)}`));
+  }));
+  $('offer').textContent = offers.length ? 'Offer again' : 'Offer the order';
+  // While an offer is open, the panel looks again when it lapses, so "expired" shows without a click.
+  clearTimeout(offerTimer);
+  const open = offers.filter((offer) => offer.status === 'OPEN').map((offer) => Date.parse(offer.expiresAt));
+  if (open.length && order.status === 'READY_FOR_PICKUP') {
+    offerTimer = setTimeout(() => orderChanged(order.orderId), Math.max(...open) - now + 600);
+  }
+}
+
+function renderTimeline(order, log) {
+  const timeline = $('timeline');
+  if (log.error) {
+    timeline.replaceChildren(el('li', {}, `The timeline could not be read: ${log.error.message}`));
+    return;
+  }
+  const events = log.events.map(normalise);
+  timeline.replaceChildren(...events.map((event) => {
+    const { text, alert } = describe(event);
+    return el('li', { class: alert ? 'alert' : null }, el('time', {}, timeOfDay(event.occurredAt)), ' ', text);
+  }));
+  showProof(order, events);
+}
+
+// The proof: the photo (read with the token), or that the customer's code was verified.
+async function showProof(order, events) {
+  const figure = $('proof');
+  const proof = events.filter((event) => event.type === 'ProofOfDeliveryAccepted'
+    || event.type === 'ProofOfDeliveryAwaitingOverride').pop();
+  if (!proof) {
+    figure.hidden = true;
+    return;
+  }
+  const where = proof.details.distanceM ? `, ${Math.round(Number(proof.details.distanceM))} m from the door` : '';
+  if (proof.details.type === 'OTP') {
+    figure.hidden = false;
+    figure.replaceChildren(el('figcaption', {}, `Proof of delivery: the customer’s code was verified at ${timeOfDay(proof.occurredAt)}`));
+    return;
+  }
+  if (figure.dataset.podId === proof.details.podId && photo) return;
+  figure.dataset.podId = proof.details.podId;
+  const caption = el('figcaption', {}, `Proof of delivery: photo taken at ${timeOfDay(proof.occurredAt)}${where}`
+    + (proof.type === 'ProofOfDeliveryAwaitingOverride' ? ' (waits for your confirmation)' : ''));
+  figure.hidden = false;
+  figure.replaceChildren(caption);
+  try {
+    const url = await photoURL(proof.details.podId);
+    if (selected !== order.orderId) return URL.revokeObjectURL(url);
+    releasePhoto();
+    photo = url;
+    figure.replaceChildren(el('img', { src: url, alt: `Proof of delivery photo for ${reference(order)}` }), caption);
+  } catch (error) {
+    figure.replaceChildren(caption, el('p', { class: 'error' }, error.message));
+  }
+}
+
+function releasePhoto() {
+  if (photo) URL.revokeObjectURL(photo);
+  photo = null;
+  delete $('proof').dataset.podId;
+}
+
+function showPins(order, fit) {
+  state.pins = [
+    { lat: order.vendor.location.lat, lon: order.vendor.location.lon, colour: '#1d2127', shape: 'square', label: 'Store' },
+    { lat: order.customer.location.lat, lon: order.customer.location.lon, colour: '#0b5cad', label: 'Customer' },
+  ];
+  emit('pins');
+  if (fit) {
+    const rider = state.riders.get(order.assignedRiderId);
+    state.map.fit([order.vendor.location, order.customer.location].concat(rider && rider.lat != null ? [rider] : []));
+  }
+}
+
+// The fixes stored for the order, matched to the roads (GET …/path), drawn on the map and summed up in the timeline.
+async function showPath(order, mine, fit) {
+  if (['PENDING_VENDOR_ACCEPTANCE', 'PREPARING', 'READY_FOR_PICKUP'].includes(order.status) && !order.taskId) return;
+  const item = el('li', { class: 'path' }, 'Roads driven: reading the fixes…');
+  $('timeline').append(item);
+  let path;
+  try {
+    path = await api('GET', `/api/v1/orders/${order.orderId}/path`);
+  } catch (error) {
+    item.textContent = `Roads driven: ${error.message}`;
+    return;
+  }
+  if (mine !== generation) return;
+  // Stretch by stretch: where no road joins two fixes (a jump, GPS lost), nothing is drawn between them.
+  const points = [];
+  const congestion = [];
+  for (const stretch of path.stretches) {
+    const piece = decodePolyline(stretch.geometry);
+    if (points.length && piece.length) congestion.push('GAP');
+    piece.forEach((point, index) => {
+      if (index > 0) congestion.push('UNKNOWN');
+      points.push(point);
+    });
+  }
+  state.map.setRoute(points, congestion);
+  if (fit && points.length > 1) state.map.fit(points.concat([order.vendor.location, order.customer.location]));
+  const metres = path.stretches.reduce((sum, stretch) => sum + stretch.distanceM, 0);
+  const unmatched = path.unmatched.reduce((sum, run) => sum + run.fixCount, 0);
+  item.textContent = path.fixCount === 0
+    ? 'Roads driven: no fixes stored yet'
+    : `Roads driven: ${(metres / 1000).toFixed(1)} km matched from ${path.fixCount} fixes`
+      + (unmatched ? ` (${unmatched} off the roads)` : '');
+}
+
+async function markReady(order) {
+  try {
+    await api('POST', `/api/v1/orders/${order.orderId}/ready`);
+    emit('orders-changed');
+  } catch (error) {
+    emit('note', `Marking ${reference(order)} ready: ${error.message}`, true);
+  }
+  orderChanged(order.orderId);
+}
+
+function openDecision(kind, order) {
+  decision = { kind, orderId: order.orderId };
+  const words = DECISIONS[kind];
+  $('decision-title').textContent = words.title(reference(order));
+  $('decision-hint').textContent = words.hint;
+  $('decision-confirm').textContent = words.confirm;
+  $('decision-back').textContent = words.back || 'Back';
+  $('decision-error').textContent = '';
+  $('decision-reason').value = '';
+  $('decision-riders').hidden = !words.riders;
+  if (words.riders) {
+    const list = el('ul', { class: 'candidates' });
+    $('decision-riders').replaceChildren(el('p', { class: 'hint' }, 'Offer it to:'), list);
+    renderCandidates(order, list);
+  }
+  $('decision').hidden = false;
+  $('order-actions').hidden = true;
+  $('offering').hidden = true;
+  $('decision-reason').focus();
+}
+
+function closeDecision() {
+  decision = null;
+  $('decision').hidden = true;
+  $('order-actions').hidden = false;
+}
+
+async function confirmDecision(event) {
+  event.preventDefault();
+  if (!decision) return;
+  const reason = $('decision-reason').value.trim();
+  if (!reason) {
+    $('decision-error').textContent = 'Say why, in a few words: the reason goes into the order’s log.';
+    $('decision-reason').focus();
+    return;
+  }
+  const { kind, orderId } = decision;
+  const body = { reason };
+  if (kind === 'reassign') {
+    const chosen = [...$('decision-riders').querySelectorAll('input:checked')].map((box) => box.value);
+    if (chosen.length) body.riderIds = chosen;
+  }
+  const confirm = $('decision-confirm');
+  confirm.disabled = true;
+  try {
+    await api('POST', `/api/v1/orders/${orderId}/${DECISIONS[kind].path}`, body);
+    // Each decision settles what the order was flagged for; the stream's event says the same a moment later.
+    state.problems.delete(orderId);
+    emit('problems', orderId);
+    closeDecision();
+    emit('orders-changed');
+    orderChanged(orderId);
+  } catch (error) {
+    $('decision-error').textContent = error.message;
+  } finally {
+    confirm.disabled = false;
+  }
+}
+
+async function offer() {
+  const order = state.orders.get(selected);
+  if (!order) return;
+  const chosen = [...$('candidates').querySelectorAll('input:checked')].map((box) => box.value);
+  const body = chosen.length ? { riderIds: chosen } : { strategy: 'nearest', count: 3 };
+  const button = $('offer');
+  button.disabled = true;
+  try {
+    await api('POST', `/api/v1/orders/${order.orderId}/offers`, body);
+    for (const box of $('candidates').querySelectorAll('input:checked')) box.checked = false;
+    state.problems.delete(order.orderId);
+    emit('problems', order.orderId);
+  } catch (error) {
+    emit('note', `Offering ${reference(order)}: ${error.message}`, true);
+  } finally {
+    button.disabled = false;
+  }
+  orderChanged(order.orderId);
+}
+
+export function wireOrderPanel() {
+  $('decision').addEventListener('submit', confirmDecision);
+  $('decision-back').addEventListener('click', () => {
+    closeDecision();
+    orderChanged(selected);
+  });
+  $('offer').addEventListener('click', offer);
+}

@@ -1,0 +1,156 @@
+// What the dispatcher's page modules share: the fleet, the orders seen, the problems waiting for a decision, and
+// the words the page uses for statuses. The page holds no data of its own: all of it comes from the API.
+export const state = {
+  map: null,
+  riders: new Map(), // riderId → {id, name, availability, lat, lon, heading, fixAt, currentOrders, deliveriesToday}
+  orders: new Map(), // orderId → the order as the API last gave it (open ones, and any the page looked at)
+  refs: new Map(), // orderId → reference, from the event log, for orders the page has not read
+  open: new Set(), // ids of the open orders, as the last full read found them, plus those created or changed since
+  problems: new Map(), // orderId → {kind, text, note, at}: what needs the dispatcher
+  pins: [], // extra markers a panel shows (store, customer, a dropped pin)
+};
+
+export const $ = (id) => document.getElementById(id);
+export const FINAL = ['DELIVERED', 'CANCELLED', 'FAILED', 'RETURNED'];
+export const STALE_AFTER_MS = 60_000;
+
+export const ORDER_WORDS = {
+  PENDING_VENDOR_ACCEPTANCE: 'Waiting for the store', PREPARING: 'Being prepared', READY_FOR_PICKUP: 'Ready for pickup',
+  RIDER_ASSIGNED: 'Rider on the way to the store', IN_TRANSIT: 'On its way', ARRIVED_AT_DESTINATION: 'At the customer',
+  RETURNING_TO_STORE: 'Going back to the store', DELIVERED: 'Delivered', CANCELLED: 'Cancelled', FAILED: 'Failed',
+  RETURNED: 'Returned to the store',
+};
+
+export const ISSUE_WORDS = {
+  CUSTOMER_UNAVAILABLE: 'Customer unavailable', ADDRESS_NOT_FOUND: 'Address not found', OTHER: 'Other problem',
+};
+
+export const OFFER_WORDS = {
+  OPEN: 'waiting for an answer', ACCEPTED: 'accepted', DECLINED: 'declined', EXPIRED: 'expired',
+  SUPERSEDED: 'offered again', CANCELLED: 'withdrawn',
+};
+
+export function reference(orderOrId) {
+  const order = typeof orderOrId === 'string' ? state.orders.get(orderOrId) : orderOrId;
+  if (order && order.externalRef) return order.externalRef;
+  const id = typeof orderOrId === 'string' ? orderOrId : order && order.orderId;
+  if (id && state.refs.get(id)) return state.refs.get(id);
+  return id ? `order ${id.slice(0, 8)}` : 'an order';
+}
+
+export function riderName(id) {
+  if (!id) return 'a rider';
+  const rider = state.riders.get(id);
+  return (rider && rider.name) || `rider ${id.slice(0, 8)}`;
+}
+
+// What a rider is doing, in one word: offline, free, on a task, stale GPS (no fix for a minute), or never seen.
+export function riderState(rider, now = Date.now()) {
+  if (rider.availability === 'OFFLINE') return 'offline';
+  if (rider.fixAt == null) return 'unseen';
+  if (now - rider.fixAt > STALE_AFTER_MS) return 'stale';
+  return rider.availability === 'ON_TASK' ? 'task' : 'free';
+}
+
+export const RIDER_STATE_WORDS = {
+  offline: 'Offline', free: 'Free', task: 'On a task', stale: 'Stale GPS', unseen: 'No position yet',
+};
+export const RIDER_COLOURS = {
+  task: '#c2410c', free: '#1f7a4d', offline: '#6b7280', stale: '#7c3aed', unseen: '#6b7280',
+};
+
+// "12 s", "4 min", "2 h 5 min": how long ago, for a list read at a glance.
+export function since(ms, now = Date.now()) {
+  const seconds = Math.max(0, Math.round((now - ms) / 1000));
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  return minutes % 60 ? `${hours} h ${minutes % 60} min` : `${hours} h`;
+}
+
+export function timeOfDay(value) {
+  return new Date(value).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+}
+
+export function distance(metres) {
+  return metres < 1000 ? `${Math.round(metres)} m` : `${(metres / 1000).toFixed(1)} km`;
+}
+
+// Straight-line metres between two points, for ranking nearby riders (the server ranks by road when it offers).
+export function metresBetween(a, b) {
+  const dLat = (a.lat - b.lat) * 111_320;
+  const dLon = (a.lon - b.lon) * 111_320 * Math.cos((b.lat * Math.PI) / 180);
+  return Math.hypot(dLat, dLon);
+}
+
+// A DOM element with properties and children; strings become text (never HTML), so names cannot inject markup.
+export function el(tag, props = {}, ...children) {
+  const element = document.createElement(tag);
+  for (const [key, value] of Object.entries(props)) {
+    if (value == null || value === false) continue;
+    if (key === 'class') element.className = value;
+    else if (key === 'onclick') element.addEventListener('click', value);
+    else if (key in element && key !== 'list') element[key] = value;
+    else element.setAttribute(key, value === true ? '' : value);
+  }
+  for (const child of children.flat()) {
+    if (child == null || child === false) continue;
+    element.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return element;
+}
+
+// Who else wants to know when something changed (the modules register; the page wires them at start).
+const listeners = new Map();
+export function on(name, handler) {
+  if (!listeners.has(name)) listeners.set(name, []);
+  listeners.get(name).push(handler);
+}
+export function emit(name, ...values) {
+  for (const handler of listeners.get(name) || []) handler(...values);
+}
+
+// Draws a list row by row, keyed: a row whose content is unchanged stays the same element in place. Lists redrawn
+// whole every few seconds lost a dispatcher's click whenever the row under the pointer was replaced between the
+// press and the release.
+// `update` (optional) patches a kept row in place, for what changes too often to rebuild it for (a time).
+export function renderRows(list, items, key, signature, build, update = null) {
+  const old = new Map([...list.children].map((node) => [node.dataset.key, node]));
+  const next = items.map((item) => {
+    const id = key(item);
+    const sig = signature(item);
+    const known = old.get(id);
+    if (known && known.dataset.sig === sig) {
+      if (update) update(known, item);
+      return known;
+    }
+    const fresh = build(item);
+    fresh.dataset.key = id;
+    fresh.dataset.sig = sig;
+    return fresh;
+  });
+  next.forEach((node, index) => {
+    if (list.children[index] !== node) list.insertBefore(node, list.children[index] || null);
+  });
+  while (list.children.length > next.length) list.lastChild.remove();
+}
+
+// A span that says how long ago `ms` was, kept current by refreshTimes (text only: the row stays the same element).
+export function ago(ms) {
+  return el('span', { 'data-since': String(ms) }, since(ms));
+}
+
+// Points a row's time at a new moment (a rider's newer fix) without rebuilding the row.
+export function moveTime(node, ms) {
+  const span = node.querySelector('[data-since]');
+  if (span && ms != null) span.dataset.since = String(ms);
+}
+
+export function refreshTimes(root = document) {
+  const now = Date.now();
+  for (const span of root.querySelectorAll('[data-since]')) {
+    const text = since(Number(span.dataset.since), now);
+    if (span.textContent !== text) span.textContent = text;
+  }
+}
