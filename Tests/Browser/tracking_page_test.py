@@ -125,6 +125,8 @@ def main():
             wait_for("after DELIVERED the map is gone",
                      lambda: not driver.find_elements(By.ID, "map-box"))
             wait_for("the final status shows", lambda: driver.find_element(By.ID, "status").text == "Delivered")
+            wait_for("the page says when it was delivered",
+                     lambda: driver.find_element(By.ID, "ended-at").text.startswith("Delivered at "))
             driver.save_screenshot(os.path.join(ARTIFACTS, "tracking-delivered-360x740.png"))
             events = []
             wait_for("the tracking socket is closed after the end",
@@ -133,11 +135,18 @@ def main():
                      or "Network.webSocketClosed" in events, timeout=5)
 
             check_contrast(driver, "delivered")
+            # Opened again later: the outcome, when, and from which store, without the live page.
+            driver.get(page)
+            ended = driver.find_element(By.TAG_NAME, "main").text
+            check("This delivery has ended" in ended and "Delivered at " in ended and "Café de Paris" in ended,
+                  f"an ended link says how and when it ended and the store ({ended!r})")
+            driver.save_screenshot(os.path.join(ARTIFACTS, "tracking-ended-360x740.png"))
             driver.get(server.base + "/track/trk_not-a-real-link")
             check("This tracking link does not work" in driver.page_source, "an unknown link shows a readable HTML page")
             check_contrast(driver, "unknown link")
         finally:
             driver.quit()
+        before_pickup(server)
     finally:
         server.stop()
     raster_tiles()
@@ -146,6 +155,61 @@ def main():
         print(f"{len(failures)} browser check(s) failed", flush=True)
         sys.exit(1)
     print("browser checks passed", flush=True)
+
+
+# The road colours of the riders' and dispatchers' map (map.js STYLE), which read as traffic to a customer.
+COLOURED_ROADS = """
+const canvas = document.getElementById('map');
+const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+const colours = [[192, 86, 60], [208, 138, 60], [201, 164, 73]];
+let count = 0;
+for (let i = 0; i < data.length; i += 4) {
+  if (colours.some(([r, g, b]) => Math.abs(data[i] - r) < 10 && Math.abs(data[i + 1] - g) < 10
+      && Math.abs(data[i + 2] - b) < 10)) count++;
+}
+return count;
+"""
+
+
+def before_pickup(server):
+    """A link opened before pickup: the status in words, the store and the reference, no empty map; the map comes
+    when the rider has the parcel, with grey roads (no colours a customer would read as traffic)."""
+    dispatcher, order_id, rider_id, rider, customer = ready(
+        server, "Lena Weber", "+377 93 15 00 02", ref="EARLY-7", rider_name="Marc Dubois")
+    link = server.call("POST", f"/api/v1/orders/{order_id}/tracking-links", customer)
+    driver = browser(360, 740)
+    try:
+        driver.get(link["url"])
+        wait_for("before pickup: the status in words",
+                 lambda: driver.find_element(By.ID, "status").text
+                 == "Your order is ready; a rider will pick it up soon")
+        text = driver.find_element(By.TAG_NAME, "main").text
+        check("Order EARLY-7 from Café de Paris" in text, f"before pickup: the reference and the store ({text!r})")
+        check(not driver.find_element(By.ID, "map-box").is_displayed(), "before pickup: no empty map box")
+        check(driver.find_element(By.ID, "map-later").is_displayed(), "before pickup: says when the map comes")
+        check_contrast(driver, "before pickup")
+        driver.save_screenshot(os.path.join(ARTIFACTS, "tracking-before-pickup-360x740.png"))
+
+        offers = server.call("POST", f"/api/v1/orders/{order_id}/offers", dispatcher, {"riderIds": [rider_id]})
+        task = server.call("POST", f"/api/v1/rider/offers/{offers['offers'][0]['offerId']}/accept", rider)
+        wait_for("before pickup: a rider on the way to the store is said in words",
+                 lambda: driver.find_element(By.ID, "status").text
+                 == "A rider is on the way to Café de Paris to pick up your order", timeout=20)
+        for status in ["ARRIVED_AT_STORE", "PICKED_UP"]:
+            server.call("PATCH", f"/api/v1/rider/tasks/{task['taskId']}/status", rider, {
+                "status": status, "eventId": str(uuid.uuid4()), "occurredAt": now(),
+                "location": dict(STORE, accuracyM=5)})
+        fix(server, rider, 43.7380, 7.4262)
+        wait_for("after pickup the open page shows the map by itself (it asks again every 15 s)",
+                 lambda: driver.find_element(By.ID, "map-box").is_displayed()
+                 and driver.find_element(By.ID, "status").text == "On its way", timeout=25)
+        wait_for("the map is drawn", lambda: canvas_ink(driver)[0] > 2000)
+        time.sleep(1)
+        coloured = driver.execute_script(COLOURED_ROADS)
+        check(coloured == 0, f"the customer's map has no roads in traffic-like colours ({coloured} pixels)")
+        driver.save_screenshot(os.path.join(ARTIFACTS, "tracking-after-pickup-360x740.png"))
+    finally:
+        driver.quit()
 
 
 def revoked_link(server, order_id, customer):

@@ -78,9 +78,10 @@ struct TrackingRoutes {
         return try .json(try await Self.snapshot(of: order, services: services))
     }
 
-    /// 410 TRACKING_ENDED for a delivered, cancelled or failed order: its stream and its links are over.
+    /// 410 TRACKING_ENDED for an order that is over, or on its way back to the store: its stream and its links are
+    /// over.
     static func refuseIfEnded(_ order: Order) throws {
-        guard order.status.isFinal else { return }
+        guard TrackingChannel.endsTracking(order.status) else { return }
         throw LogisticsError(
             .trackingEnded, "The order is \(order.status.rawValue)",
             extras: ["currentStatus": .string(order.status.rawValue)])

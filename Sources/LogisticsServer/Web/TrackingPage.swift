@@ -47,10 +47,20 @@ struct TrackingPage {
         // Past the link's time nothing about the order is shown, its outcome included.
         case .expired: return notice(text["notFoundTitle"]!, text["notFound"]!, .gone)
         }
-        if order.status.isFinal {
-            return notice(text["endedTitle"]!, text[order.status.rawValue] ?? text["ended"]!, .gone)
+        let store = order.vendor.name
+        let summary = NotificationCatalog.fill(
+            order.externalRef == nil ? text["orderFromStore"]! : text["orderFrom"]!,
+            ["ref": order.externalRef ?? "", "store": store])
+        // Over (or on its way back to the store): how it ended, when, and from where, without the live page.
+        if TrackingChannel.endsTracking(order.status) {
+            let status = text[order.status.rawValue] ?? text["ended"]!
+            let details = Self.endedDetails(order: order, status: status, summary: summary, text: text)
+            return WebPage.html(
+                Self.noticePage(language: language, title: text["endedTitle"]!, body: status, details: details),
+                status: order.status.isFinal ? .gone : .ok)
         }
         let textsJSON = String(decoding: try JSONEncoder().encode(text), as: UTF8.self)
+        let trackable = TrackingChannel.isTrackable(order.status)
         // Customers are told who is coming: the rider's first name only.
         var riderLine = ""
         if let riderId = order.assignedRiderId, let rider = try? await services.repository.rider(id: riderId),
@@ -65,15 +75,41 @@ struct TrackingPage {
                 "track.html",
                 [
                     "lang": language, "title": WebPage.escape(text["title"]!),
-                    "loading": WebPage.escape(text["loading"]!),
+                    // The status in words at once: before pickup there is nothing else to show.
+                    "loading": WebPage.escape(
+                        trackable
+                            ? text["loading"]!
+                            : NotificationCatalog.fill(
+                                text[order.status.rawValue] ?? text["loading"]!, ["store": store])),
+                    "summary": WebPage.escape(summary), "store": WebPage.escape(store),
+                    "mapHidden": trackable ? "" : " hidden", "mapLaterHidden": trackable ? " hidden" : "",
+                    "mapLater": WebPage.escape(text["mapLater"]!),
                     "attribution": WebPage.escape(text["attribution"]!),
                     "tileAttribute": WebPage.tileAttribute(tileServer),
                     "orderId": order.id.lowercased, "texts": WebPage.escape(textsJSON), "riderLine": riderLine,
                 ]), tileServer: tileServer)
     }
 
-    static func noticePage(language: String, title: String, body: String) -> String {
+    /// `details`: HTML already escaped, under the body.
+    static func noticePage(language: String, title: String, body: String, details: String = "") -> String {
         WebPage.render(
-            "track-notice.html", ["lang": language, "title": WebPage.escape(title), "body": WebPage.escape(body)])
+            "track-notice.html",
+            ["lang": language, "title": WebPage.escape(title), "body": WebPage.escape(body), "details": details])
+    }
+
+    /// When the order ended (local time in the customer's browser, UTC until its script runs), the store and the
+    /// reference.
+    static func endedDetails(order: Order, status: String, summary: String, text: [String: String]) -> String {
+        let iso = RFC3339.string(from: order.updatedAt)
+        let utc =
+            ISO8601DateFormatter.string(
+                from: order.updatedAt, timeZone: TimeZone(identifier: "UTC")!,
+                formatOptions: [.withTime, .withColonSeparatorInTime]
+            ).prefix(5) + " UTC"
+        let when = NotificationCatalog.fill(text["endedAt"]!, ["status": status, "time": "\u{1}"])
+        let parts = WebPage.escape(when).components(separatedBy: "\u{1}")
+        let time = #"<time datetime="\#(iso)">\#(utc)</time>"#
+        return #"<p class="ended-at">"# + parts.joined(separator: time) + "</p>"
+            + #"<p class="ended-order">"# + WebPage.escape(summary) + "</p>"
     }
 }

@@ -158,6 +158,9 @@ struct DispatcherDayTests {
             let byRider = try await server.send(.post, path, token: rider, json: ["reason": "I am tired"])
             #expect(byRider.status == 403)
 
+            let link = try await server.send(
+                .post, "/api/v1/orders/\(scenario.orderId)/tracking-links", token: scenario.customer)
+            let linkToken = try #require(link["token"] as? String)
             let back = try await server.send(
                 .post, path, token: scenario.dispatcher, json: ["reason": "the customer moved away"])
             #expect(back.status == 200, "\(back.text)")
@@ -167,6 +170,13 @@ struct DispatcherDayTests {
             #expect((active["nextStop"] as? [String: Any])?["kind"] as? String == "STORE")
             let order = try await server.send(.get, "/api/v1/orders/\(scenario.orderId)", token: scenario.dispatcher)
             #expect(order["status"] as? String == "RETURNING_TO_STORE")
+            // The customer's page stops following the rider and says the order is going back, from which store.
+            let page = try await server.send(.get, "/track/\(linkToken)")
+            #expect(page.status == 200)
+            #expect(page.text.contains("Going back to the store") && page.text.contains("Café de Paris"))
+            #expect(!page.text.contains("/web/track.js"), "no live map for a parcel going back")
+            let snapshot = try await server.send(.get, "/track/\(linkToken)/snapshot")
+            #expect(snapshot.code == "TRACKING_ENDED")
             let again = try await server.send(.post, path, token: scenario.dispatcher, json: ["reason": "twice"])
             #expect(again.code == "INVALID_STATUS_TRANSITION")
             // Neither a delivery nor a failure can follow: the parcel is going back.

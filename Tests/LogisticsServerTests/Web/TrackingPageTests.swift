@@ -95,6 +95,10 @@ struct TrackingPageTests {
             #expect(gone.contentType == "text/html; charset=utf-8")
             #expect(gone.text.contains("This delivery has ended"))
             #expect(gone.text.contains("Order cancelled"))
+            // More than "ended": when (a time the page's script shows in the customer's zone) and from which store.
+            #expect(gone.text.contains(#"Order cancelled at <time datetime=""#), "\(gone.text)")
+            #expect(gone.text.contains("Café de Paris") && gone.text.contains("Order EXT-"))
+            #expect(gone.text.contains(#"<script type="module" src="/web/track-time.js"></script>"#))
             let endedSnapshot = try await server.send(.get, "/track/\(token)/snapshot")
             #expect(endedSnapshot.status == 410)
             #expect(endedSnapshot.code == "TRACKING_ENDED")
@@ -113,6 +117,13 @@ extension TrackingPageTests {
             let early = try await server.send(.get, "/track/\(token)/snapshot")
             #expect(early.status == 409)
             #expect(early.code == "TRACKING_NOT_AVAILABLE")
+            // The page says where the order is in words, names the store and the reference, and shows no map yet.
+            let page = try await server.send(.get, "/track/\(token)")
+            #expect(page.status == 200)
+            #expect(page.text.contains("Your order is ready; a rider will pick it up soon"), "\(page.text)")
+            #expect(page.text.contains("from Café de Paris") && page.text.contains("Order EXT-"))
+            #expect(page.text.contains(#"<div id="map-box" hidden>"#))
+            #expect(page.text.contains("The map appears here when your rider has picked up the order."))
         }
     }
 

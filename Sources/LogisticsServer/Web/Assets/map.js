@@ -5,6 +5,9 @@ const STYLE = {
   motorway: ['#c0563c', 5], trunk: ['#c0563c', 4.5], primary: ['#d08a3c', 4], secondary: ['#c9a449', 3.5],
   tertiary: ['#8a8f98', 3], link: ['#8a8f98', 2.5], minor: ['#9aa0a8', 2], service: ['#b8bcc2', 1.2],
 };
+// For a customer's map: red, orange and yellow roads read as traffic, which the customer is not shown. Widths alone
+// tell the big roads.
+const PLAIN = Object.fromEntries(Object.entries(STYLE).map(([name, [, width]]) => [name, [width >= 4 ? '#8a8f98' : '#a4a9b0', width]]));
 const LAND = '#eef0f2';
 const SEA = '#c6dcef';
 const COAST = '#8fb3d6';
@@ -23,7 +26,8 @@ export class TileMap {
   // options (all optional, for a moving map such as the rider's navigation):
   //   margin: CSS pixels of roads drawn beyond each edge, so a view that moves by less than that only shifts the
   //           road layer instead of drawing it again (default 0: the layer is redrawn whenever the view moves);
-  //   onDraw(ms): called after every redraw with its duration.
+  //   onDraw(ms): called after every redraw with its duration;
+  //   plainRoads: every road in greys (the customer's map: coloured roads would read as traffic).
   constructor(canvas, rasterTemplate = document.body.dataset.tileUrl || null, options = {}) {
     this.canvas = canvas;
     this.raster = rasterTemplate;
@@ -38,6 +42,7 @@ export class TileMap {
     this.tilesVersion = 0;
     this.margin = options.margin || 0;
     this.onDraw = options.onDraw || null;
+    this.roadStyle = options.plainRoads ? PLAIN : STYLE;
     this.route = null; // setRoute()
     this.position = null; // setPosition()
     new ResizeObserver(() => this.draw()).observe(canvas);
@@ -195,7 +200,7 @@ export class TileMap {
       g.stroke();
     }
     for (const road of tile.roads) {
-      const [colour, lineWidth] = STYLE[road.class] || STYLE.minor;
+      const [colour, lineWidth] = this.roadStyle[road.class] || this.roadStyle.minor;
       g.strokeStyle = colour;
       g.lineWidth = lineWidth;
       g.beginPath();

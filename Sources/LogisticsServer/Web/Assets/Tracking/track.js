@@ -8,15 +8,29 @@ const token = decodeURIComponent(location.pathname.split('/').pop());
 const statusLine = document.getElementById('status');
 const etaLine = document.getElementById('eta');
 const updatedLine = document.getElementById('updated');
-const map = new TileMap(document.getElementById('map'));
+const endedLine = document.getElementById('ended-at');
+const mapBox = document.getElementById('map-box');
+const mapLater = document.getElementById('map-later');
+// Plain grey roads: coloured ones would read as traffic, which is for riders and dispatchers.
+const map = new TileMap(document.getElementById('map'), undefined, { plainRoads: true });
+const store = body.dataset.store || '';
+// Before pickup the stream answers "not yet": the page asks again this often, saying where the order is meanwhile.
+const BEFORE_PICKUP_RETRY_MS = 15000;
 
 const state = {
   seq: null, stream: null, vendor: null, destination: null, rider: null, shown: null, etaAt: null, distanceM: null, ended: false,
+  waitingForPickup: false,
 };
 let retry = 1000;
 
 const say = (template, values) => template.replace(/\{(\w+)\}/g, (_, key) => values[key] ?? '');
 const clock = (iso) => new Date(iso).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+const statusWords = (status) => say(text[status] || status, { store });
+
+function showMap(visible) {
+  if (mapBox) mapBox.hidden = !visible;
+  if (mapLater) mapLater.hidden = visible;
+}
 
 function markers() {
   const list = [];
@@ -76,7 +90,9 @@ function handle(message) {
       state.stream = message.stream;
       state.vendor = message.vendor;
       state.destination = message.destination;
-      statusLine.textContent = text[message.status] || message.status;
+      state.waitingForPickup = false;
+      showMap(true);
+      statusLine.textContent = statusWords(message.status);
       if (message.etaSeconds != null) state.etaAt = Date.now() + message.etaSeconds * 1000;
       if (message.remainingDistanceM != null) state.distanceM = message.remainingDistanceM;
       if (message.rider) {
@@ -103,14 +119,19 @@ function handle(message) {
       }
       break;
     case 'status':
-      statusLine.textContent = text[message.status] || message.status;
+      state.statusAt = message.occurredAt || null;
+      statusLine.textContent = statusWords(message.status);
       break;
     case 'ended':
       state.ended = true;
-      document.getElementById('map-box').remove();
+      mapBox?.remove();
+      mapLater?.remove();
       etaLine.textContent = '';
       updatedLine.hidden = true;
-      statusLine.textContent = text[message.status] || message.status;
+      statusLine.textContent = statusWords(message.status);
+      // When it ended, in the customer's time.
+      endedLine.textContent = say(text.endedAt, { status: statusWords(message.status), time: clock(state.statusAt || new Date().toISOString()) });
+      endedLine.hidden = false;
       break;
     case 'resync':
       state.seq = null;
@@ -118,6 +139,13 @@ function handle(message) {
     case 'error': {
       // A revoked or unknown link says so in the customer's words, not the API's.
       const code = message.problem && message.problem.code;
+      if (code === 'TRACKING_NOT_AVAILABLE') {
+        // Not picked up yet: where the order is, in words, and no map; the page asks again in a while.
+        state.waitingForPickup = true;
+        showMap(false);
+        if (message.problem.currentStatus) statusLine.textContent = statusWords(message.problem.currentStatus);
+        break;
+      }
       const linkGone = code === 'FORBIDDEN' || code === 'NOT_FOUND';
       statusLine.textContent = linkGone ? text.notFoundTitle : (message.problem && message.problem.title) || text.endedTitle;
       if (linkGone) {
@@ -150,6 +178,10 @@ function connect() {
   };
   socket.onclose = () => {
     if (state.ended) return;
+    if (state.waitingForPickup) {
+      setTimeout(connect, BEFORE_PICKUP_RETRY_MS);
+      return;
+    }
     statusLine.textContent = text.reconnecting;
     setTimeout(connect, retry);
     retry = Math.min(retry * 2, 15000);
