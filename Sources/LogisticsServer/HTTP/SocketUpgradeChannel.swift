@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdCore
@@ -147,11 +148,25 @@ struct SocketUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
             case .socket:
                 break
             }
-        } catch let error as ChannelError where error == .inputClosed {
-            logger.trace("Upgrade failed as input was closed")
+        } catch  where Self.peerLeft(error) {
+            // A page reloaded or closed while its socket was being opened: nothing went wrong on this side.
+            logger.debug("Connection closed before its upgrade finished", metadata: ["error.type": "\(error)"])
         } catch {
             logger.error("Error handling upgrade result", metadata: ["error.type": .string("\(error)")])
         }
+    }
+
+    /// The errors of a connection its client closed or reset mid-request: NIO's typed upgrade fails its result with
+    /// `inappropriateOperationForState` when the connection ends before the request head is complete.
+    static func peerLeft(_ error: any Error) -> Bool {
+        if let error = error as? ChannelError {
+            return [
+                .inputClosed, .outputClosed, .eof, .ioOnClosedChannel, .alreadyClosed, .inappropriateOperationForState,
+            ]
+            .contains(error)
+        }
+        if let error = error as? IOError { return [ECONNRESET, EPIPE, ETIMEDOUT].contains(error.errnoCode) }
+        return error is CancellationError
     }
 
     private func answerFailedUpgrade(
