@@ -110,8 +110,10 @@ export function takeEvent(raw, { live }) {
 
 // The last hour of every order's events, oldest first, as the feed would have shown them. A lapsed round of offers
 // writes no event; it shows as a round followed, after its time, by another round instead of an acceptance.
-export async function replayLastHour() {
-  const since = new Date(Date.now() - 3600_000).toISOString();
+// After the stream dropped, `from` is when it went: what happened meanwhile is read the same way (lines already in
+// the feed are not repeated).
+export async function replayLastHour(from = Date.now() - 3600_000) {
+  const since = new Date(Math.max(from, Date.now() - 3600_000)).toISOString();
   const { events } = await api('GET', `/api/v1/events?since=${encodeURIComponent(since)}&limit=1000`);
   const rounds = new Map();
   for (const raw of events) {

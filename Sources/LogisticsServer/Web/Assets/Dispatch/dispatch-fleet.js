@@ -2,8 +2,8 @@
 // the map with their names and in the riders list with their state, current order, last fix and deliveries today.
 import { api } from './dispatch-api.js';
 import {
-  $, RIDER_COLOURS, RIDER_STATE_WORDS, ago, el, emit, moveTime, reference, refreshTimes, renderRows, riderState,
-  state,
+  $, RIDER_COLOURS, RIDER_STATE_WORDS, ago, distance, el, emit, metresBetween, moveTime, reference, refreshTimes,
+  renderRows, riderState, state,
 } from './dispatch-state.js';
 
 export function rider(id) {
@@ -69,7 +69,35 @@ export function drawMarkers() {
     });
   }
   $('rider-count').textContent = String(markers.length);
-  state.map.setMarkers(markers.concat(state.pins));
+  const all = markers.concat(state.pins);
+  if (!crowded) leaveOutCoveredLabels(all);
+  state.map.setMarkers(all);
+}
+
+// Names that would be written over another name or another marker are left out (the marker stays, and a tap on it
+// opens the card): a cluster of riders at a store read as one smudge of overlapping words.
+function leaveOutCoveredLabels(markers) {
+  if (!state.map.center) return;
+  const points = markers.map((marker) => state.map.toScreen(marker.lat, marker.lon));
+  const width = $('map').clientWidth;
+  const taken = [];
+  // Pins (store, customer) first: they belong to the panel the dispatcher is looking at.
+  const order = markers.map((marker, index) => index).sort((a, b) => Number(Boolean(markers[b].shape !== 'rider'))
+    - Number(Boolean(markers[a].shape !== 'rider')));
+  for (const index of order) {
+    const marker = markers[index];
+    if (!marker.label) continue;
+    const [x, y] = points[index];
+    // As map.js writes it: 13 px right of the marker (left of it near the right edge), 13 px bold.
+    const length = marker.label.length * 7.5;
+    const left = x + 13 + length > width - 4 ? x - 13 - length : x + 13;
+    const box = [left - 2, y - 9, left + length + 2, y + 6];
+    const overlaps = taken.some((other) => box[0] < other[2] && other[0] < box[2] && box[1] < other[3] && other[1] < box[3])
+      || points.some(([px, py], other) => other !== index && px + 8 > box[0] && px - 8 < box[2] && py + 8 > box[1]
+        && py - 8 < box[3]);
+    if (overlaps) marker.label = null;
+    else taken.push(box);
+  }
 }
 
 // The rider whose marker is under a tap (within a finger's width), or null.
@@ -114,4 +142,20 @@ export function renderRiders() {
     (node, r) => moveTime(node, r.fixAt));
   refreshTimes($('riders'));
   $('riders-empty').hidden = state.riders.size > 0;
+}
+
+// Free riders nearest a store in a straight line, to tick; the server ranks by road when none is ticked.
+export function renderCandidates(store, list) {
+  const now = Date.now();
+  const free = [...state.riders.values()]
+    .filter((r) => r.availability === 'ONLINE' && r.lat != null && riderState(r, now) !== 'offline')
+    .map((r) => ({ rider: r, metres: metresBetween(r, store) }))
+    .sort((a, b) => a.metres - b.metres)
+    .slice(0, 8);
+  const ticked = new Set([...list.querySelectorAll('input:checked')].map((box) => box.value));
+  list.replaceChildren(...free.map(({ rider: r, metres }) => el('li', {}, el('label', {},
+    el('input', { type: 'checkbox', value: r.id, checked: ticked.has(r.id) }),
+    ` ${r.name || `Rider ${r.id.slice(0, 8)}`} · ${distance(metres)}`,
+    riderState(r, now) === 'stale' ? el('span', { class: 'chip stale' }, 'Stale GPS') : null))));
+  if (!free.length) list.append(el('li', { class: 'hint' }, 'No free rider online'));
 }

@@ -1,12 +1,13 @@
 // One order on the page: what it is and how long it has waited, the problem a rider reported, the offers and what
-// became of each, the decisions a dispatcher can take on it (each with a reason the event log keeps), and its
-// timeline with the roads driven and the proof of delivery.
+// became of each, the decisions its status allows (dispatch-decisions.js asks for them), and its timeline with the
+// roads driven and the proof of delivery.
 import { api, photoURL } from './dispatch-api.js';
+import { closeDecision, decisionOpen, openDecision } from './dispatch-decisions.js';
 import { describe } from './dispatch-feed.js';
+import { renderCandidates } from './dispatch-fleet.js';
 import { normalise } from './dispatch-problems.js';
 import {
-  $, FINAL, OFFER_WORDS, ORDER_WORDS, ago, distance, el, emit, metresBetween, reference, riderName, riderState, state,
-  timeOfDay,
+  $, FINAL, OFFER_WORDS, ORDER_WORDS, ago, el, emit, on, reference, riderName, state, timeOfDay,
 } from './dispatch-state.js';
 import { decodePolyline } from './map.js';
 
@@ -15,34 +16,8 @@ let generation = 0; // drops the answers of an earlier render
 let refreshTimer = 0;
 let offerTimer = 0;
 let photo = null; // the proof photo's object URL, released when the panel moves on
-let decision = null;
 
 export function selectedOrder() { return selected; }
-
-const DECISIONS = {
-  cancel: {
-    title: (ref) => `Cancel ${ref}?`, path: 'cancel', confirm: 'Yes, cancel the order', back: 'Keep the order',
-    hint: 'Open offers end, and the rider and the customer are told why. This cannot be undone.',
-  },
-  reassign: {
-    title: (ref) => `Reassign ${ref} to another rider`, path: 'reassign', confirm: 'Reassign', riders: true,
-    hint: 'The rider’s task ends and they are told why. Tick riders to offer the order to, or none to offer it '
-      + 'afterwards.',
-  },
-  returnToStore: {
-    title: (ref) => `Send ${ref} back to the store`, path: 'return-to-store', confirm: 'Send back to the store',
-    hint: 'The rider’s next stop becomes the store and the customer is told why; the order ends as returned '
-      + 'when the rider hands it back.',
-  },
-  failure: {
-    title: (ref) => `Approve the failure of ${ref}`, path: 'failure-approval', confirm: 'Approve the failure',
-    hint: 'The rider may then mark the delivery failed at once instead of waiting.',
-  },
-  override: {
-    title: (ref) => `Confirm the delivery of ${ref} without proof`, path: 'pod-override',
-    confirm: 'Confirm without proof', hint: 'The rider can then complete the delivery without a photo or a code.',
-  },
-};
 
 export async function openOrder(orderId) {
   if (selected !== orderId) {
@@ -153,25 +128,8 @@ function renderActions(order) {
   if (!FINAL.includes(status)) action('Cancel the order', () => openDecision('cancel', order), 'danger');
   $('order-actions').replaceChildren(...buttons);
   const offerable = status === 'READY_FOR_PICKUP';
-  $('offering').hidden = !offerable || decision !== null;
-  if (offerable) renderCandidates(order, $('candidates'));
-}
-
-// Free riders nearest the store in a straight line, to tick; the server ranks by road when none is ticked.
-export function renderCandidates(order, list) {
-  const store = order.vendor.location;
-  const now = Date.now();
-  const free = [...state.riders.values()]
-    .filter((r) => r.availability === 'ONLINE' && r.lat != null && riderState(r, now) !== 'offline')
-    .map((r) => ({ rider: r, metres: metresBetween(r, store) }))
-    .sort((a, b) => a.metres - b.metres)
-    .slice(0, 8);
-  const ticked = new Set([...list.querySelectorAll('input:checked')].map((box) => box.value));
-  list.replaceChildren(...free.map(({ rider: r, metres }) => el('li', {}, el('label', {},
-    el('input', { type: 'checkbox', value: r.id, checked: ticked.has(r.id) }),
-    ` ${r.name || `Rider ${r.id.slice(0, 8)}`} · ${distance(metres)}`,
-    riderState(r, now) === 'stale' ? el('span', { class: 'chip stale' }, 'Stale GPS') : null))));
-  if (!free.length) list.append(el('li', { class: 'hint' }, 'No free rider online'));
+  $('offering').hidden = !offerable || decisionOpen();
+  if (offerable) renderCandidates(order.vendor.location, $('candidates'));
 }
 
 function renderOffers(order, offers) {
@@ -302,65 +260,6 @@ async function markReady(order) {
   orderChanged(order.orderId);
 }
 
-function openDecision(kind, order) {
-  decision = { kind, orderId: order.orderId };
-  const words = DECISIONS[kind];
-  $('decision-title').textContent = words.title(reference(order));
-  $('decision-hint').textContent = words.hint;
-  $('decision-confirm').textContent = words.confirm;
-  $('decision-back').textContent = words.back || 'Back';
-  $('decision-error').textContent = '';
-  $('decision-reason').value = '';
-  $('decision-riders').hidden = !words.riders;
-  if (words.riders) {
-    const list = el('ul', { class: 'candidates' });
-    $('decision-riders').replaceChildren(el('p', { class: 'hint' }, 'Offer it to:'), list);
-    renderCandidates(order, list);
-  }
-  $('decision').hidden = false;
-  $('order-actions').hidden = true;
-  $('offering').hidden = true;
-  $('decision-reason').focus();
-}
-
-function closeDecision() {
-  decision = null;
-  $('decision').hidden = true;
-  $('order-actions').hidden = false;
-}
-
-async function confirmDecision(event) {
-  event.preventDefault();
-  if (!decision) return;
-  const reason = $('decision-reason').value.trim();
-  if (!reason) {
-    $('decision-error').textContent = 'Say why, in a few words: the reason goes into the order’s log.';
-    $('decision-reason').focus();
-    return;
-  }
-  const { kind, orderId } = decision;
-  const body = { reason };
-  if (kind === 'reassign') {
-    const chosen = [...$('decision-riders').querySelectorAll('input:checked')].map((box) => box.value);
-    if (chosen.length) body.riderIds = chosen;
-  }
-  const confirm = $('decision-confirm');
-  confirm.disabled = true;
-  try {
-    await api('POST', `/api/v1/orders/${orderId}/${DECISIONS[kind].path}`, body);
-    // Each decision settles what the order was flagged for; the stream's event says the same a moment later.
-    state.problems.delete(orderId);
-    emit('problems', orderId);
-    closeDecision();
-    emit('orders-changed');
-    orderChanged(orderId);
-  } catch (error) {
-    $('decision-error').textContent = error.message;
-  } finally {
-    confirm.disabled = false;
-  }
-}
-
 async function offer() {
   const order = state.orders.get(selected);
   if (!order) return;
@@ -382,10 +281,8 @@ async function offer() {
 }
 
 export function wireOrderPanel() {
-  $('decision').addEventListener('submit', confirmDecision);
-  $('decision-back').addEventListener('click', () => {
-    closeDecision();
-    orderChanged(selected);
-  });
   $('offer').addEventListener('click', offer);
 }
+
+// A decision taken or given up: the panel shows the order as it now is.
+on('decided', orderChanged);

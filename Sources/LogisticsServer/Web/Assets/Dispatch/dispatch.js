@@ -4,6 +4,7 @@
 // others each do one of those jobs.
 import { api, forgetToken, keepToken, onUnauthorised, token } from './dispatch-api.js';
 import { closeCreate, dropPin, openCreate, placingPin, wireCreate } from './dispatch-create.js';
+import { wireDecisions } from './dispatch-decisions.js';
 import { addLine, clearFeed, note, replayLastHour, takeEvent } from './dispatch-feed.js';
 import { drawMarkers, loadFleet, moveRider, renderRiders, rider, riderAt } from './dispatch-fleet.js';
 import { closeOrder, openOrder, orderChanged, selectedOrder, wireOrderPanel } from './dispatch-order-panel.js';
@@ -16,6 +17,7 @@ import { TileMap } from './map.js';
 const MONACO = [{ lat: 43.745, lon: 7.435 }, { lat: 43.726, lon: 7.412 }];
 const TILE = 512;
 let socket = null;
+let droppedAt = 0; // when the stream last went away, until it is back
 let refresher = 0;
 let ticker = 0;
 let view = 'orders';
@@ -159,7 +161,15 @@ function flush() {
 function connect() {
   const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
   socket = new WebSocket(`${scheme}//${location.host}/api/v1/dispatch/stream`, ['bearer', token()]);
-  socket.onopen = () => { $('connection').textContent = 'Live'; };
+  socket.onopen = () => {
+    $('connection').textContent = 'Live';
+    // Back after a drop: the events of the gap come from the log, so the feed and the problems miss nothing.
+    if (droppedAt) {
+      const from = droppedAt - 5000;
+      droppedAt = 0;
+      replayLastHour(from).catch((error) => note(`Events missed while disconnected: ${error.message}`, true));
+    }
+  };
   socket.onmessage = (message) => {
     pending.push(message.data);
     if (!frameRequested) {
@@ -169,6 +179,7 @@ function connect() {
   };
   socket.onclose = (event) => {
     $('connection').textContent = 'Disconnected';
+    if (!droppedAt) droppedAt = Date.now();
     // 4401 and 4403 are about the token; anything else (4429 after falling behind, 1001 on a restart) reconnects.
     if (event.code === 4401 || event.code === 4403) signOut('This token is not allowed here');
     else if (token()) setTimeout(() => { if (token() && socket && socket.readyState === WebSocket.CLOSED) connect(); }, 2000);
@@ -200,6 +211,7 @@ async function start() {
     socket.onclose = null;
     socket.close();
   }
+  droppedAt = 0;
   connect();
   show('orders');
   await refresh();
@@ -314,7 +326,7 @@ on('order-created', (order) => {
   addLine({ key: `created-${order.orderId}`, at: Date.now(), text: `You created ${order.externalRef}`, orderId: order.orderId });
   openOrderView(order.orderId);
 });
-onUnauthorised(() => signOut('Your sign-in has ended: sign in again'));
+onUnauthorised(() => signOut('The token was refused (expired or not valid): sign in again'));
 
 for (const tab of document.querySelectorAll('.tabs [role=tab]')) {
   tab.addEventListener('click', () => {
@@ -341,6 +353,7 @@ $('sign-in').addEventListener('submit', (event) => {
 });
 wireMap();
 wireOrderPanel();
+wireDecisions();
 wireCreate();
 wireSearch();
 
