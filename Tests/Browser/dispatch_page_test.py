@@ -257,6 +257,19 @@ def seed(server, tag):
 
     world["cancel"] = order(server, dispatcher, f"CANCEL-{tag}", "+377 93 15 55 03", ready=False,
                             customer="Mia Weber")
+
+    # At the door with a code the customer keeps getting wrong: locked, so only a dispatcher can settle it.
+    ravi = world["ravi"] = Rider(server, "Ravi Iyer", 43.7392, 7.4274)
+    world["door"] = order(server, dispatcher, f"DOOR-{tag}", "+377 93 15 55 04", pod="OTP", customer="Noah Petit")
+    server.call("POST", f"/api/v1/orders/{world['door']}/offers", dispatcher, {"riderIds": [ravi.id]})
+    world["door-task"] = ravi.accept(world["door"])
+    for status in ["ARRIVED_AT_STORE", "PICKED_UP"]:
+        ravi.status(world["door-task"], status, STORE)
+    ravi.status(world["door-task"], "ARRIVED_AT_DESTINATION", HOME)
+    for _ in range(5):
+        server.call("POST", f"/api/v1/rider/tasks/{world['door-task']}/pod", ravi.token, {
+            "type": "OTP", "value": "0000" if _ % 2 else "9999", "capturedAt": now(),
+            "location": dict(HOME, accuracyM=5)}, expect=(400, 423))
     return world
 
 
@@ -278,6 +291,8 @@ def shift(width, height, name):
         reassign(driver, server, world, name, new_order)
         issue(driver, server, world, name, tag)
         cancel(driver, server, world, name, tag)
+        if name == "desktop":
+            locked_code(driver, world, name, tag)
         reload(driver, name, tag)
         finished(driver, name, tag)
         rider_card(driver, name)
@@ -339,7 +354,7 @@ def fleet(driver, world, name):
           f"{name}: a rider on a task shows the order's reference and the last fix ({lena!r})")
     check("1 delivery today" in marc and "Free" in marc, f"{name}: today's deliveries are counted ({marc!r})")
     shot(driver, name, "riders")
-    tap_words(driver, "Orders", what=f"{name}: back to the Orders tab")
+    tap_containing(driver, "Orders", what=f"{name}: back to the Orders tab")
 
 
 def pin(driver, name, button, prompt, status, offset):
@@ -515,6 +530,24 @@ def cancel(driver, server, world, name, tag):
     tap_words(driver, "Close")
 
 
+def locked_code(driver, world, name, tag):
+    """A locked delivery code is flagged; the dispatcher confirms the delivery without proof, and the rider ends it."""
+    reference = f"DOOR-{tag}"
+    wait_for(f"{name}: the locked code is flagged in the open orders", lambda: any(
+        reference in row.text and "Delivery code locked" in row.text
+        for row in driver.find_elements(By.CSS_SELECTOR, "#orders .problem")))
+    tap_containing(driver, reference)
+    wait_for(f"{name}: the locked code shows on the order", lambda: "Delivery code locked" in text_of(driver, "order-problem"))
+    tap_words(driver, "Confirm delivery without proof")
+    type_into(driver, "Reason (kept in the order’s log)", "Customer showed ID at the door")
+    tap_words(driver, "Confirm without proof")
+    wait_for(f"{name}: the override is in the timeline", lambda: f"Delivery of {reference} confirmed without proof: "
+             "Customer showed ID at the door" in text_of(driver, "timeline"))
+    world["ravi"].status(world["door-task"], "DELIVERED", HOME)
+    wait_for(f"{name}: the rider can then deliver it", lambda: "Delivered" in text_of(driver, "order-status"))
+    tap_words(driver, "Close")
+
+
 def reload(driver, name, tag):
     driver.refresh()
     wait_for(f"{name}: after a reload the page is still signed in", lambda: text_of(driver, "connection") == "Live")
@@ -525,7 +558,7 @@ def reload(driver, name, tag):
             f"CANCEL-{tag} cancelled: The customer called to cancel", f"Marc Dubois delivered DONE-{tag}",
             f"No rider took NEW-{tag} in time (offered to Asha Rao)"]))
     shot(driver, name, "feed-after-reload")
-    tap_words(driver, "Orders")
+    tap_containing(driver, "Orders")
 
 
 def finished(driver, name, tag):

@@ -60,6 +60,7 @@ export function renderOrders() {
   $('open-count').textContent = String(open.length);
   const problems = open.filter((order) => state.problems.has(order.orderId)).length;
   $('orders-badge').textContent = problems ? String(problems) : '';
+  $('orders-badge').title = `${problems} ${problems === 1 ? 'order needs' : 'orders need'} you`;
   $('orders-badge').hidden = problems === 0;
 }
 
