@@ -374,6 +374,8 @@ def create_order(driver, name, tag):
     wait_for(f"{name}: the new order form opens", lambda: field(driver, "Customer name") is not None)
     store = field(driver, "Store")
     check("Café de Paris" in store.text, f"{name}: a store known from earlier orders is offered ({store.text!r})")
+    no_sideways_scroll(driver, f"{name} new order form")
+    shot(driver, name, "new-order-opened")
     if name == "desktop":
         # A store no order named yet: typed, and pinned on the map.
         Select(store).select_by_visible_text("Another store…")
