@@ -30,6 +30,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         // Already built for AsyncHTTPClient; named so APNs can trust a configured CA.
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        // Already built for JWTKit; named because the demo makes its own certificate for phones on the network.
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
     ],
     targets: [
         // The domain: no I/O, no server framework.
@@ -115,6 +117,9 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         .testTarget(

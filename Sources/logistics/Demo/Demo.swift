@@ -1,20 +1,22 @@
 import ArgumentParser
+import AsyncHTTPClient
 import Foundation
 import Hummingbird
 import Logging
 import LogisticsCore
 import LogisticsServer
+import NIOSSL
 import ServiceLifecycle
 
-/// Starts the server on SQLite with a seeded fleet and orders, and prints ready-to-paste commands.
+/// Starts the server on SQLite with a seeded fleet and orders, and prints the links to open first.
 struct Demo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the server on SQLite with seeded vendors, customers, riders and orders.")
 
-    @Option(help: "Address to listen on; 0.0.0.0 lets a phone on the same network open the rider app.")
+    @Option(help: "Address to listen on; 0.0.0.0 lets a phone on the same network open the rider app (over HTTPS).")
     var host: String = "127.0.0.1"
     @Option(help: "Port to listen on; 0 picks a free one.") var port: Int = 8080
-    @Option(name: .customLong("data-dir"), help: "Where the demo keeps its SQLite file and secret.")
+    @Option(name: .customLong("data-dir"), help: "Where the demo keeps its SQLite file, secret, certificate and log.")
     var dataDirectory: String = "./logistics-data"
     @Option(help: "OpenStreetMap extract (.osm.pbf) or prepared graph for navigation (LOGISTICS_MAP).")
     var map: String = "Maps/monaco.osm.pbf"
@@ -26,9 +28,17 @@ struct Demo: AsyncParsableCommand {
                 + "('monaco-morning': the 08:00-09:00 rush). Default: the port's boulevard at a third, all day.",
             valueName: "street"))
     var slow: [String] = ["Boulevard Albert 1er x0.35"]
+    @Flag(
+        name: .customLong("tls-self-signed"),
+        help: ArgumentHelp(
+            "Serve HTTPS with a certificate the demo makes itself, so phones give the pages GPS (on by itself with "
+                + "--host 0.0.0.0)."))
+    var tlsSelfSigned = false
+    @Flag(name: .customLong("no-tls"), help: "Plain HTTP even with --host 0.0.0.0.") var noTLS = false
 
     func validate() throws {
         do { _ = try SimulatedTraffic.named(slow, timeZone: "UTC") } catch { throw ValidationError("\(error)") }
+        if tlsSelfSigned && noTLS { throw ValidationError("--tls-self-signed and --no-tls cannot both be given") }
     }
 
     func run() async throws {
@@ -38,13 +48,17 @@ struct Demo: AsyncParsableCommand {
         configuration.dataDirectory = dataDirectory
         configuration.databaseURL = nil
         configuration.environment = .development
+        // The person asked for the network with --host: the demo is development by design.
+        configuration.developmentOnNetwork = true
         configuration.riderAppDemo = true
         // The demo shows automatic dispatch: the simulated stores' orders are offered by the server (the demo's
         // vendor); the orders placed for the person in the rider app, who may have no GPS, are offered by hand.
         configuration.dispatch.automatic = .vendors([SimulationOffice.vendorId])
         // The demo's simulated riders all call from this machine: one address, many phones.
         configuration.rateLimits.perAddress = nil
-        Console.line("Starting the Rider Logistics demo (SQLite in \(dataDirectory)) ...")
+        let log = DemoLogFile(directory: dataDirectory)
+        Console.line(
+            "Starting the Rider Logistics demo (SQLite in \(dataDirectory); the server's log: \(log.path)) ...")
         let mapPath = ProcessInfo.processInfo.environment["LOGISTICS_MAP"] ?? map
         if FileManager.default.fileExists(atPath: mapPath) {
             configuration.mapPath = mapPath
@@ -53,18 +67,29 @@ struct Demo: AsyncParsableCommand {
         } else {
             Console.line("warning: no map at \(mapPath); navigation will answer 503 (pass --map FILE.osm.pbf)")
         }
-        let logger = ServerLogging.makeLogger(configuration)
+        let logger = log.logger(level: configuration.logLevel)
         // The demo's own riders call the server on this machine; the printed links name an address others reach.
         let wildcard = ["0.0.0.0", "::"].contains(host)
         let localHost = wildcard ? "127.0.0.1" : host
         let linkHost = wildcard ? (NetworkAddress.firstExternalIPv4() ?? host) : host
+        var certificate: DemoCertificate?
+        if tlsSelfSigned || (wildcard && !noTLS) {
+            do {
+                certificate = try DemoCertificate.prepare(in: dataDirectory, naming: linkHost)
+            } catch {
+                throw Console.failure("cannot make the demo's certificate: \(error)")
+            }
+            configuration.tlsCertificateFile = certificate?.certificatePath
+            configuration.tlsKeyFile = certificate?.keyPath
+        }
+        let scheme = certificate == nil ? "http" : "https"
         let (ports, portReporter) = AsyncStream.makeStream(of: Int.self)
         let (fleetPorts, fleetPortReporter) = AsyncStream.makeStream(of: Int.self)
         let (appPorts, appPortReporter) = AsyncStream.makeStream(of: Int.self)
         let built: LogisticsApplication
         do {
             built = try await buildApplication(configuration, logger: logger) { port in
-                Console.line("Rider Logistics listening on http://\(linkHost):\(port)")
+                Console.line("Rider Logistics listening on \(scheme)://\(linkHost):\(port)")
                 portReporter.yield(port)
                 portReporter.finish()
                 fleetPortReporter.yield(port)
@@ -76,68 +101,146 @@ struct Demo: AsyncParsableCommand {
             throw Console.failure("cannot start the demo: \(ServerRunner.describe(error))")
         }
         let seeded = try await DemoFleet.seed(built.services)
+        let traffic = try SimulatedTraffic.named(slow, timeZone: "UTC")
+        // Made last: a client of its own (one that trusts the demo's certificate) must be shut down on every way out.
+        let local = DemoLocal(
+            scheme: scheme, host: localHost, linkHost: linkHost,
+            http: try certificate.map(DemoLocal.client(trusting:)) ?? .shared, certificate: certificate)
         var application = built.application
         // The simulated rider runs as one of the server's services, so Ctrl-C stops it first: its requests
         // every 2 s would otherwise keep a connection busy and the server from finishing its shutdown.
         application.addServices(
             DemoRideService(
-                services: built.services, host: localHost, linkHost: linkHost, ports: ports, seeded: seeded),
+                services: built.services, local: local, dataDirectory: dataDirectory, ports: ports, seeded: seeded,
+                fleet: riders == 0
+                    ? nil
+                    : "\(riders) simulated riders (RiderKit) deliver around the map, a count every 30 s"
+                        + (traffic.slowdowns.isEmpty
+                            ? "" : "; slower: " + traffic.slowdowns.map(\.description).joined(separator: ", "))),
             DemoFleetService(
-                services: built.services, host: localHost, ports: fleetPorts, riders: riders,
-                traffic: try SimulatedTraffic.named(slow, timeZone: "UTC")),
-            DemoAppRiderService(services: built.services, host: localHost, ports: appPorts))
+                services: built.services, local: local, ports: fleetPorts, riders: riders, traffic: traffic),
+            DemoAppRiderService(services: built.services, local: local, ports: appPorts),
+            DemoEventsService(services: built.services))
         do {
             try await application.runService()
         } catch {
+            if local.certificate != nil { try? await local.http.shutdown() }
             // One line, not a dump of every service's state.
             throw Console.failure("the demo stopped: \(String(describing: error).prefix(300))")
         }
+        if local.certificate != nil { try? await local.http.shutdown() }
         Console.line("Demo stopped.")
     }
 }
 
-/// Prints the walkthrough once the server listens, then keeps the demo rider delivering until shutdown.
+/// How the demo's own clients reach its server (on this machine) and how the printed links name it (for others).
+struct DemoLocal: Sendable {
+    let scheme: String
+    let host: String
+    let linkHost: String
+    /// Trusts the demo's certificate when there is one: its own riders call over HTTPS too.
+    let http: HTTPClient
+    let certificate: DemoCertificate?
+
+    func base(_ port: Int) -> String { "\(scheme)://\(host):\(port)" }
+    func links(_ port: Int) -> String { "\(scheme)://\(linkHost):\(port)" }
+
+    static func client(trusting certificate: DemoCertificate) throws -> HTTPClient {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.trustRoots = .certificates([try NIOSSLCertificate(bytes: Array(certificate.pem.utf8), format: .pem)])
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(tlsConfiguration: tls))
+    }
+}
+
+/// Prints the links to open first, the seeded orders with their delivery codes and where the shell walkthrough is,
+/// then keeps the demo rider delivering until shutdown.
 struct DemoRideService: Service {
     let services: LogisticsServices
-    let host: String
-    /// The address printed links use (the machine's own on the network when the demo listens on all of them).
-    let linkHost: String
+    let local: DemoLocal
+    let dataDirectory: String
     let ports: AsyncStream<Int>
     let seeded: DemoFleet.Seeded
+    /// What the simulated fleet does, said with the seeded orders.
+    let fleet: String?
 
     func run() async throws {
         guard let port = await ports.first(where: { _ in true }) else { return }
-        let base = "http://\(host):\(port)"
-        let links = "http://\(linkHost):\(port)"
-        try await DemoFleet.printWalkthrough(seeded, services: services, base: links)
+        let links = local.links(port)
+        let walkthrough = URL(fileURLWithPath: dataDirectory).appendingPathComponent("walkthrough.sh").path
+        try await DemoFleet.writeWalkthrough(
+            seeded, services: services, base: links,
+            curlOptions: local.certificate.map { " --cacert \($0.certificatePath)" } ?? "", to: walkthrough)
         if let tokens = services.tokens {
             let dispatcher = try await tokens.token(
                 subject: DemoFleet.dispatcher.id, role: .dispatcher, name: DemoFleet.dispatcher.name, ttl: 86_400)
-            // The token rides in the fragment, which the browser keeps to itself.
-            Console.line("Dispatcher's live map in a browser: \(links)/dispatch#token=\(dispatcher)")
             let appRider = DemoFleet.appRider
             let rider = try await tokens.token(subject: appRider.id, role: .rider, name: appRider.name, ttl: 86_400)
+            Console.line()
+            Console.line("Open these first (each link signs you in; keep them to yourself):")
+            // The token rides in the fragment, which the browser keeps to itself.
+            Console.line("  Dispatcher's live map in a browser: \(links)/dispatch#token=\(dispatcher)")
             Console.line(
-                "Deliver an order yourself as \(appRider.name ?? "a rider") in the rider app (go online; an order is "
+                "  Deliver an order yourself as \(appRider.name ?? "a rider") in the rider app (go online; an order is "
                     + "offered to you while you are free): \(links)/rider#token=\(rider)")
-            if linkHost != host {
+            Console.line("  A customer's tracking page: printed below once the demo's live delivery is on its way.")
+            if let certificate = local.certificate {
                 Console.line(
-                    "  (a phone's browser gives a page GPS and offline start only over HTTPS or on localhost: over this "
-                        + "plain-http address, use the app's \"Simulate my drive\")")
+                    "  HTTPS with the demo's own certificate (SHA-256 \(certificate.fingerprint.prefix(23))…): a browser "
+                        + "warns once that the connection is not private. Chrome: Advanced, then \"Proceed to "
+                        + "\(local.linkHost)\"; Safari: Show Details, then \"visit this website\". Phones give the pages "
+                        + "GPS over HTTPS only.")
+            } else if local.linkHost != local.host {
+                Console.line(
+                    "  (a phone's browser gives a page GPS only over HTTPS: start the demo with --tls-self-signed, or use "
+                        + "the app's \"Simulate my drive\")")
             }
         }
-        let ride = DemoRide(services: services, base: base) { orderId, trackingPage in
+        try await printSeededOrders(port)
+        if let fleet { Console.line("  and \(fleet).") }
+        Console.line()
+        Console.line("From a shell: `. \(walkthrough)` sets the tokens; the file lists curl commands to try.")
+        Console.line("Press Ctrl-C to stop. What happens, one line per event:")
+        let ride = DemoRide(services: services, base: local.base(port), http: local.http) { orderId, trackingPage in
             Console.line(
                 "Live: \(DemoFleet.riders[2].name ?? "a rider") is bringing order \(orderId) to "
                     + "\(DemoFleet.customers[0].0.name ?? "the customer"). Follow it:\n"
                     + (trackingPage.flatMap { URL(string: $0)?.path }.map {
                         "  in a browser (the customer's tracking page): \(links)\($0)\n"
                     } ?? "")
-                    + "  swift run logistics follow --server \(links) --order \(orderId)    # uses $CUSTOMER\n"
-                    + "  or watch every rider: WS \(links.replacingOccurrences(of: "http", with: "ws"))"
-                    + "/api/v1/dispatch/stream with $DISPATCHER")
+                    // `follow` trusts the system's certificates only: offered over plain HTTP.
+                    + (local.certificate == nil
+                        ? "  \(DemoCommand.name) follow --server \(links) --order \(orderId)    # after `. \(walkthrough)`"
+                        : ""))
         }
         await cancelWhenGracefulShutdown { await ride.run() }
+    }
+
+    /// The seeded orders, each code order with the code its customer gives the rider at the door.
+    private func printSeededOrders(_ port: Int) async throws {
+        guard let tokens = services.tokens else { return }
+        let office = SimulationOffice(client: BenchClient(http: local.http, base: local.base(port), recorder: nil)) {
+            subject, role in try await tokens.token(subject: subject, role: role, name: nil)
+        }
+        Console.line()
+        Console.line(
+            "Seeded: \(DemoFleet.riders.count) riders online, \(DemoFleet.appRider.name ?? "a rider") offline (for you), "
+                + "the store \(DemoFleet.store.name) and \(seeded.orders.count) orders:")
+        for order in seeded.orders {
+            var line =
+                "  \(order.externalRef ?? order.id.lowercased)  \(order.status.rawValue)  to \(order.customer.name)"
+            if order.podType == .otp {
+                do {
+                    let code = try await office.deliveryCode(
+                        .init(orderId: order.id.lowercased, customerId: order.customer.id))
+                    line += "  DELIVERY CODE \(code) (the customer gives it to the rider at the door)"
+                } catch {
+                    line += "  (its delivery code could not be read: \(error))"
+                }
+            } else {
+                line += "  (proof: a photo at the door)"
+            }
+            Console.line(line)
+        }
     }
 }
 
@@ -145,7 +248,7 @@ struct DemoRideService: Service {
 /// as the demo runs, so the dispatcher stream and the order list are always busy.
 struct DemoFleetService: Service {
     let services: LogisticsServices
-    let host: String
+    let local: DemoLocal
     let ports: AsyncStream<Int>
     let riders: Int
     let traffic: SimulatedTraffic
@@ -156,18 +259,15 @@ struct DemoFleetService: Service {
             try? await gracefulShutdown()
             return
         }
-        Console.line(
-            "Starting \(riders) simulated riders (RiderKit) delivering around the map; progress every 30 s."
-                + (traffic.slowdowns.isEmpty
-                    ? "" : " Slowed: " + traffic.slowdowns.map(\.description).joined(separator: ", ") + "."))
         var simulation = Simulation(
-            base: "http://\(host):\(port)",
+            base: local.base(port),
             plan: SimulationPlan(
                 riders: riders, deliveries: nil, duration: 365 * 86_400, speedMps: 14, fixInterval: 1, shortTrips: true,
                 automaticDispatch: true, traffic: traffic)
         ) { subject, role in
             try await tokens.token(subject: subject, role: role, name: role == .rider ? "Simulated rider" : nil)
         }
+        simulation.http = local.http
         simulation.print = { Console.line("fleet: " + $0) }
         simulation.liveEvery = .seconds(30)
         let fleet = simulation

@@ -10,7 +10,7 @@ import ServiceLifecycle
 /// them.
 struct DemoAppRiderService: Service {
     let services: LogisticsServices
-    let host: String
+    let local: DemoLocal
     let ports: AsyncStream<Int>
 
     static let checkEvery: Duration = .seconds(2)
@@ -20,9 +20,9 @@ struct DemoAppRiderService: Service {
             try? await gracefulShutdown()
             return
         }
-        let base = "http://\(host):\(port)"
         let rider = DemoFleet.appRider
-        let office = SimulationOffice(client: BenchClient(http: .shared, base: base, recorder: nil)) { subject, role in
+        let office = SimulationOffice(client: BenchClient(http: local.http, base: local.base(port), recorder: nil)) {
+            subject, role in
             try await tokens.token(subject: subject, role: role, name: nil)
         }
         await cancelWhenGracefulShutdown {
@@ -52,8 +52,9 @@ struct DemoAppRiderService: Service {
             let code = try await office.deliveryCode(
                 .init(orderId: order.id.lowercased, customerId: order.customer.id))
             Console.line(
-                "demo: \(rider.name ?? "the app rider") is offered an order from \(order.vendor.name) to "
-                    + "\(order.customer.address); the customer's delivery code is \(code)")
+                "  \(rider.name ?? "The app rider") (you) is offered order \(order.externalRef ?? order.id.lowercased) "
+                    + "from \(order.vendor.name) to \(order.customer.address): DELIVERY CODE \(code) (the customer "
+                    + "gives it at the door)")
             return
         }
         let near = try await services.locations.lastPosition(riderId: rider.id)?.0 ?? DemoFleet.store.location

@@ -79,7 +79,11 @@ enum DemoFleet {
         return Seeded(orders: orders)
     }
 
-    static func printWalkthrough(_ seeded: Seeded, services: LogisticsServices, base: String) async throws {
+    /// Writes the shell walkthrough (tokens as exports, then curl commands for a whole delivery) to `path`, where a
+    /// person sources it; the console names the file instead of scrolling the links away.
+    static func writeWalkthrough(
+        _ seeded: Seeded, services: LogisticsServices, base: String, curlOptions: String, to path: String
+    ) async throws {
         guard let tokens = services.tokens else { return }
         let dispatcherToken = try await tokens.token(
             subject: dispatcher.id, role: .dispatcher, name: dispatcher.name, ttl: 86_400)
@@ -87,49 +91,42 @@ enum DemoFleet {
         let riderToken = try await tokens.token(subject: riders[0].id, role: .rider, name: riders[0].name, ttl: 86_400)
         let customerToken = try await tokens.token(
             subject: customers[0].0.id, role: .customer, name: customers[0].0.name, ttl: 86_400)
-        Console.line()
-        Console.line(
-            "Seeded \(riders.count) riders (ONLINE), \(appRider.name ?? "a rider") (OFFLINE, for you in the rider app), "
-                + "1 vendor and \(seeded.orders.count) orders:")
-        for order in seeded.orders {
-            Console.line(
-                "  order \(order.id.lowercased)  \(order.status.rawValue)  \(order.podType.rawValue)  -> \(order.customer.name)"
-            )
-        }
         let first = seeded.orders[0].id.lowercased
-        Console.line()
-        Console.line("Tokens (valid 24 h):")
-        Console.line("  export DISPATCHER=\(dispatcherToken)")
-        Console.line("  export VENDOR=\(vendorToken)")
-        Console.line("  export RIDER=\(riderToken)")
-        Console.line("  export CUSTOMER=\(customerToken)")
-        Console.line()
         let rider = riders[0].id.lowercased
         let second = seeded.orders[1].id.lowercased
-        Console.line(
-            #"""
-            Try:
-              curl -s \#(base)/api/v1/orders -H "Authorization: Bearer $DISPATCHER"
-              curl -s \#(base)/api/v1/customer/orders/\#(first) -H "Authorization: Bearer $CUSTOMER"
+        let curl = "curl -s\(curlOptions)"
+        let command = DemoCommand.name
+        let script = #"""
+            # The Rider Logistics demo, from a shell: `. \#(path)` sets the tokens (valid 24 h), then try the commands.
+            export DISPATCHER=\#(dispatcherToken)
+            export VENDOR=\#(vendorToken)
+            export RIDER=\#(riderToken)
+            export CUSTOMER=\#(customerToken)
 
-            A delivery, step by step (order \#(second), rider Ravi Kumar):
-              curl -s -X POST \#(base)/api/v1/orders/\#(second)/offers -H "Authorization: Bearer $DISPATCHER" \
-                -H 'Content-Type: application/json' -d '{"riderIds":["\#(rider)"]}'
-              OFFER_ID=$(curl -s \#(base)/api/v1/rider/offers -H "Authorization: Bearer $RIDER" | sed 's/.*"offerId":"\([^"]*\)".*/\1/')
-              TASK_ID=$(curl -s -X POST \#(base)/api/v1/rider/offers/$OFFER_ID/accept -H "Authorization: Bearer $RIDER" | sed 's/.*"taskId":"\([^"]*\)".*/\1/')
-              curl -s -X PATCH \#(base)/api/v1/rider/tasks/$TASK_ID/status -H "Authorization: Bearer $RIDER" \
-                -H 'Content-Type: application/json' -d "{\"status\":\"ARRIVED_AT_STORE\",\"eventId\":\"$(cat /proc/sys/kernel/random/uuid)\",
-                \"occurredAt\":\"$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)\",\"location\":{\"lat\":43.7396,\"lon\":7.4276,\"accuracyM\":5}}"
-              curl -s \#(base)/api/v1/rider/tasks/active -H "Authorization: Bearer $RIDER"    # with the route to the store
-              curl -s "\#(base)/api/v1/rider/tasks/$TASK_ID/route?from=43.7445,7.4318&heading=180" -H "Authorization: Bearer $RIDER"
-              curl -s \#(base)/api/v1/orders/\#(second)/events -H "Authorization: Bearer $DISPATCHER"
+            # Orders, and one seen by its customer:
+            #   \#(curl) \#(base)/api/v1/orders -H "Authorization: Bearer $DISPATCHER"
+            #   \#(curl) \#(base)/api/v1/customer/orders/\#(first) -H "Authorization: Bearer $CUSTOMER"
+            #
+            # A delivery, step by step (order \#(second), rider Ravi Kumar):
+            #   \#(curl) -X POST \#(base)/api/v1/orders/\#(second)/offers -H "Authorization: Bearer $DISPATCHER" \
+            #     -H 'Content-Type: application/json' -d '{"riderIds":["\#(rider)"]}'
+            #   OFFER_ID=$(\#(curl) \#(base)/api/v1/rider/offers -H "Authorization: Bearer $RIDER" | sed 's/.*"offerId":"\([^"]*\)".*/\1/')
+            #   TASK_ID=$(\#(curl) -X POST \#(base)/api/v1/rider/offers/$OFFER_ID/accept -H "Authorization: Bearer $RIDER" | sed 's/.*"taskId":"\([^"]*\)".*/\1/')
+            #   \#(curl) -X PATCH \#(base)/api/v1/rider/tasks/$TASK_ID/status -H "Authorization: Bearer $RIDER" \
+            #     -H 'Content-Type: application/json' -d "{\"status\":\"ARRIVED_AT_STORE\",\"eventId\":\"$(cat /proc/sys/kernel/random/uuid)\",
+            #     \"occurredAt\":\"$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)\",\"location\":{\"lat\":43.7396,\"lon\":7.4276,\"accuracyM\":5}}"
+            #   \#(curl) \#(base)/api/v1/rider/tasks/active -H "Authorization: Bearer $RIDER"    # with the route to the store
+            #   \#(curl) "\#(base)/api/v1/rider/tasks/$TASK_ID/route?from=43.7445,7.4318&heading=180" -H "Authorization: Bearer $RIDER"
+            #   \#(curl) \#(base)/api/v1/orders/\#(second)/events -H "Authorization: Bearer $DISPATCHER"
+            #
+            # Navigation on the Monaco map (OpenStreetMap data © OpenStreetMap contributors, ODbL):
+            #   \#(curl) "\#(base)/api/v1/routes?from=43.7396,7.4276&to=43.7289,7.4170" -H "Authorization: Bearer $DISPATCHER"
+            #   \#(command) route --from 43.7396,7.4276 --to 43.7289,7.4170
+            #   \#(curl) \#(base)/openapi.json
 
-            Navigation on the Monaco map (OpenStreetMap data © OpenStreetMap contributors, ODbL):
-              curl -s "\#(base)/api/v1/routes?from=43.7396,7.4276&to=43.7289,7.4170" -H "Authorization: Bearer $DISPATCHER"
-              swift run logistics route --from 43.7396,7.4276 --to 43.7289,7.4170
-              curl -s \#(base)/openapi.json
-
-            """#)
-        Console.line("Press Ctrl-C to stop.")
+            """#
+        // Tokens are credentials: the file is the owner's only.
+        FileManager.default.createFile(
+            atPath: path, contents: Data(script.utf8), attributes: [.posixPermissions: 0o600])
     }
 }

@@ -11,7 +11,8 @@ import RoadRouting
 struct DemoRide {
     let services: LogisticsServices
     let base: String
-    /// Told the tracking page's path (`/track/…`) once the order is on its way.
+    let http: HTTPClient
+    /// Told the tracking page's address once the order is on its way.
     let onTheWay: @Sendable (_ orderId: String, _ trackingPage: String?) -> Void
 
     static let fixInterval: Duration = .seconds(2)
@@ -119,7 +120,7 @@ struct DemoRide {
     private func call(
         _ method: HTTPMethod, _ path: String, token: String, expect: Int = 200, json: [String: Any]? = nil
     ) async throws -> [String: Any] {
-        try await BenchClient(http: .shared, base: base, recorder: nil)
+        try await BenchClient(http: http, base: base, recorder: nil)
             .call("\(method) \(path)", method, path, token: token, json: json, expect: expect)
     }
 }

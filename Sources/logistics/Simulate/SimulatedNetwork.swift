@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import RiderKit
 import Synchronization
@@ -6,7 +7,9 @@ import Synchronization
 /// network does, and RiderKit's queue has to hold and replay the rider's taps.
 final class SimulatedNetwork: RiderTransport {
     private let downUntil = Mutex<ContinuousClock.Instant?>(nil)
-    private let real = HTTPRiderTransport()
+    private let real: HTTPRiderTransport
+
+    init(http: HTTPClient = .shared) { real = HTTPRiderTransport(http: http) }
 
     func drop(for duration: Duration) { downUntil.withLock { $0 = .now + duration } }
 

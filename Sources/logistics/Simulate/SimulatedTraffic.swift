@@ -23,7 +23,8 @@ struct SimulatedTraffic: Sendable, Equatable {
             let window = fromMinute.map { from in
                 "@" + Self.clock(from) + "-" + Self.clock(toMinute ?? 0)
             }
-            return street + (window ?? "") + "x" + String(format: "%g", factor)
+            // As the option is written (NAME[@HH:MM-HH:MM][xFACTOR]), so it can be given back as it is printed.
+            return street + (window ?? "") + " x" + String(format: "%g", factor)
         }
 
         private static func clock(_ minute: Int) -> String { String(format: "%02d:%02d", minute / 60, minute % 60) }

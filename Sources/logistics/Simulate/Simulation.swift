@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import LogisticsCore
 import RiderKit
@@ -31,6 +32,8 @@ struct Simulation {
     let plan: SimulationPlan
     let tokens: @Sendable (_ subject: UUID, _ role: Role) async throws -> String
     let report = SimulationReport()
+    /// The client the riders and the office call with (the demo's trusts its own certificate).
+    var http: HTTPClient = .shared
     var print: @Sendable (String) -> Void = { _ in }
     var liveEvery: Duration = .seconds(2)
     var queueDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("riderkit-sim-\(UUID())")
@@ -38,7 +41,7 @@ struct Simulation {
     func run() async throws -> SimulationReport {
         let started = ContinuousClock.now
         let tokens = self.tokens
-        var office = SimulationOffice(client: BenchClient(http: .shared, base: base, recorder: nil), tokens: tokens)
+        var office = SimulationOffice(client: BenchClient(http: http, base: base, recorder: nil), tokens: tokens)
         office.automatic = plan.automaticDispatch
         var riders: [SimulatedRider] = []
         // Each rider's seed is drawn from the plan's: SplitMix steps its state by a constant, so seeds one step apart
@@ -46,7 +49,7 @@ struct Simulation {
         var riderSeeds = SeededGenerator(state: plan.seed)
         for index in 0..<plan.riders {
             let id = UUID()
-            let network = SimulatedNetwork()
+            let network = SimulatedNetwork(http: http)
             let api = RiderAPI(
                 baseURL: base, token: { try await tokens(id, .rider) }, transport: network, timeout: .seconds(5))
             let queue = try ActionQueue(

@@ -53,11 +53,18 @@ final class SimulationReport: Sendable {
         let bar =
             target == nil
             ? "" : "[" + String(repeating: "#", count: done) + String(repeating: ".", count: width - done) + "] "
-        return String(
-            format:
-                "%@%4.0fs  riders %d (on the road %d)  delivered %d%@  status calls %d  replays %d  drops %d  tunnels %d  re-routes %d  errors %d",
-            bar, elapsed, riders, counts.riding, counts.deliveriesCompleted, goal, counts.statusCalls, counts.replays,
-            counts.networkDrops, counts.tunnels, counts.reroutes, counts.errors.count)
+        // What the simulation does on purpose (drops, tunnels, wrong turns) is said as such; errors only when there
+        // are any, with the last one, so "errors 0" never needs explaining.
+        var line = String(
+            format: "%@%4.0fs  riders %d (on the road %d)  delivered %d%@  status taps %d",
+            bar, elapsed, riders, counts.riding, counts.deliveriesCompleted, goal, counts.statusCalls)
+        line +=
+            "  (simulated: \(counts.networkDrops) network drops, \(counts.tunnels) tunnels, \(counts.reroutes) wrong turns "
+            + "re-routed; \(counts.replays) taps replayed after a drop)"
+        if let last = counts.errors.last {
+            line += "  \(counts.errors.count) unexpected error\(counts.errors.count == 1 ? "" : "s"), the last: \(last)"
+        }
+        return line
     }
 
     func finalReport(elapsed: TimeInterval) -> [String] {
