@@ -18,6 +18,28 @@ struct DispatcherDecisionRoutes {
         routes.post("/orders/{orderId}/failure-approval", roles: [.dispatcher, .admin], approveFailure)
         routes.post("/orders/{orderId}/reassign", roles: [.dispatcher, .admin], reassign)
         routes.post("/orders/{orderId}/return-to-store", roles: [.dispatcher, .admin], returnToStore)
+        routes.get("/orders/{orderId}/issues", issues)
+    }
+
+    /// What riders reported on the order, with their notes, for the dispatcher deciding what to do about it.
+    @Sendable func issues(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
+        _ = try context.caller(.dispatcher, .admin)
+        let order = try await lookup.visibleOrder(context, allowed: OrderAccess.canView)
+        let issues = try await deliveries.issues(orderId: order.id).map { issue in
+            ReportedIssue(
+                issueId: issue.id.lowercased, taskId: issue.taskId?.lowercased, type: issue.type, note: issue.note,
+                location: issue.location, occurredAt: issue.occurredAt)
+        }
+        return try .json(["issues": issues])
+    }
+
+    struct ReportedIssue: Encodable {
+        var issueId: String
+        var taskId: String?
+        var type: DeliveryIssueType
+        var note: String?
+        var location: GeoPoint?
+        var occurredAt: Date
     }
 
     /// After pickup: the rider's next stop becomes the store; the rider's RETURNED_TO_STORE ends the order RETURNED.

@@ -51,6 +51,7 @@ public struct ProofOfDelivery: Sendable, Equatable {
 /// A delivery issue a rider reported.
 public struct DeliveryIssue: Sendable, Equatable {
     public var id: UUID
+    public var taskId: UUID?
     public var type: DeliveryIssueType
     public var note: String?
     public var location: GeoPoint?
@@ -100,6 +101,9 @@ public protocol DeliveryRepository: Sendable {
     func proof(id: UUID) async throws -> ProofOfDelivery?
     func photoProofCount(taskId: UUID) async throws -> Int
 
+    /// The issues riders reported on the order, oldest first, with their notes (kept out of the append-only event log
+    /// so anonymisation can blank them).
+    func issues(orderId: UUID) async throws -> [DeliveryIssue]
     func reportIssue(
         taskId: UUID, type: DeliveryIssueType, note: String?, location: GeoPoint?, occurredAt: Date, by rider: Actor,
         now: Date

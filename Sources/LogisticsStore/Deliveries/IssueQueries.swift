@@ -14,7 +14,8 @@ extension SQLLogisticsRepository {
             guard !task.status.isFinal else {
                 throw LogisticsError.invalidTransition(from: task.status, "The delivery has ended")
             }
-            var issue = DeliveryIssue(id: UUID(), type: type, note: note, location: location, occurredAt: occurredAt)
+            var issue = DeliveryIssue(
+                id: UUID(), taskId: taskId, type: type, note: note, location: location, occurredAt: occurredAt)
             issue.customerReachable =
                 try await transaction.first(
                     "SELECT 1 AS reachable FROM devices WHERE owner_id = ? LIMIT 1", [.uuid(order.customer.id)]) != nil
@@ -55,6 +56,21 @@ extension SQLLogisticsRepository {
                         body: "Order \(order.externalRef ?? order.id.lowercased): \(note ?? customerNotice.body)"),
                 ])
             return issue
+        }
+    }
+
+    public func issues(orderId: UUID) async throws -> [DeliveryIssue] {
+        try await database.query(
+            "SELECT * FROM delivery_issues WHERE order_id = ? ORDER BY occurred_at, id", [.uuid(orderId)]
+        ).map { row in
+            var location: GeoPoint?
+            if let lat = row.optionalDouble("lat"), let lon = row.optionalDouble("lon") {
+                location = GeoPoint(lat: lat, lon: lon)
+            }
+            return DeliveryIssue(
+                id: try row.uuid("id"), taskId: try row.optionalUUID("task_id"),
+                type: DeliveryIssueType(rawValue: try row.string("type")) ?? .other, note: row.optionalString("note"),
+                location: location, occurredAt: try row.date("occurred_at"))
         }
     }
 

@@ -187,6 +187,15 @@ struct DispatchTests {
             let again = try await server.send(
                 .post, "/api/v1/rider/tasks/\(taskId)/issues", token: rider, json: ["type": "CUSTOMER_UNAVAILABLE"])
             #expect(again["notified"] as? [String] == ["DISPATCHER", "CUSTOMER"])
+            // The dispatcher reads what the rider wrote: the note is kept with the issue, not in the event log.
+            let reported = try await server.send(
+                .get, "/api/v1/orders/\(scenario.orderId)/issues", token: scenario.dispatcher)
+            let issues = reported["issues"] as? [[String: Any]] ?? []
+            // Both were reported at the same (test clock) time: their order between them is not defined.
+            #expect(issues.count == 2 && issues.compactMap { $0["note"] as? String } == ["rang twice"])
+            #expect(issues.allSatisfy { $0["type"] as? String == "CUSTOMER_UNAVAILABLE" })
+            #expect(
+                try await server.send(.get, "/api/v1/orders/\(scenario.orderId)/issues", token: rider).status == 403)
             let pushes = try await server.repository.outbox(orderId: UUID(uuidString: scenario.orderId)!).filter {
                 $0.topic == "push"
             }

@@ -108,6 +108,7 @@ enum AccessMatrix {
             "GET /api/v1/orders/{orderId}/events": .staffOnly { Probe(path: "/api/v1/orders/\($0.b.orderId)/events") },
             "GET /api/v1/events": .staffOnly { _ in Probe(path: "/api/v1/events") },
             "GET /api/v1/orders/{orderId}/offers": .staffOnly { Probe(path: "/api/v1/orders/\($0.b.orderId)/offers") },
+            "GET /api/v1/orders/{orderId}/issues": .staffOnly { Probe(path: "/api/v1/orders/\($0.b.orderId)/issues") },
             "GET /api/v1/orders/{orderId}/path": .staffOnly { Probe(path: "/api/v1/orders/\($0.b.orderId)/path") },
             "GET /api/v1/orders/{orderId}/events.csv": .staffOnly {
                 Probe(path: "/api/v1/orders/\($0.b.orderId)/events.csv")

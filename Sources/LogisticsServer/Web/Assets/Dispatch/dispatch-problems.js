@@ -28,6 +28,7 @@ export function applyProblem(event) {
     case 'DeliveryIssueReported':
       next = {
         kind: 'issue', text: ISSUE_WORDS[details.issueType] || 'Problem reported', eventId: event.id,
+        issueId: details.issueId,
         hasNote: details.hasNote === 'true', note: null, at: event.occurredAt,
       };
       break;
@@ -58,15 +59,13 @@ export function applyProblem(event) {
   return true;
 }
 
-// The rider's note stays out of the event log (so it can be anonymised); the dispatchers' notification carries it:
-// "Order REF: the note".
+// The rider's note stays out of the event log (so it can be anonymised): the order's issues carry it.
 async function readIssueNote(orderId, problem) {
   try {
-    const { notifications } = await api('GET', `/api/v1/orders/${orderId}/notifications`);
-    const notice = notifications.find((item) => item.eventId === problem.eventId && item.recipientRole === 'dispatcher');
-    if (!notice || !notice.body) return;
-    const prefix = notice.body.indexOf(': ');
-    problem.note = prefix > 0 && notice.body.startsWith('Order ') ? notice.body.slice(prefix + 2) : notice.body;
+    const { issues } = await api('GET', `/api/v1/orders/${orderId}/issues`);
+    const issue = issues.find((item) => item.issueId === problem.issueId) || issues[issues.length - 1];
+    if (!issue || !issue.note) return;
+    problem.note = issue.note;
     emit('problems', orderId);
   } catch (error) {
     console.warn('issue note', error);
