@@ -56,17 +56,15 @@ struct RiderAdministrationRoutes {
 }
 
 /// The day the fleet list counts deliveries in. The server cannot know the dispatcher's time zone, so the page
-/// sends its own midnight; without one, the UTC day.
+/// sends its own midnight; without one, the UTC day. A midnight outside the last 24 hours (a computer's clock
+/// ahead of the server's, a page left open overnight) is brought within them rather than refused.
 enum FleetDay {
-    static func start(_ asked: Date?, now: Date) throws -> Date {
+    static func start(_ asked: Date?, now: Date) -> Date {
         guard let asked else {
             var calendar = Calendar(identifier: .gregorian)
             calendar.timeZone = TimeZone(identifier: "UTC")!
             return calendar.startOfDay(for: now)
         }
-        guard asked <= now, asked > now.addingTimeInterval(-86_400) else {
-            throw LogisticsError.validation(field: "dayStart", "must be within the last 24 hours")
-        }
-        return asked
+        return min(max(asked, now.addingTimeInterval(-86_400)), now)
     }
 }
