@@ -80,7 +80,8 @@ struct DispatcherDayTests {
                 (try await server.send(.get, "/api/v1/events?since=\(tooOld)", token: nextDay)["events"] as? [Any])?
                     .isEmpty == true)
             #expect(
-                ValidationTests.fields(try await server.send(.get, "/api/v1/events?from=x", token: nextDay)) == ["from"])
+                ValidationTests.fields(try await server.send(.get, "/api/v1/events?from=x", token: nextDay)) == ["from"]
+            )
         }
     }
 
