@@ -30,6 +30,9 @@ public enum ErrorCode: String, Sendable, CaseIterable, Codable {
     case serviceUnavailable = "SERVICE_UNAVAILABLE"
     case methodNotAllowed = "METHOD_NOT_ALLOWED"
     case conflict = "CONFLICT"
+    case phoneInUse = "PHONE_IN_USE"
+    case invalidCode = "INVALID_CODE"
+    case codeLocked = "CODE_LOCKED"
     case internalError = "INTERNAL_ERROR"
 
     public var httpStatus: Int {
@@ -41,11 +44,11 @@ public enum ErrorCode: String, Sendable, CaseIterable, Codable {
         case .offerExpired, .trackingEnded: 410
         case .orderAlreadyAssigned, .orderCancelled, .riderHasActiveTask, .invalidStatusTransition, .podRequired,
             .noRiderAvailable,
-            .trackingNotAvailable, .idempotencyRequestInProgress, .conflict:
+            .trackingNotAvailable, .idempotencyRequestInProgress, .conflict, .phoneInUse:
             409
         case .geofenceConfirmationRequired, .idempotencyKeyReused, .locationNotRoutable, .routeNotFound: 422
-        case .invalidOTP, .validationFailed: 400
-        case .otpLocked: 423
+        case .invalidOTP, .validationFailed, .invalidCode: 400
+        case .otpLocked, .codeLocked: 423
         case .payloadTooLarge: 413
         case .unsupportedMediaType: 415
         case .rateLimited: 429
@@ -85,6 +88,9 @@ public enum ErrorCode: String, Sendable, CaseIterable, Codable {
         case .serviceUnavailable: "The service is temporarily unavailable. Please try again shortly"
         case .methodNotAllowed: "This action is not supported here"
         case .conflict: "This conflicts with the current state"
+        case .phoneInUse: "Someone already has this phone number"
+        case .invalidCode: "That code is not correct"
+        case .codeLocked: "Too many wrong codes. Ask for a new code"
         case .internalError: "Something went wrong on our side"
         }
     }

@@ -9,6 +9,7 @@ public enum ServerKeys {
         case deliveryCodes = "delivery-otp"
         case trackingLinks = "tracking-links"
         case secretSealing = "webhook-secrets"
+        case signInCodes = "sign-in-codes"
     }
 
     static let salt = Array("rider-logistics server keys".utf8)

@@ -9,6 +9,14 @@ extension SQLLogisticsRepository {
             INSERT INTO riders (id, name, availability, created_at, updated_at) VALUES (?, ?, 'OFFLINE', ?, ?)
             ON CONFLICT (id) DO NOTHING
             """, [.uuid(actor.id), .text(actor.name), .date(now), .date(now)])
+        // A rider met through a token (an identity provider, `logistics token`) is one of the company's people too,
+        // without a phone until an admin adds one.
+        try await database.query(
+            """
+            INSERT INTO people (id, role, name, created_at, updated_at) VALUES (?, 'rider', ?, ?, ?)
+            ON CONFLICT (id) DO NOTHING
+            """,
+            [.uuid(actor.id), .text(actor.name ?? "Rider \(actor.id.lowercased.prefix(8))"), .date(now), .date(now)])
         guard let rider = try await rider(id: actor.id) else { throw StoreError.corrupt("rider vanished") }
         return rider
     }

@@ -437,5 +437,46 @@ enum Schema {
                 """,
             ]
         ),
+        Migration(
+            version: 23, name: "people, sign-in codes, sessions and refresh tokens",
+            common: [
+                """
+                CREATE TABLE people (
+                    id TEXT PRIMARY KEY, role TEXT NOT NULL, name TEXT NOT NULL, phone TEXT UNIQUE, vendor_id TEXT,
+                    vehicle TEXT, suspended_at BIGINT, created_by TEXT, created_at BIGINT NOT NULL,
+                    updated_at BIGINT NOT NULL)
+                """,
+                "CREATE INDEX people_role_name ON people (role, name, id)",
+                "CREATE INDEX people_vendor ON people (vendor_id)",
+                // Riders first met through tokens become people without phones; they keep their ids.
+                """
+                INSERT INTO people (id, role, name, created_at, updated_at)
+                SELECT id, 'rider', COALESCE(name, 'Rider ' || SUBSTR(id, 1, 8)), created_at, updated_at FROM riders
+                """,
+                "ALTER TABLE vendors ADD COLUMN phone TEXT",
+                // One live code per phone; only its keyed hash is kept.
+                """
+                CREATE TABLE sign_in_codes (
+                    phone TEXT PRIMARY KEY, code_hash TEXT NOT NULL, expires_at BIGINT NOT NULL,
+                    failed_attempts INTEGER NOT NULL DEFAULT 0, created_at BIGINT NOT NULL)
+                """,
+                // Every code request, for a person's phone or not: the send limit must not tell them apart.
+                "CREATE TABLE sign_in_requests (id AUTO_ID, phone TEXT NOT NULL, requested_at BIGINT NOT NULL)",
+                "CREATE INDEX sign_in_requests_phone ON sign_in_requests (phone, requested_at)",
+                """
+                CREATE TABLE sessions (
+                    id TEXT PRIMARY KEY, person_id TEXT NOT NULL, role TEXT NOT NULL, subject TEXT NOT NULL,
+                    created_at BIGINT NOT NULL, last_used_at BIGINT NOT NULL, expires_at BIGINT NOT NULL,
+                    revoked_at BIGINT, revoked_reason TEXT, user_agent TEXT)
+                """,
+                "CREATE INDEX sessions_person ON sessions (person_id, created_at)",
+                """
+                CREATE TABLE refresh_tokens (
+                    token_hash TEXT PRIMARY KEY, session_id TEXT NOT NULL, created_at BIGINT NOT NULL,
+                    expires_at BIGINT NOT NULL, spent_at BIGINT)
+                """,
+                "CREATE INDEX refresh_tokens_session ON refresh_tokens (session_id)",
+            ]
+        ),
     ]
 }
