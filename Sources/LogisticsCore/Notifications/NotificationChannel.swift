@@ -8,6 +8,8 @@ public enum NotificationChannel: String, Sendable, CaseIterable, Codable {
     case apns
     /// An HTTPS endpoint of another system, signed with its shared secret.
     case webhook
+    /// A text message to a phone, through the configured SMS provider.
+    case sms
 }
 
 /// The kind of device a rider or customer registers for push.

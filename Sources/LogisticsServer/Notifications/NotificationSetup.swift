@@ -12,7 +12,9 @@ enum NotificationSetup {
     static let webhookConcurrency = 8
 
     /// The senders, and the services that must run beside them (an HTTP client of their own to shut down).
-    static func senders(_ configuration: ServerConfiguration, clock: any WallClock, sealer: SecretSealer) async throws
+    static func senders(
+        _ configuration: ServerConfiguration, clock: any WallClock, sealer: SecretSealer, logger: Logger
+    ) async throws
         -> (senders: [NotificationChannel: any NotificationSender], services: [any Service])
     {
         let http = HTTPClient.shared
@@ -56,7 +58,36 @@ enum NotificationSetup {
                 tokens: try await APNsProviderTokens(keyFile: file, keyId: keyId, teamId: teamId, clock: clock),
                 http: apnsHTTP, clock: clock)
         }
+        senders[.sms] = try textSender(configuration, http: http, clock: clock, logger: logger)
         return (senders, services)
+    }
+
+    static let textConcurrency = 8
+
+    private static func textSender(
+        _ configuration: ServerConfiguration, http: HTTPClient, clock: any WallClock, logger: Logger
+    ) throws -> any NotificationSender {
+        let settings = configuration.textMessages
+        switch settings.provider {
+        case .log:
+            return LogTextSender(logger: logger)
+        case .twilio:
+            return TwilioTextSender(
+                concurrency: textConcurrency, baseURL: settings.twilioBaseURL,
+                accountSid: settings.twilioAccountSid ?? "",
+                authToken: try SecretFile.read(
+                    settings.twilioAuthTokenFile ?? "", what: "LOGISTICS_TWILIO_AUTH_TOKEN_FILE"),
+                from: settings.twilioFrom, messagingServiceSid: settings.twilioMessagingServiceSid,
+                statusCallback: configuration.publicURL.map { "\($0)/api/v1/providers/twilio/status" }, http: http,
+                clock: clock)
+        case .http:
+            return HTTPTextSender(
+                concurrency: textConcurrency, url: settings.httpURL ?? "",
+                token: try settings.httpTokenFile.map {
+                    try SecretFile.read($0, what: "LOGISTICS_SMS_HTTP_TOKEN_FILE")
+                },
+                http: http, clock: clock)
+        }
     }
 
     static func policies(_ configuration: ServerConfiguration) -> [NotificationChannel: RetryPolicy] {
@@ -68,6 +99,9 @@ enum NotificationSetup {
             .webhook: RetryPolicy(
                 base: configuration.webhookRetryBaseSeconds, cap: RetryPolicy.webhooks.cap,
                 budget: TimeInterval(configuration.webhookRetryBudgetSeconds)),
+            .sms: RetryPolicy(
+                base: RetryPolicy.pushes.base, cap: RetryPolicy.pushes.cap,
+                budget: TimeInterval(configuration.textMessages.retryBudgetSeconds)),
         ]
     }
 

@@ -134,7 +134,8 @@ extension SQLLogisticsRepository: NotificationRepository {
                 binds += [
                     .int(message.id), .uuid(message.eventId), .uuid(message.orderId), .text(channel.rawValue),
                     .text(destination), .text(target), .text(locale),
-                    .text("\(channel.rawValue):\(destination):\(message.orderId.lowercased)"), .date(now), .date(now),
+                    .text("\(channel.rawValue):\(destination):\(Self.orderingScope(message).lowercased)"), .date(now),
+                    .date(now),
                     .date(now),
                 ]
                 count += 1
@@ -145,6 +146,8 @@ extension SQLLogisticsRepository: NotificationRepository {
                     for hook in hooks where hook.wants(type) {
                         queue(message, .webhook, hook.id.lowercased, hook.url, nil)
                     }
+                } else if message.topic == "sms", channels.contains(.sms), let phone = message.textRecipient {
+                    queue(message, .sms, phone, phone, nil)
                 } else if message.topic == "push", let recipient = message.recipientId {
                     for device in devicesByOwner[recipient] ?? [] where channels.contains(device.platform.channel) {
                         queue(message, device.platform.channel, device.id.lowercased, device.pushToken, device.locale)
@@ -171,6 +174,13 @@ extension SQLLogisticsRepository: NotificationRepository {
                 "UPDATE outbox SET sent_at = ?, attempts = attempts + 1 WHERE id IN (\(placeholders(messages.count)))",
                 [.date(now)] + messages.map { .int($0.id) })
         }
+    }
+
+    /// What a destination's messages are kept in order within: their order's, so "picked up" never overtakes
+    /// "assigned". Messages of no order (a sign-in code, an invitation) each stand alone: a code must not wait
+    /// behind an invitation the provider keeps refusing.
+    static func orderingScope(_ message: OutboxMessage) -> UUID {
+        message.orderId == OutboxMessage.noOrder ? message.eventId : message.orderId
     }
 
     public func claimNotifications(owner: String, limit: Int, leaseUntil: Date, now: Date) async throws
@@ -235,6 +245,11 @@ extension SQLLogisticsRepository: NotificationRepository {
             WHERE id = ? AND status = 'PENDING'
             """,
             [.text(status), .date(retryAt), .date(retryAt == nil ? now : nil), .text(error), .int(notification.id)])
+        if retryAt == nil, notification.channel == .sms, notification.payload.contains(#""kind":"secret""#) {
+            // A sign-in code is of no use once sent or given up, and must not wait in the database for a reader.
+            try await database.query(
+                "UPDATE outbox SET body = '' WHERE event_id = ? AND topic = 'sms'", [.uuid(notification.eventId)])
+        }
     }
 
     /// The token reaches no device any more: forget the device, and drop everything queued for the token.
