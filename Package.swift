@@ -92,7 +92,8 @@ let package = Package(
                 "Web/Assets", "HTTP/OpenAPI/openapi.json", "Delivery/openapi.json", "Navigation/openapi.json",
                 "Dispatch/openapi.json", "Notifications/openapi.json", "Offers/openapi.json", "Operations/openapi.json",
                 "Orders/openapi.json",
-                "Riders/openapi.json", "Tracking/openapi.json", "Web/openapi.json",
+                "Riders/openapi.json", "Tracking/openapi.json", "Web/openapi.json", "People/openapi.json",
+                "SignIn/openapi.json",
             ],
             plugins: ["EmbedWebAssets"]
         ),

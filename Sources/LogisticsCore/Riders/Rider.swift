@@ -26,10 +26,13 @@ public struct Actor: Sendable, Equatable {
     public var id: UUID
     public var role: Role
     public var name: String?
+    /// The sign-in session of the token, when it came from signing in by phone.
+    public var sessionId: UUID?
 
-    public init(id: UUID, role: Role, name: String? = nil) {
+    public init(id: UUID, role: Role, name: String? = nil, sessionId: UUID? = nil) {
         self.id = id
         self.role = role
         self.name = name
+        self.sessionId = sessionId
     }
 }

@@ -73,6 +73,7 @@ public func buildApplication(
             configuration: configuration, database: database, repository: repository, deliveries: repository,
             locations: repository, notifications: repository,
             blobs: FileBlobStore(directory: configuration.blobDirectory), clock: clock, otp: otp,
+            signInCodes: SignInCodes(serverSecret: Array(otpSecret.utf8)),
             intake: OrderIntake(otp: otp),
             verifier: try await AccessTokenVerifier.make(configuration: configuration, secret: secret, clock: clock),
             tokens: secret == nil
@@ -90,7 +91,8 @@ public func buildApplication(
             etas: etas,
             trackingLinks: TrackingLinks(serverSecret: Array(otpSecret.utf8)),
             accessWatch: AccessWatch(
-                repository: repository, logger: logger, onSuspended: { knownCallers.forgetRider($0) }),
+                repository: repository, logger: logger, now: { clock.now() },
+                onSuspended: { knownCallers.forgetRider($0) }, onSessionEnded: { knownCallers.forgetSession($0) }),
             secretSealer: sealer,
             knownCallers: knownCallers,
             mapTiles: MapTileCache(provider: directions),
@@ -104,7 +106,7 @@ public func buildApplication(
                     offerTTL: TimeInterval(configuration.offerTTLSeconds), clock: clock, registry: metrics.registry,
                     logger: logger))
         let (senders, senderServices) = try await NotificationSetup.senders(
-            configuration, clock: clock, sealer: sealer)
+            configuration, clock: clock, sealer: sealer, logger: logger)
         let (router, routes) = makeRouter(services)
         let socketResponder = makeSocketRouter(services).buildResponder()
         let connections = ConnectionRegistry(
@@ -206,13 +208,33 @@ func makeRouter(_ services: LogisticsServices) -> (Router<LogisticsRequestContex
         api.add(middleware: CallerRateLimitMiddleware(limiter: limiter, clock: services.clock))
     }
     var routes = RouteTable(group: api, prefix: "/api/v1", idempotency: idempotency, catalog: catalog)
+    let signIn = SignInRoutes(
+        signIn: services.repository, people: services.repository, codes: services.signInCodes,
+        issuer: services.tokens, settings: services.configuration.signIn, configuration: services.configuration,
+        addressLimiter: RateLimiter(
+            RateRule(
+                perSecond: Double(services.configuration.signIn.codeRequestsPerAddress) / 600,
+                burst: Double(services.configuration.signIn.codeRequestsPerAddress)), what: "sign-in codes"),
+        knownCallers: services.knownCallers, clock: services.clock)
+    // Signing in needs no token: its routes sit beside the API's, outside the authentication middleware.
+    var open = RouteTable(
+        group: router.group("/api/v1"), prefix: "/api/v1", idempotency: idempotency, catalog: catalog)
+    signIn.registerOpen(in: &open)
+    signIn.register(in: &routes)
+    PeopleRoutes(
+        people: services.repository, riders: services.repository, signIn: services.repository,
+        configuration: services.configuration, knownCallers: services.knownCallers,
+        accessWatch: services.accessWatch, clock: services.clock
+    ).register(in: &routes)
     OrderRoutes(
         orders: services.repository, intake: services.intake, dispatcher: services.autoDispatcher,
         clock: services.clock
     ).register(in: &routes)
     RiderRoutes(riders: services.repository, clock: services.clock).register(in: &routes)
-    RiderAdministrationRoutes(riders: services.repository, knownCallers: services.knownCallers, clock: services.clock)
-        .register(in: &routes)
+    RiderAdministrationRoutes(
+        riders: services.repository, knownCallers: services.knownCallers, signIn: services.repository,
+        clock: services.clock
+    ).register(in: &routes)
     CustomerRoutes(
         lookup: services.orderLookup, riders: services.repository, otp: services.otp,
         tracking: TrackingSnapshots(services: services)

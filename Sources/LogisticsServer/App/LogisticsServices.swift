@@ -14,6 +14,7 @@ public struct LogisticsServices: Sendable {
     public let blobs: any BlobStore
     public let clock: any WallClock
     public let otp: DeliveryOTP
+    let signInCodes: SignInCodes
     public let intake: OrderIntake
     public let verifier: AccessTokenVerifier
     public let tokens: AccessTokenIssuer?

@@ -113,6 +113,8 @@ public struct ServerConfiguration: Sendable {
     /// Where people reach this server (`LOGISTICS_PUBLIC_URL`, scheme and host, no path): tracking links handed to
     /// customers are absolute on it. Without it, the address the server listens on.
     public var publicURL: String?
+    public var textMessages = TextMessageSettings()
+    public var signIn = SignInSettings()
     /// How long after its order ended a tracking link still shows the end; after that it answers 410.
     public var trackingLinkHoursAfterEnd: Int = 24
     /// `LOGISTICS_FAULT_CRASH_AFTER_COMMIT`: the crash test's fault switch; never on in service.
@@ -346,6 +348,8 @@ public struct ServerConfiguration: Sendable {
             configuration.logFormat = parsed
         }
         try configuration.dispatch.apply(environment)
+        try configuration.textMessages.apply(environment)
+        try configuration.signIn.apply(environment)
         if let level = environment["LOG_LEVEL"], !level.isEmpty {
             guard let parsed = Logger.Level(rawValue: level) else {
                 throw ConfigurationError(
@@ -421,6 +425,13 @@ public struct ServerConfiguration: Sendable {
             ("push (fcm)", fcmServiceAccountFile.map { "service account \($0), \(fcmBaseURL)" } ?? "off"),
             ("push (apns)", apnsKeyFile.map { "key \($0) (\(apnsKeyId ?? "?")), \(apnsBaseURL)" } ?? "off"),
             ("webhooks", "retry from \(webhookRetryBaseSeconds)s for \(webhookRetryBudgetSeconds)s"),
+            ("text messages", textMessages.summary),
+            (
+                "sign-in",
+                signIn.enabled
+                    ? "by phone and code; access tokens \(signIn.accessTokenMinutes) min, refresh \(signIn.refreshTokenDays) days"
+                    : "off (tokens from elsewhere only)"
+            ),
             ("log", "\(effectiveLogFormat.rawValue) on stderr, \(logLevel.rawValue) and above"),
             (
                 "rate limits",

@@ -12,12 +12,16 @@ public struct AccessTokenClaims: JWTPayload {
     public var nbf: NotBeforeClaim?
     public var iss: IssuerClaim
     public var aud: AudienceClaim
+    /// The sign-in session the token belongs to (tokens from `POST /auth/token` and `/auth/refresh`); a revoked
+    /// session's tokens stop being accepted.
+    public var sid: String?
 
     public init(
         subject: UUID, role: Role, name: String?, issuedAt: Date, expiresAt: Date, issuer: String,
-        audience: String
+        audience: String, sessionId: UUID? = nil
     ) {
         sub = SubjectClaim(value: subject.lowercased)
+        sid = sessionId?.lowercased
         self.role = role.rawValue
         self.name = name
         iat = IssuedAtClaim(value: issuedAt)
@@ -45,12 +49,13 @@ public struct AccessTokenIssuer: Sendable {
         self.audience = audience
     }
 
-    public func token(subject: UUID, role: Role, name: String? = nil, ttl: TimeInterval = 3600, now: Date = Date())
-        async throws -> String
-    {
+    public func token(
+        subject: UUID, role: Role, name: String? = nil, ttl: TimeInterval = 3600, now: Date = Date(),
+        sessionId: UUID? = nil
+    ) async throws -> String {
         try await keys.sign(
             AccessTokenClaims(
                 subject: subject, role: role, name: name, issuedAt: now, expiresAt: now.addingTimeInterval(ttl),
-                issuer: issuer, audience: audience))
+                issuer: issuer, audience: audience, sessionId: sessionId))
     }
 }

@@ -80,7 +80,12 @@ public struct AccessTokenVerifier: Sendable {
             throw Self.refuse("The token's subject is not a UUID")
         }
         guard let role = Role(rawValue: claims.role) else { throw Self.refuse("The token's role is unknown") }
-        let actor = Actor(id: subject, role: role, name: claims.name)
+        var sessionId: UUID?
+        if let sid = claims.sid {
+            guard let parsed = UUID(uuidString: sid) else { throw Self.refuse("The token's session is not a UUID") }
+            sessionId = parsed
+        }
+        let actor = Actor(id: subject, role: role, name: claims.name, sessionId: sessionId)
         verified.remember(token, actor: actor, expiry: claims.exp.value)
         return (actor, claims.exp.value)
     }

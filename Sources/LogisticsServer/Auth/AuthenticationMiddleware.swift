@@ -39,6 +39,13 @@ struct AuthenticationMiddleware: RouterMiddleware {
     static func admit(
         _ actor: Actor, repository: any LogisticsRepository, clock: any WallClock, known: KnownCallers
     ) async throws {
+        if let session = actor.sessionId, !known.sessionIsFresh(session, now: clock.now()) {
+            // Read before admitting, not in the background: a revoked session's tokens must stop within 30 s.
+            guard try await repository.endedSessions(among: [session], now: clock.now()).isEmpty else {
+                throw LogisticsError(.unauthenticated, "This sign-in was ended; sign in again")
+            }
+            known.rememberLiveSession(session, now: clock.now())
+        }
         switch actor.role {
         case .rider:
             let now = clock.now()

@@ -64,6 +64,26 @@ final class KnownCallers: Sendable {
         _ = riders.withLock { $0.removeValue(forKey: id) }
     }
 
+    /// Sign-in sessions seen live, and when. A session ended on another instance stops being accepted here once
+    /// its check is older than `sessionTTL`: within 30 s everywhere, as the API promises.
+    private let sessions = Mutex<[UUID: Date]>([:])
+    let sessionTTL: TimeInterval = 25
+
+    func sessionIsFresh(_ id: UUID, now: Date) -> Bool {
+        sessions.withLock { $0[id].map { now.timeIntervalSince($0) < sessionTTL } ?? false }
+    }
+
+    func rememberLiveSession(_ id: UUID, now: Date) {
+        sessions.withLock { known in
+            if known.count > 100_000 { known.removeAll(keepingCapacity: true) }
+            known[id] = now
+        }
+    }
+
+    func forgetSession(_ id: UUID) {
+        _ = sessions.withLock { $0.removeValue(forKey: id) }
+    }
+
     func customerIsKnown(_ id: UUID) -> Bool { customers.withLock { $0[id] != nil } }
 
     func rememberCustomer(_ id: UUID, now: Date) {
@@ -87,7 +107,12 @@ final class KnownCallers: Sendable {
             known = known.filter { now.timeIntervalSince($0.value) < customerMemory }
             return before - known.count
         }
-        return riders + customers
+        let sessions = sessions.withLock { known in
+            let before = known.count
+            known = known.filter { now.timeIntervalSince($0.value) < sessionTTL }
+            return before - known.count
+        }
+        return riders + customers + sessions
     }
 
     var count: Int { riders.withLock { $0.count } + customers.withLock { $0.count } }

@@ -46,6 +46,9 @@ struct RouteTable {
         }
     }
 
+    /// A POST that needs no token (sign-in): no caller check and no idempotency key, which is kept per caller.
+    mutating func postWithoutToken(_ path: String, _ handler: @escaping Handler) { add(.post, path, handler) }
+
     private mutating func add(_ method: HTTPRequest.Method, _ path: String, _ handler: @escaping Handler) {
         group.on(RouterPath(path), method: method) { request, context in try await handler(request, context) }
         catalog.add(RegisteredRoute(method: method.rawValue, path: prefix + path))

@@ -7,6 +7,7 @@ import LogisticsStore
 struct RiderAdministrationRoutes {
     let riders: any RiderRepository
     let knownCallers: KnownCallers
+    let signIn: any SignInRepository
     let clock: any WallClock
 
     func register(in routes: inout RouteTable) {
@@ -51,6 +52,12 @@ struct RiderAdministrationRoutes {
         let rider = try await riders.setRiderSuspended(
             id: riderId, suspended: suspended, now: clock.now())
         knownCallers.forgetRider(riderId)
+        if suspended {
+            // Suspension ends the rider's sign-ins: a refresh no longer gives them tokens.
+            for session in try await signIn.revokeSessions(personId: riderId, reason: "suspended", now: clock.now()) {
+                knownCallers.forgetSession(session)
+            }
+        }
         return try .json(RiderRepresentation(rider))
     }
 }

@@ -256,6 +256,63 @@ enum AccessMatrix {
                 Probe(path: "/api/v1/webhooks/dead-letters/1/redeliver")
             },
 
+            // People and sign-in: staff add and read people; only admins add stores and staff, read and end
+            // sessions. Signing in needs no token and answers everyone alike.
+            "POST /api/v1/riders": .staffOnly { _ in
+                Probe(
+                    path: "/api/v1/riders",
+                    json: ["name": "Matrix Rider", "phone": "+37799770011", "vehicle": "BICYCLE"])
+            },
+            "GET /api/v1/riders/{riderId}": .staffOnly { Probe(path: "/api/v1/riders/\($0.b.riderId.lowercased)") },
+            "PATCH /api/v1/riders/{riderId}": .staffOnly {
+                Probe(path: "/api/v1/riders/\($0.b.riderId.lowercased)", json: ["vehicle": "CAR"])
+            },
+            "POST /api/v1/vendors": .adminOnly { _ in
+                Probe(
+                    path: "/api/v1/vendors",
+                    json: [
+                        "name": "Matrix Store", "address": "1 Rue Grimaldi",
+                        "location": ["lat": 43.7310, "lon": 7.4190],
+                    ])
+            },
+            "GET /api/v1/vendors": .staffOnly { _ in Probe(path: "/api/v1/vendors") },
+            "GET /api/v1/vendors/{vendorId}": MatrixRow(
+                { Probe(path: "/api/v1/vendors/\($0.b.vendorId.lowercased)") },
+                rider: 403, customer: 403, vendor: 404, dispatcher: .staff, admin: .staff, anonymous: 401),
+            "POST /api/v1/vendors/{vendorId}/staff": .adminOnly {
+                Probe(
+                    path: "/api/v1/vendors/\($0.b.vendorId.lowercased)/staff",
+                    json: ["name": "Matrix Staff", "phone": "+37799770022"])
+            },
+            "POST /api/v1/staff": .adminOnly { _ in
+                Probe(
+                    path: "/api/v1/staff",
+                    json: ["name": "Matrix Dispatcher", "phone": "+37799770033", "role": "dispatcher"])
+            },
+            "GET /api/v1/people": .staffOnly { _ in Probe(path: "/api/v1/people") },
+            "GET /api/v1/people/{personId}": .adminOnly { Probe(path: "/api/v1/people/\($0.b.riderId.lowercased)") },
+            "PATCH /api/v1/people/{personId}": .adminOnly {
+                Probe(path: "/api/v1/people/\($0.b.riderId.lowercased)", json: ["vehicle": "CAR"])
+            },
+            "GET /api/v1/people/{personId}/sessions": .adminOnly {
+                Probe(path: "/api/v1/people/\($0.b.riderId.lowercased)/sessions")
+            },
+            "DELETE /api/v1/sessions/{sessionId}": .adminOnly { _ in
+                Probe(path: "/api/v1/sessions/\(UUID().lowercased)")
+            },
+            "POST /api/v1/auth/code": .open { _ in Probe(path: "/api/v1/auth/code", json: ["phone": "+37799770044"]) },
+            "POST /api/v1/auth/token": .open { _ in
+                Probe(path: "/api/v1/auth/token", json: ["phone": "+37799770044", "code": "000000"])
+            },
+            "POST /api/v1/auth/refresh": .open { _ in
+                Probe(path: "/api/v1/auth/refresh", json: ["refreshToken": "rft_" + String(repeating: "A", count: 43)])
+            },
+            // Development tokens have no session to end: 409 for every role, saying so.
+            "POST /api/v1/auth/logout": MatrixRow(
+                { _ in Probe(path: "/api/v1/auth/logout") },
+                rider: .own(409), customer: .own(409), vendor: .own(409), dispatcher: .own(409), admin: .own(409),
+                anonymous: 401),
+
             // Public: no token is read, and nothing of anyone's orders is in them.
             "GET /health/live": .open { _ in Probe(path: "/health/live") },
             "GET /health/ready": .open { _ in Probe(path: "/health/ready") },

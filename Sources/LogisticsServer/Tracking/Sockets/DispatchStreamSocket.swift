@@ -54,6 +54,7 @@ final class DispatchStreamSocket: TokenSocketStream {
             return
         }
         socket.closeWhenTokenExpires(validUntil, now: services.clock.now())
+        socket.closeWhenSignInEnds(actor, watch: services.accessWatch)
         let (hub, handle) = (services.tracking, socket.handle(self))
         let watcher = hub.watchEverything { message in handle.execute { $0.socket?.send(text: message) } }
         socket.onEnd { hub.stopWatching(watcher) }

@@ -211,12 +211,19 @@ final class LoopSocket: ChannelInboundHandler, RemovableChannelHandler {
     /// The longest a socket's timer waits in one go.
     static let longestWait: TimeInterval = 24 * 3600
 
-    /// Closes the socket (4403) when its holder loses access (a rider suspended, a tracking link revoked), watched
-    /// until the socket ends.
+    /// Closes the socket when its holder loses access (4403: a rider suspended, a tracking link revoked; 4401: a
+    /// sign-in session ended), watched until the socket ends.
     func closeWhenAccessLost(_ holder: AccessWatch.Holder, watch: AccessWatch) {
         let socket = handle(self)
-        let ticket = watch.watch(holder) { reason in socket.execute { $0.refuse(LogisticsError(.forbidden, reason)) } }
+        let ticket = watch.watch(holder) { error in socket.execute { $0.refuse(error) } }
         onEnd { watch.unwatch(ticket) }
+    }
+
+    /// Closes the socket (4401) when the sign-in session its token came from ends (logout, revocation, a refresh
+    /// token used twice, a suspension), on whichever instance that happened.
+    func closeWhenSignInEnds(_ actor: Actor, watch: AccessWatch) {
+        guard let session = actor.sessionId else { return }
+        closeWhenAccessLost(.session(session), watch: watch)
     }
 
     // MARK: The pipeline

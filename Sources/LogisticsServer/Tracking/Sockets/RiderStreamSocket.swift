@@ -99,6 +99,7 @@ final class RiderStreamSocket: TokenSocketStream {
         self.rider = rider
         socket.closeWhenTokenExpires(validUntil, now: services.clock.now())
         socket.closeWhenAccessLost(.rider(rider.id), watch: services.accessWatch)
+        socket.closeWhenSignInEnds(rider, watch: services.accessWatch)
         let (hub, handle) = (services.tracking, socket.handle(self))
         let reader = hub.receive(for: rider.id) { message in handle.execute { $0.socket?.send(text: message) } }
         socket.onEnd { hub.stopReceiving(for: rider.id, reader: reader) }

@@ -1,0 +1,137 @@
+import Foundation
+import Logging
+import LogisticsCore
+import LogisticsServer
+import LogisticsStore
+import Synchronization
+import Testing
+
+@testable import TestSupport
+
+/// SMS through Twilio's API shape: errors retried or refused as Twilio's answers say, dead letters, and nothing
+/// secret in the log.
+@Suite("Text messages through Twilio", .timeLimit(.minutes(3)))
+struct TextMessageProviderTests {
+    @Test(
+        "503 and 429 are retried with Retry-After, then sent; 21211 is refused at once; a lasting outage is dead-lettered"
+    )
+    func retriesAndDeadLetters() async throws {
+        try await SignInTests.withTwilio(.sqlite, configure: { $0.textMessages.retryBudgetSeconds = 60 }) {
+            twilio, server in
+            let admin = try await server.token(.admin)
+            twilio.script(
+                "+37799110001",
+                .init(status: .serviceUnavailable, code: 20500, message: "Internal Server Error"),
+                .init(status: .tooManyRequests, code: 20429, message: "Too Many Requests", retryAfter: "2"))
+            _ = try await server.send(
+                .post, "/api/v1/riders", token: admin,
+                json: ["name": "Retry Rider", "phone": "+37799110001", "vehicle": "CAR"])
+            // The first retry comes within 2 s of the server's clock (full jitter over the policy's base).
+            for _ in 0..<100 where twilio.snapshot.attempts["+37799110001"] ?? 0 < 2 {
+                server.clock.advance(by: 2.1)
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            #expect(twilio.snapshot.attempts["+37799110001"] == 2)
+            // The retry waits for at least Retry-After on the server's clock.
+            server.clock.advance(by: 1)
+            try await Task.sleep(for: .milliseconds(700))
+            #expect(twilio.messages(to: "+37799110001").isEmpty)
+            server.clock.advance(by: 10)
+            try await twilio.wait("the retried invitation") { !$0.messages.filter { $0.to == "+37799110001" }.isEmpty }
+
+            // A number Twilio says is not valid: one attempt, then a dead letter naming Twilio's code.
+            _ = try await server.send(
+                .post, "/api/v1/riders", token: admin,
+                json: ["name": "Bad Number", "phone": FakeTwilio.invalidNumber, "vehicle": "CAR"])
+            let dead = try await eventually {
+                try await server.count("notification_deliveries", "channel = 'sms' AND status = 'DEAD'") == 1
+                    ? true : nil
+            }
+            #expect(dead == true)
+            #expect(twilio.snapshot.attempts[FakeTwilio.invalidNumber] == 1)
+            let letters = try await server.send(.get, "/api/v1/webhooks/dead-letters", token: admin)
+            #expect(letters.text.contains("21211"), "\(letters.text)")
+
+            // An outage longer than the budget: retried, then given up.
+            twilio.script(
+                "+37799110002",
+                Array(
+                    repeating: FakeTwilio.Scripted(status: .serviceUnavailable, code: 20500, message: "Down"), count: 50
+                ))
+            _ = try await server.send(
+                .post, "/api/v1/riders", token: admin,
+                json: ["name": "Outage Rider", "phone": "+37799110002", "vehicle": "CAR"])
+            for _ in 0..<20 {
+                try await Task.sleep(for: .milliseconds(150))
+                server.clock.advance(by: 10)
+            }
+            let given = try await eventually {
+                try await server.count("notification_deliveries", "channel = 'sms' AND status = 'DEAD'") == 2
+                    ? true : nil
+            }
+            #expect(given == true)
+            #expect((twilio.snapshot.attempts["+37799110002"] ?? 0) >= 2)
+        }
+    }
+
+    @Test("the auth token, codes and refresh tokens never reach the server log")
+    func nothingSecretLogged() async throws {
+        let lines = LogLines()
+        let twilio = try FakeTwilio()
+        try await twilio.run { port in
+            let settings = try twilio.settings(port: port)
+            var configuration = ServerConfiguration()
+            configuration.port = 0
+            configuration.dataDirectory =
+                FileManager.default.temporaryDirectory.appendingPathComponent("log-\(UUID())").path
+            configuration.jwtSecret = "test-secret-that-is-long-enough-for-production-use"
+            settings(&configuration)
+            twilio.script(
+                "+37799110003", .init(status: .unauthorized, code: 20003, message: "Authenticate"))
+            var logger = Logger(label: "secrets") { _ in lines.handler }
+            logger.logLevel = .trace
+            let built = try await buildApplication(configuration, clock: ManualWallClock(Date()), logger: logger)
+            try await built.application.test(.live) { client in
+                let server = TestServer(
+                    client: client, services: built.services, clock: built.services.clock as! ManualWallClock,
+                    kind: .sqlite, routes: built.routes)
+                let invited = try await SignInTests.invite(server, twilio, phone: "+37799110003", name: "Quiet Rider")
+                server.clock.advance(by: 30)
+                let signedIn = try await SignInTests.signIn(server, twilio, phone: invited.phone)
+                let refresh = try #require(signedIn["refreshToken"] as? String)
+                _ = try await server.send(.post, "/api/v1/auth/refresh", json: ["refreshToken": refresh])
+                let code = try #require(twilio.latestCode(to: invited.phone))
+                let logged = lines.all.joined(separator: "\n")
+                #expect(!logged.isEmpty)
+                for secret in [FakeTwilio.authToken, refresh, code, "Basic "] {
+                    #expect(!logged.contains(secret), "the log holds \(secret.prefix(8))…")
+                }
+            }
+        }
+    }
+}
+
+/// Every line a logger wrote, with its metadata.
+final class LogLines: Sendable {
+    private let lines = Mutex<[String]>([])
+    var all: [String] { lines.withLock { $0 } }
+    var handler: Handler { Handler(sink: self) }
+
+    func append(_ line: String) { lines.withLock { $0.append(line) } }
+
+    struct Handler: LogHandler {
+        let sink: LogLines
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            let merged = metadata.merging(event.metadata ?? [:]) { $1 }
+            sink.append("\(event.level) \(event.message) \(merged)")
+        }
+    }
+}
