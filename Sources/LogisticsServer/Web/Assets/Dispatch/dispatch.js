@@ -3,6 +3,7 @@
 // form. This module signs in and out, keeps the stream and the lists fresh, and switches between the views; the
 // others each do one of those jobs.
 import { api, forgetToken, keepToken, onUnauthorised, token } from './dispatch-api.js';
+import { wireSignIn, resetSignIn, refreshAccess, hasRefreshToken, logout } from './dispatch-sign-in.js';
 import { closeCreate, dropPin, openCreate, placingPin, wireCreate } from './dispatch-create.js';
 import { wireDecisions } from './dispatch-decisions.js';
 import { addLine, clearFeed, note, replayLastHour, takeEvent } from './dispatch-feed.js';
@@ -255,6 +256,7 @@ function signOut(reason, isError = true) {
   state.open = new Set();
   state.problems.clear();
   clearFeed();
+  resetSignIn();
   $('connection').textContent = 'Signed out';
   $('sign-in-error').textContent = reason;
   $('sign-in-error').className = isError ? 'error' : 'hint';
@@ -326,7 +328,20 @@ on('order-created', (order) => {
   addLine({ key: `created-${order.orderId}`, at: Date.now(), text: `You created ${order.externalRef}`, orderId: order.orderId });
   openOrderView(order.orderId);
 });
-onUnauthorised(() => signOut('The token was refused (expired or not valid): sign in again'));
+// An expired access token is renewed with the refresh token once; a refused renewal is back to sign-in.
+let renewedAt = 0;
+onUnauthorised(async () => {
+  if (hasRefreshToken() && Date.now() - renewedAt > 10_000) {
+    renewedAt = Date.now();
+    const renewed = await refreshAccess();
+    if (renewed) {
+      keepToken(renewed);
+      start();
+      return;
+    }
+  }
+  signOut('Your sign-in has ended (expired or revoked): sign in again');
+});
 
 for (const tab of document.querySelectorAll('.tabs [role=tab]')) {
   tab.addEventListener('click', () => {
@@ -344,11 +359,12 @@ $('new-order').addEventListener('click', () => {
   bringIntoView('create');
   $('customer-name').focus({ preventScroll: true });
 });
-$('sign-out').addEventListener('click', () => signOut('You have signed out.', false));
-$('sign-in').addEventListener('submit', (event) => {
-  event.preventDefault();
-  keepToken($('token').value.trim());
-  $('token').value = '';
+$('sign-out').addEventListener('click', () => {
+  logout(token());
+  signOut('You have signed out.', false);
+});
+wireSignIn((accessToken) => {
+  keepToken(accessToken);
   start();
 });
 wireMap();
@@ -362,3 +378,12 @@ window.addEventListener('hashchange', () => {
   if (location.hash.includes('token=') && token()) start();
 });
 if (token()) start();
+else {
+  // A reload or a new window: the refresh token signs in again without a code.
+  refreshAccess().then((renewed) => {
+    if (renewed && !token()) {
+      keepToken(renewed);
+      start();
+    }
+  });
+}
