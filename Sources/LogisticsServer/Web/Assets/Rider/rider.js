@@ -1,6 +1,8 @@
 // The rider's app (GET /rider): sign-in, going online, offers, the task with its status buttons, navigation, proof
 // of delivery, and taps that survive a lost connection. Everything goes through the rider API with the rider's token
-// (from #token=… or the sign-in box, kept in sessionStorage). Navigation and the photo code load on first use.
+// (signed in by phone and code, or from a development link's #token=…; kept in sessionStorage, with the refresh
+// token in localStorage so a reload or an app restart stays signed in). Navigation and the photo code load on
+// first use.
 // This module starts the app and wires the page's controls; each screen's work is in its own module.
 import { offline } from './rider-api.js';
 import { t, translate } from './rider-i18n.js';
@@ -8,6 +10,7 @@ import { $, show, state, app, queue, fixes } from './rider-state.js';
 import { notify } from './rider-notice.js';
 import { render, dismissFinished } from './rider-screens.js';
 import { tokenFromAddress, signOut, begin, refresh, toggleAvailability } from './rider-session.js';
+import { wireSignIn, refreshAccess } from './rider-sign-in.js';
 import { connectSocket } from './rider-stream.js';
 import { fetchOffers, sweepOffers, accept, decline } from './rider-offers.js';
 import {
@@ -35,17 +38,7 @@ function registerServiceWorker() {
 // --- Wiring -------------------------------------------------------------------------------------------------------
 
 function wire() {
-  $('sign-in').addEventListener('submit', (event) => {
-    event.preventDefault();
-    const token = $('token').value.trim();
-    $('token').value = '';
-    if (!token) {
-      $('sign-in-error').textContent = t('pasteToken');
-      return;
-    }
-    $('sign-in-error').textContent = '';
-    begin(token);
-  });
+  wireSignIn(begin);
   $('availability').addEventListener('click', toggleAvailability);
   $('sign-out').addEventListener('click', () => signOut(''));
   $('accept').addEventListener('click', accept);
@@ -110,8 +103,13 @@ async function main() {
   translate();
   wire();
   registerServiceWorker();
-  const token = tokenFromAddress() || sessionStorage.getItem('riderToken');
+  let token = tokenFromAddress() || sessionStorage.getItem('riderToken');
   await queue.open();
+  if (!token) {
+    // A reload or a new start of the app: the refresh token signs the rider in again without a code.
+    const renewed = await refreshAccess();
+    if (typeof renewed === 'string') token = renewed;
+  }
   state.starting = false;
   if (token) await begin(token);
   else render();

@@ -9,6 +9,10 @@ import { notify, problemText, isSuspended } from './rider-notice.js';
 import { render, showFinished } from './rider-screens.js';
 import { connectSocket, closeSocket } from './rider-stream.js';
 import { fetchOffers } from './rider-offers.js';
+import { refreshAccess, storedRefreshToken, logout, resetSignIn } from './rider-sign-in.js';
+
+let renewTimer = null;
+let lastRenewal = 0;
 
 export function tokenFromAddress() {
   const fragment = new URLSearchParams(location.hash.slice(1)).get('token');
@@ -16,7 +20,12 @@ export function tokenFromAddress() {
   return fragment ? fragment.trim() : null;
 }
 
+// `reason` is shown on the sign-in screen; none means the rider chose to sign out, which ends the sign-in on the
+// server too.
 export function signOut(reason) {
+  if (!reason) logout(state.token);
+  clearTimeout(renewTimer);
+  resetSignIn();
   sessionStorage.removeItem('riderToken');
   state.token = null;
   state.profile = null;
@@ -33,7 +42,14 @@ export function signOut(reason) {
   render();
 }
 
+// A refused token: an expired access token is renewed with the refresh token (once in a while, not in a loop);
+// anything else, or a refused renewal, is back to sign-in with the reason.
 export function refusedToken(error) {
+  if (error.status === 401 && storedRefreshToken() && Date.now() - lastRenewal > 10000) {
+    lastRenewal = Date.now();
+    renew(() => signOut(t('sessionExpired')));
+    return;
+  }
   if (isSuspended(error)) signOut(t('suspended'));
   else if (error.status === 403) signOut(t('notRider'));
   else signOut(t('sessionExpired'));
@@ -48,6 +64,23 @@ function tokenProblem(token) {
   return null;
 }
 
+async function renew(otherwise) {
+  const renewed = await refreshAccess();
+  if (typeof renewed === 'string') begin(renewed);
+  else if (!renewed) otherwise();
+  // No connection: the current token stays until the network returns.
+}
+
+// A new access token a minute before this one runs out, so a shift is never interrupted by it.
+function scheduleRenewal(c) {
+  clearTimeout(renewTimer);
+  if (!c.exp || !storedRefreshToken()) return;
+  const wait = Math.max(5000, c.exp * 1000 - Date.now() - 60000);
+  renewTimer = setTimeout(() => {
+    if (state.token) renew(() => signOut(t('sessionExpired')));
+  }, Math.min(wait, 2 ** 31 - 1));
+}
+
 export async function begin(token) {
   closeSocket();
   state.offers.clear();
@@ -59,6 +92,7 @@ export async function begin(token) {
   sessionStorage.setItem('riderToken', token);
   state.token = token;
   const c = claims(token);
+  scheduleRenewal(c);
   state.riderId = c.sub.toLowerCase();
   queue.forRider(state.riderId);
   if (queue.state === 'paused') queue.state = 'idle';
