@@ -6,6 +6,11 @@ import LogisticsStore
 import NIOCore
 import NIOHTTP1
 
+/// How the `log` provider's messages are logged: the demo finds them by it and shows them on its console.
+public enum TextMessageLog {
+    public static let message = "text message (LOGISTICS_SMS_PROVIDER=log; nothing was sent)"
+}
+
 /// Development's provider: the message goes to the server log (and so to the demo's console), nowhere else.
 struct LogTextSender: NotificationSender {
     let channel = NotificationChannel.sms
@@ -14,7 +19,7 @@ struct LogTextSender: NotificationSender {
 
     func send(_ notification: PendingNotification) async -> SendOutcome {
         logger.notice(
-            "text message (LOGISTICS_SMS_PROVIDER=log; nothing was sent)",
+            "\(TextMessageLog.message)",
             metadata: ["to": "\(notification.target)", "text": "\(notification.body ?? "")"])
         return .delivered
     }

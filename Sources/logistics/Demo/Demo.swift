@@ -183,6 +183,16 @@ struct DemoRideService: Service {
                 "  Deliver an order yourself as \(appRider.name ?? "a rider") in the rider app (go online; an order is "
                     + "offered to you while you are free): \(links)/rider#token=\(rider)")
             Console.line("  A customer's tracking page: printed below once the demo's live delivery is on its way.")
+            Console.line()
+            Console.line(
+                "Or sign in as a real user would: open the page, type the phone number, and the code \"sent\" by SMS is "
+                    + "printed here (LOGISTICS_SMS_PROVIDER=log sends nothing):")
+            for (_, phone, page, who) in DemoFleet.signIns {
+                Console.line("  \(who): \(links)\(page)  phone \(phone)")
+            }
+            Console.line(
+                "  the store's staff: phone \(DemoFleet.storeStaff.phone) (signs in as \(DemoFleet.store.name) through "
+                    + "the API; the store's own page comes later)")
             if let certificate = local.certificate {
                 Console.line(
                     "  HTTPS with the demo's own certificate (SHA-256 \(certificate.fingerprint.prefix(23))…): a browser "

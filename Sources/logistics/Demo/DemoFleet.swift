@@ -1,6 +1,7 @@
 import Foundation
 import LogisticsCore
 import LogisticsServer
+import LogisticsStore
 
 /// The demo's people and orders in Monaco. Ids are fixed so tokens printed in one run keep working
 /// in the next.
@@ -45,6 +46,50 @@ enum DemoFleet {
         var orders: [Order]
     }
 
+    /// One person per role with a phone, to sign in with as a real user would (the codes are printed, not sent).
+    static let signIns: [(actor: Actor, phone: String, page: String, who: String)] = [
+        (dispatcher, "+37799000001", "/dispatch", "the dispatcher"),
+        (appRider, "+37799000002", "/rider", "the rider (you deliver)"),
+        (admin, "+37799000004", "/dispatch", "the admin"),
+    ]
+    /// A member of the store's staff: they sign in as the store (its own page comes with a later issue).
+    static let storeStaff = (
+        id: UUID(uuidString: "00000000-0000-4000-8000-00000000be11")!, name: "Sofia at Café de Paris",
+        phone: "+37799000003"
+    )
+
+    /// The people and the store as records with phones; kept from an earlier run (ids are fixed).
+    static func seedPeople(_ services: LogisticsServices, now: Date) async throws {
+        let people = services.repository
+        if try await people.vendor(id: vendor.id) == nil {
+            try await people.addVendor(
+                Vendor(
+                    id: vendor.id, name: store.name, address: store.address, location: store.location,
+                    phone: "+37793150000", createdAt: now), createdBy: admin.id)
+        }
+        for (actor, phone, _, _) in signIns {
+            if let existing = try await people.person(id: actor.id) {
+                if existing.phone != phone {
+                    _ = try await people.changePerson(
+                        id: actor.id, roles: [actor.role], PersonChanges(phone: phone), now: now)
+                }
+                continue
+            }
+            try await people.addPerson(
+                Person(
+                    id: actor.id, role: actor.role, name: actor.name ?? "Demo", phone: phone,
+                    vehicle: actor.role == .rider ? .motorcycle : nil, createdAt: now, updatedAt: now),
+                createdBy: admin.id, invitation: nil, now: now)
+        }
+        if try await people.person(id: storeStaff.id) == nil {
+            try await people.addPerson(
+                Person(
+                    id: storeStaff.id, role: .vendor, name: storeStaff.name, phone: storeStaff.phone,
+                    vendorId: vendor.id, createdAt: now, updatedAt: now),
+                createdBy: admin.id, invitation: nil, now: now)
+        }
+    }
+
     static func seed(_ services: LogisticsServices) async throws -> Seeded {
         let now = services.clock.now()
         for (rider, position) in zip(riders, riderPositions) {
@@ -60,6 +105,7 @@ enum DemoFleet {
         }
         // Left offline: going online in the app is the person's first tap.
         _ = try await services.repository.provisionRider(appRider, now: now)
+        try await seedPeople(services, now: now)
         try await services.locations.recordFixes(
             [LocationFix(lat: appRiderPosition.lat, lon: appRiderPosition.lon, accuracyM: 8, recordedAt: now)],
             riderId: appRider.id, now: now)

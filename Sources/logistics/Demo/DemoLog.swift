@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import LogisticsCore
+import LogisticsServer
 import Synchronization
 
 /// The demo's log: every line goes to `demo.log` in its data directory, so the console keeps to what a person reads
@@ -14,7 +15,7 @@ final class DemoLogFile: Sendable {
     init(directory: String) {
         path = URL(fileURLWithPath: directory).appendingPathComponent("demo.log").path
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: path, contents: nil)
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
         handle = Mutex(FileHandle(forWritingAtPath: path))
     }
 
@@ -62,6 +63,15 @@ struct DemoLogHandler: LogHandler {
             "\(RFC3339.string(from: Date())) \(level) \(details.isEmpty ? "" : details + " ")[\(source)] \(text)")
         if level >= .error {
             Console.line("error: \(text)\(details.isEmpty ? "" : " (\(details))") — more in \(self.file.path)")
+        } else if text == TextMessageLog.message {
+            // The log provider's "SMS": a sign-in code must reach the person at the console, prominently.
+            let body = merged["text"].map { "\($0)" } ?? ""
+            let to = merged["to"].map { "\($0)" } ?? "?"
+            if let range = body.range(of: #"sign-in code is [0-9]{6}"#, options: .regularExpression) {
+                Console.line("SIGN-IN CODE \(body[range].suffix(6)) for \(to) (valid 5 minutes)")
+            } else {
+                Console.line("SMS to \(to): \(body)")
+            }
         } else if text == "map loaded" {
             self.file.progress("map \(merged["profile"] ?? "") loaded in \(merged["seconds"] ?? "?") s")
         } else if text.hasPrefix("map ") {
