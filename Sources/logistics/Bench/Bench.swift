@@ -12,6 +12,7 @@ struct Bench: AsyncParsableCommand {
         subcommands: [
             DeliveryBench.self, RoutingBench.self, MatchingBench.self, TrackingBench.self, CrashBench.self,
             DispatchBench.self, CustomisationBench.self, EtaBench.self, FollowersBench.self, SoakBench.self,
+            SignInBench.self,
         ])
 }
 
