@@ -1,12 +1,13 @@
 """The rider's web app (GET /rider) in a real browser, used as a rider uses it, against the real server binary.
 
 Run after `swift build`: python3 Tests/Browser/rider_app_test.py [scenario ...] (whole, offers, routing, bad,
-flaky, far, offline, photo, batching; all by default). Debian's chromium driven by selenium; controls are found by
-their visible words (XPath on text). Screenshots of every screen at 360x740 and 1280x800 go to
+flaky, far, offline, photo, batching, phone; all by default). Debian's chromium driven by selenium; controls are
+found by their visible words (XPath on text). Screenshots of every screen at 360x740 and 1280x800 go to
 .ci/artifacts/rider-*.png, each checked for being drawn and for WCAG AA contrast; every page's console and requests
-are checked at the end. Only localhost is contacted. Three servers (one with a 3 s offer TTL and an unreachable
-routing service, one with automatic dispatch and batching) and two phones at a time; about 90 s here. It stops by
-itself, prints ok/FAIL lines and a summary, exits non-zero on a FAIL.
+are checked at the end. Only localhost is contacted. Four servers (one with a 3 s offer TTL and an unreachable
+routing service, one with automatic dispatch and batching, one sending its text messages to the test's SMS gateway)
+and two phones at a time; about 90 s here. It stops by itself, prints ok/FAIL lines and a summary, exits non-zero
+on a FAIL.
 
 Beside chromedriver the test opens a second DevTools connection to the same browser (websocket-client comes with
 selenium) for what selenium cannot do: taking the service worker offline together with the page (the "offline" of
@@ -17,8 +18,8 @@ The test is split by job in the rider_app package next to this file: words (the 
 DevTools connection), pictures (PNG and JPEG read back), page (the phone: controls by their words, waits,
 screenshots, sign-in), api and geometry (the server side through HTTP), and the scenarios by subject: delivery,
 navigation, offers, connection (offline taps, a flaky server), photos, security (sign-in refusals), batching (a
-trip of two orders). This file runs
-them in order and prints the summary.
+trip of two orders), phone_sign_in (the phone number and the SMS code, staying signed in, signing out) with sms (a
+local SMS gateway the server sends to). This file runs them in order and prints the summary.
 """
 
 import faulthandler
@@ -36,8 +37,10 @@ from rider_app.delivery import far_arrival, whole_delivery, without_gps
 from rider_app.navigation import routing_down
 from rider_app.offers import offer_failures
 from rider_app.page import Abort
+from rider_app.phone_sign_in import phone_sign_in
 from rider_app.photos import locked_code, photo_proof
 from rider_app.security import bad_input
+from rider_app.sms import Gateway
 
 # rider_bench.py drives the app through this module (`import rider_app_test as app`); these stay reachable here.
 from rider_app.api import events, new_order, offer, rider_identity, task_at  # noqa: F401
@@ -73,6 +76,8 @@ def main():
     workdir = tempfile.mkdtemp(prefix="rider-test-")
     ttl = 3
     servers = {}
+    # The server's text messages (invitations, sign-in codes) go to a gateway of the test's own on localhost.
+    gateway = Gateway()
 
     def start(key, **settings):
         servers[key] = Server(**settings)
@@ -84,13 +89,14 @@ def main():
                    "LOGISTICS_OFFER_TTL_SECONDS": str(ttl), "LOGISTICS_ROUTING_PROVIDER": "external",
                    "LOGISTICS_ROUTING_URL": "http://127.0.0.1:9"}),
                threading.Thread(target=start, args=("trips",), kwargs={
-                   "LOGISTICS_AUTO_DISPATCH": "on", "LOGISTICS_BATCHING": "on"})]
+                   "LOGISTICS_AUTO_DISPATCH": "on", "LOGISTICS_BATCHING": "on"}),
+               threading.Thread(target=start, args=("phones",), kwargs=gateway.settings())]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
     try:
-        if len(servers) < 3:
+        if len(servers) < 4:
             raise SystemExit("a server did not start")
         main_server, short = servers["main"], servers["short"]
         # `rider_app_test.py offers photo` runs only those scenarios.
@@ -107,6 +113,7 @@ def main():
             run("bad input", bad_input, short),
             run("flaky server", flaky_server, short),
             run("batching", batched_trip, servers["trips"]),
+            run("phone sign-in", phone_sign_in, servers["phones"], gateway),
         ])
         second.start()
         run("whole delivery", whole_delivery, main_server)
@@ -119,6 +126,7 @@ def main():
     finally:
         for server in servers.values():
             server.stop()
+        gateway.stop()
         import shutil
         shutil.rmtree(workdir, ignore_errors=True)
     elapsed = time.time() - started

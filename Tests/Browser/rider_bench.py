@@ -7,7 +7,7 @@ What it measures, and how:
 - app shell: every same-origin response the first screen loads (HTML, scripts, style, manifest, icons; not the API's
   JSON, not map tiles), as the browser received them (gzip negotiated by chromium) and as `Accept-Encoding: gzip`
   gives them to urllib; target 60 KB gzipped in all.
-- first screen usable: navigation start to "Go Online" (signed in) or "Sign in" (not signed in) being on screen and
+- first screen usable: navigation start to "Go Online" (signed in) or "Send code" (not signed in) being on screen and
   enabled, measured in the page (performance.now() from a MutationObserver injected before the page's own scripts):
   first visits in a fresh browser, and repeat visits with the service worker's cache; target < 1 s.
 - opens offline: after one visit, the page and its service worker are taken offline (DevTools, every target) and
@@ -32,13 +32,13 @@ import rider_app_test as app
 from browser_support import HOME, STORE, Server
 
 # The words of the screen that should come: "Go Online" for a signed-in rider (the sign-in form must not count
-# then), "Sign in" otherwise.
+# then), the phone step's "Send code" otherwise.
 USABLE = """
 (() => {
     window.__usable = null;
     if (!location.protocol.startsWith('http')) return;
     const words = sessionStorage.getItem('riderToken') || location.hash.includes('token=')
-        ? ['Go Online'] : ['Sign in'];
+        ? ['Go Online'] : ['Send code'];
     const look = () => {
         if (window.__usable !== null) return;
         for (const element of document.querySelectorAll('button, [role=button], [role=switch], input[type=submit]')) {
@@ -332,7 +332,7 @@ def main():
         table.append((f"first screen usable, repeat visit, signed in (median of {len(repeats)})",
                       f"{statistics.median(repeats):.0f} ms" if repeats else "never", "< 1000 ms",
                       bool(repeats) and statistics.median(repeats) < 1000))
-        table.append((f"first screen usable, not signed in: 'Sign in' (median of {len(signed_out)})",
+        table.append((f"first screen usable, not signed in: 'Send code' (median of {len(signed_out)})",
                       f"{statistics.median(signed_out):.0f} ms" if signed_out else "never", "< 1000 ms",
                       bool(signed_out) and statistics.median(signed_out) < 1000))
         value, text = offline_open(server, rider)

@@ -4,8 +4,6 @@ far-away arrival question; the order cancelled while the rider is on it."""
 import re
 import time
 
-from selenium.webdriver.common.by import By
-
 from browser_support import HOME, STORE, canvas_ink, check, parse_time
 
 from .api import DISPATCHER, events, new_order, offer, rider_identity, status_events, task_at
@@ -14,8 +12,8 @@ from .navigation import navigate
 from .page import RiderPage, enter_otp, go_online, need, sign_in, status_noise, wait, within
 from .words import (ACCEPT, AT_DESTINATION, AT_STORE, CANCELLED, COMPLETE, CONTINUE, DECLINE, DELIVERED, ENTER_OTP,
                     EXIT_NAV, NEXT_OFFER_WAITING,
-                    FAR_QUESTION, GO_OFFLINE, GO_ONLINE, PICKED_UP, REPORT, RESUME_NAV, SIGN_IN, SUBMIT_OTP,
-                    TO_CUSTOMER, TO_VENDOR, WAITING)
+                    FAR_QUESTION, GO_OFFLINE, GO_ONLINE, PHONE_NUMBER, PICKED_UP, REPORT, RESUME_NAV, SEND_CODE,
+                    SIGN_IN, SUBMIT_OTP, TO_CUSTOMER, TO_VENDOR, WAITING)
 
 
 def whole_delivery(server):
@@ -23,8 +21,8 @@ def whole_delivery(server):
     page = RiderPage(server, "delivery", position=(STORE["lat"] - 0.002, STORE["lon"] + 0.001))
     try:
         page.get("/rider")
-        need(page.wait_control(SIGN_IN, 20), "the sign-in screen")
-        check(page.driver.find_elements(By.CSS_SELECTOR, "input, textarea"), "delivery: a box to paste a token in")
+        need(page.wait_control(SEND_CODE, 20), "the sign-in screen")
+        check(page.field(PHONE_NUMBER) is not None, "delivery: a field for the rider's phone number")
         page.screen("sign-in", must_show=SIGN_IN)
 
         sign_in(page, rider, "Asha Rao")

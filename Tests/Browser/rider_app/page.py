@@ -1,6 +1,6 @@
-"""The rider's browser: one phone (RiderPage), controls found by their visible words, waits, screenshots checked
-for being drawn and for WCAG AA contrast, the console and requests checked at the end; signing in, going online,
-entering an OTP."""
+"""The rider's browser: one phone (RiderPage), controls and fields found by their visible words (typing, pasting),
+waits, screenshots checked for being drawn and for WCAG AA contrast, the console and requests checked at the end;
+signing in with a development link, going online, entering an OTP."""
 
 import base64
 import json
@@ -9,6 +9,7 @@ import re
 import time
 
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 
 from browser_support import ARTIFACTS, browser, check, check_contrast
 
@@ -150,6 +151,38 @@ class RiderPage:
                 except Exception:
                     pass
         return None
+
+    def field(self, words):
+        """The visible text field whose label says `words`, else None."""
+        label = self.control(words)
+        if label is None or label.tag_name != "label":
+            return None
+        field = self.driver.execute_script("return arguments[0].control", label)
+        return field if field is not None and field.is_displayed() else None
+
+    def type_into(self, words, text, timeout=10):
+        """Types `text` key by key into the field labelled `words`, as a person types (what was there goes first)."""
+        field = need(wait(f"{self.label}: a field labelled '{words}'", lambda: self.field(words), timeout, True, self),
+                     f"the field '{words}'")
+        field.clear()
+        field.send_keys(text)
+        return field
+
+    def paste_into(self, words, text, timeout=10):
+        """Pastes `text` into the field labelled `words` over what is there (select all, then the clipboard's paste
+        shortcut), as a person pastes a copied SMS."""
+        field = need(wait(f"{self.label}: a field labelled '{words}'", lambda: self.field(words), timeout, True, self),
+                     f"the field '{words}'")
+        self.devtools.send("Browser.grantPermissions", {
+            "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"], "origin": self.server.base})
+        field.click()
+        need(self.driver.execute_async_script("""
+            const done = arguments[arguments.length - 1];
+            navigator.clipboard.writeText(arguments[0]).then(() => done(true), (error) => done(false));
+        """, text), "the text on the clipboard")
+        field.send_keys(Keys.CONTROL, "a")
+        field.send_keys(Keys.CONTROL, "v")
+        return field
 
     def enabled(self, element):
         return element is not None and element.is_enabled() and element.get_attribute("aria-disabled") != "true"

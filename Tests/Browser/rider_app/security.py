@@ -1,4 +1,4 @@
-"""Scenario 7: signing in with bad tokens, a suspended rider, location refused."""
+"""Scenario 7: signing in with bad tokens (development links, #token=…), a suspended rider, location refused."""
 
 import re
 import uuid
@@ -9,8 +9,8 @@ from selenium.common.exceptions import (ElementClickInterceptedException, Elemen
 from browser_support import STORE, check, mint
 
 from .api import ADMIN, rider_identity, task_at
-from .page import RiderPage, need, otp_box, sign_in, status_noise, wait
-from .words import AT_STORE, GO_ONLINE, SIGN_IN, TO_VENDOR
+from .page import RiderPage, need, sign_in, status_noise, wait
+from .words import AT_STORE, GO_ONLINE, SEND_CODE, TO_VENDOR
 
 
 def bad_input(server):
@@ -19,27 +19,23 @@ def bad_input(server):
         expired_id = str(uuid.uuid4())
         page.allow(*status_noise(401))
         page.get("/rider#token=" + mint("rider", expired_id, name="Old Token", ttl=-7200))
-        need(page.wait_control(SIGN_IN, 10), "sign-in after an expired token")
+        need(page.wait_control(SEND_CODE, 10), "sign-in after an expired token")
         wait("sign-in: an expired token gives the reason", lambda: "expired" in page.text().lower(), 5)
         check("token" not in page.driver.current_url, "sign-in: the refused token is not left in the address bar")
         page.screen("sign-in-expired")
 
+        # Development links (#token=…) are the only way a token comes in now: a customer's is refused with a reason.
         page.allow(*status_noise(401, 403))
-        customer = mint("customer", str(uuid.uuid4()))
-        box = need(wait("sign-in: a token box", lambda: otp_box(page), 5), "the token box")
-        box.clear()
-        box.send_keys(customer)
-        page.tap(SIGN_IN)
-        wait("sign-in: a customer's token is refused with a reason", lambda: page.shows("rider")
-             and page.control(SIGN_IN) is not None and page.control(GO_ONLINE) is None, 8)
+        page.get("/rider#token=" + mint("customer", str(uuid.uuid4())))
+        wait("sign-in: a customer's token is refused with a reason", lambda: page.shows("not a rider")
+             and page.control(SEND_CODE) is not None and page.control(GO_ONLINE) is None, 8)
+        check("token" not in page.driver.current_url, "sign-in: the customer's token is not left in the address bar")
         page.screen("sign-in-refused")
 
-        box = need(otp_box(page), "the token box again")
-        box.clear()
-        box.send_keys("not-a-token")
-        page.tap(SIGN_IN)
-        wait("sign-in: nonsense is refused, not a blank page",
-             lambda: page.control(SIGN_IN) is not None and len(page.text().strip()) > 20, 8)
+        page.get("/rider#token=not-a-token")
+        wait("sign-in: nonsense is refused with a reason, not a blank page",
+             lambda: page.control(SEND_CODE) is not None and page.shows("not a valid sign-in token"), 8)
+        check("token" not in page.driver.current_url, "sign-in: the nonsense is not left in the address bar")
 
         # A rider suspended while signed in is sent back to sign-in with the reason.
         rider_id, rider = rider_identity("Gus Lee")
@@ -57,7 +53,7 @@ def bad_input(server):
         except (ElementClickInterceptedException, ElementNotInteractableException, StaleElementReferenceException):
             pass
         wait("sign-in: a suspended rider is sent back to sign-in with the reason",
-             lambda: page.control(SIGN_IN) is not None and "suspended" in page.text().lower(), 10)
+             lambda: page.control(SEND_CODE) is not None and "suspended" in page.text().lower(), 10)
         check(len(page.text().strip()) > 20 and not re.search(r"\bat \S+ \(|\.js:\d+:\d+|TypeError|undefined",
                                                                  page.text()),
               "sign-in: no stack trace, no blank page")

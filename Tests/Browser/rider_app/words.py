@@ -5,6 +5,9 @@ PHONE = (360, 740)
 DESKTOP = (1280, 800)
 # The app's words the test looks for (the contract's, in English).
 SIGN_IN = "Sign in"
+PHONE_NUMBER, SEND_CODE = "Phone number", "Send code"
+CODE_FROM_SMS, RESEND_CODE, OTHER_NUMBER = "Code from the SMS", "Resend code", "Use another number"
+SIGN_OUT = "Sign out"
 GO_ONLINE, GO_OFFLINE = "Go Online", "Go Offline"
 WAITING = "Waiting for offers"
 ACCEPT, DECLINE = "Accept Task", "Decline"
