@@ -21,6 +21,7 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
+from dispatch_people import people_tab
 from browser_support import (ARTIFACTS, HOME, STORE, Server, browser, canvas_ink, check, check_contrast, failures,
                              now, requested_urls, wait_for)
 from rider_app.geometry import decode_polyline, resample
@@ -645,7 +646,8 @@ def main():
     started = time.time()
     for width, height, name in [(360, 740, "phone"), (1280, 800, "desktop")]:
         shift(width, height, name)
-    print(f"     (both shifts took {time.time() - started:.1f} s)", flush=True)
+        people_tab(width, height, name)
+    print(f"     (both shifts and the People tab took {time.time() - started:.1f} s)", flush=True)
     if failures:
         print(f"{len(failures)} browser check(s) failed", flush=True)
         sys.exit(1)

@@ -14,6 +14,17 @@ export function token() {
 }
 
 export function keepToken(value) { sessionStorage.setItem(KEY, value); }
+
+// A JWT's claims, read without checking them (the server does): which tabs to show.
+export function claims(jwt) {
+  try {
+    const part = jwt.split('.')[1].replace(/-/g, '+').replace(/_/g, '/');
+    const bytes = Uint8Array.from(atob(part.padEnd(part.length + ((4 - (part.length % 4)) % 4), '=')), (c) => c.charCodeAt(0));
+    return JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    return null;
+  }
+}
 export function forgetToken() { sessionStorage.removeItem(KEY); }
 
 // Called once with the problem when the server says the token no longer works (expired, revoked).

@@ -14,6 +14,8 @@ import { forgetInspections, forgetRounds, inspectOpenOrders } from './dispatch-p
 import { closeRiderCard, openRiderCard, renderCard, shownRider } from './dispatch-rider-card.js';
 import { $, FINAL, on, refreshTimes, state } from './dispatch-state.js';
 import { TileMap } from './map.js';
+import { openPeople, wirePeople } from './dispatch-people.js';
+import { claims } from './dispatch-api.js';
 
 const MONACO = [{ lat: 43.745, lon: 7.435 }, { lat: 43.726, lon: 7.412 }];
 const TILE = 512;
@@ -38,14 +40,15 @@ window.dispatchMarkers = () => [...state.riders.values()].filter((r) => r.lat !=
 
 function show(next) {
   view = next;
-  if (['orders', 'riders', 'feed'].includes(next)) lastList = next;
-  for (const name of ['orders', 'riders', 'feed', 'order', 'rider']) $(`view-${name}`).hidden = name !== next;
+  if (['orders', 'riders', 'feed', 'people'].includes(next)) lastList = next;
+  for (const name of ['orders', 'riders', 'feed', 'people', 'order', 'rider']) $(`view-${name}`).hidden = name !== next;
   $('create').hidden = next !== 'create';
   $('side').scrollTop = 0;
   for (const tab of document.querySelectorAll('.tabs [role=tab]')) {
     tab.setAttribute('aria-selected', String(tab.dataset.view === next));
   }
   if (next === 'riders') renderRiders();
+  if (next === 'people') openPeople();
 }
 
 // Back to the fleet: the panel closes, its drawings leave the map, the map shows every rider again.
@@ -198,6 +201,7 @@ async function refresh() {
 }
 
 async function start() {
+  $('tab-people').hidden = (claims(token()) || {}).role !== 'admin';
   $('sign-in').hidden = true;
   $('app').hidden = false;
   $('header-actions').hidden = false;
@@ -372,6 +376,7 @@ wireOrderPanel();
 wireDecisions();
 wireCreate();
 wireSearch();
+wirePeople();
 
 // A link with #token=… opened on this page already (the fragment changes, the page does not reload).
 window.addEventListener('hashchange', () => {
