@@ -34,7 +34,7 @@ def bad_input(server):
 
         page.get("/rider#token=not-a-token")
         wait("sign-in: nonsense is refused with a reason, not a blank page",
-             lambda: page.control(SEND_CODE) is not None and page.shows("not a valid sign-in token"), 8)
+             lambda: page.control(SEND_CODE) is not None and page.shows("sign-in link is not valid"), 8)
         check("token" not in page.driver.current_url, "sign-in: the nonsense is not left in the address bar")
 
         # A rider suspended while signed in is sent back to sign-in with the reason.

@@ -7,6 +7,8 @@ let unauthorised = () => {};
 export function token() {
   const fragment = new URLSearchParams(location.hash.slice(1)).get('token');
   if (fragment) {
+    // A development link is a sign-in of its own: an earlier phone sign-in's refresh token must not take over.
+    localStorage.removeItem('dispatchRefreshToken');
     sessionStorage.setItem(KEY, fragment);
     history.replaceState(null, '', location.pathname); // the token leaves the address bar
   }

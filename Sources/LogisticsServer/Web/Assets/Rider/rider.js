@@ -10,7 +10,14 @@ import { $, show, state, app, queue, fixes } from './rider-state.js';
 import { notify } from './rider-notice.js';
 import { render, dismissFinished } from './rider-screens.js';
 import { tokenFromAddress, signOut, begin, refresh, toggleAvailability } from './rider-session.js';
-import { wireSignIn, refreshAccess } from './rider-sign-in.js';
+import { wireSignIn, refreshAccess, storedRefreshToken } from './rider-sign-in.js';
+import { claims } from './rider-api.js';
+
+// An access token whose time is up (with a minute to spare): not worth a request that will be refused.
+function expired(token) {
+  const c = claims(token);
+  return Boolean(c && c.exp && c.exp * 1000 < Date.now() + 60000);
+}
 import { connectSocket } from './rider-stream.js';
 import { fetchOffers, sweepOffers, accept, decline } from './rider-offers.js';
 import {
@@ -57,6 +64,11 @@ function wire() {
   $('notice-close').addEventListener('click', () => notify(''));
 
   window.addEventListener('online', () => {
+    // Started offline with only a refresh token: sign in now that the server can be asked.
+    if (!state.token && state.renewWhenOnline && storedRefreshToken()) {
+      state.renewWhenOnline = false;
+      refreshAccess().then((renewed) => { if (typeof renewed === 'string') begin(renewed); });
+    }
     state.socketRetryMs = 1000;
     connectSocket();
     queue.wake();
@@ -105,10 +117,12 @@ async function main() {
   registerServiceWorker();
   let token = tokenFromAddress() || sessionStorage.getItem('riderToken');
   await queue.open();
-  if (!token) {
-    // A reload or a new start of the app: the refresh token signs the rider in again without a code.
+  // A reload or a new start of the app (or a tab the phone brought back after the access token ran out): the
+  // refresh token signs the rider in again without a code.
+  if ((!token || expired(token)) && storedRefreshToken()) {
     const renewed = await refreshAccess();
     if (typeof renewed === 'string') token = renewed;
+    else if (renewed && renewed.network) state.renewWhenOnline = true;
   }
   state.starting = false;
   if (token) await begin(token);

@@ -9,7 +9,7 @@ import { notify, problemText, isSuspended } from './rider-notice.js';
 import { render, showFinished } from './rider-screens.js';
 import { connectSocket, closeSocket } from './rider-stream.js';
 import { fetchOffers } from './rider-offers.js';
-import { refreshAccess, storedRefreshToken, logout, resetSignIn } from './rider-sign-in.js';
+import { refreshAccess, storedRefreshToken, forgetRefreshToken, logout, resetSignIn } from './rider-sign-in.js';
 
 let renewTimer = null;
 let lastRenewal = 0;
@@ -17,6 +17,8 @@ let lastRenewal = 0;
 export function tokenFromAddress() {
   const fragment = new URLSearchParams(location.hash.slice(1)).get('token');
   if (location.hash) history.replaceState(null, '', location.pathname + location.search); // the token leaves the bar
+  // A development link is a sign-in of its own: an earlier phone sign-in's refresh token must not take over.
+  if (fragment) forgetRefreshToken();
   return fragment ? fragment.trim() : null;
 }
 
