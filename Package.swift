@@ -93,7 +93,7 @@ let package = Package(
                 "Dispatch/openapi.json", "Notifications/openapi.json", "Offers/openapi.json", "Operations/openapi.json",
                 "Orders/openapi.json",
                 "Riders/openapi.json", "Tracking/openapi.json", "Web/openapi.json", "People/openapi.json",
-                "SignIn/openapi.json",
+                "SignIn/openapi.json", "TextMessages/openapi.json",
             ],
             plugins: ["EmbedWebAssets"]
         ),

@@ -220,6 +220,14 @@ func makeRouter(_ services: LogisticsServices) -> (Router<LogisticsRequestContex
     var open = RouteTable(
         group: router.group("/api/v1"), prefix: "/api/v1", idempotency: idempotency, catalog: catalog)
     signIn.registerOpen(in: &open)
+    TwilioReceiptRoutes(
+        notifications: services.notifications, configuration: services.configuration,
+        authToken: services.configuration.textMessages.provider == .twilio
+            ? try? SecretFile.read(
+                services.configuration.textMessages.twilioAuthTokenFile ?? "", what: "LOGISTICS_TWILIO_AUTH_TOKEN_FILE")
+            : nil,
+        clock: services.clock
+    ).registerOpen(in: &open)
     signIn.register(in: &routes)
     PeopleRoutes(
         people: services.repository, riders: services.repository, signIn: services.repository,

@@ -59,7 +59,7 @@ struct APNsSender: NotificationSender {
     private func outcome(_ status: HTTPResponseStatus, _ body: ByteBuffer, _ headers: HTTPHeaders) async
         -> SendOutcome
     {
-        if status == .ok { return .delivered }
+        if status == .ok { return .delivered(providerId: nil) }
         let reason = (try? JSONDecoder().decode(Reason.self, from: Data(buffer: body)))?.reason ?? ""
         let description = ProviderResponse.describe(status, body)
         if status == .gone || reason == "BadDeviceToken" || reason == "Unregistered" {

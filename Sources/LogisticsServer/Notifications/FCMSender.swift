@@ -77,7 +77,7 @@ struct FCMSender: NotificationSender {
 
     private func outcome(_ status: HTTPResponseStatus, _ body: ByteBuffer, _ headers: HTTPHeaders) async -> SendOutcome
     {
-        if status == .ok { return .delivered }
+        if status == .ok { return .delivered(providerId: nil) }
         let document = try? JSONDecoder().decode(ErrorDocument.self, from: Data(buffer: body))
         let codes = Set(([document?.error.status] + (document?.error.details ?? []).map(\.errorCode)).compactMap { $0 })
         let reason = ProviderResponse.describe(status, body)

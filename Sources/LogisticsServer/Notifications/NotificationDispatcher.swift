@@ -80,8 +80,8 @@ struct NotificationDispatcher: Service {
         let result: NotificationResult
         let label: String
         switch outcome {
-        case .delivered:
-            (result, label) = (.sent, "sent")
+        case .delivered(let providerId):
+            (result, label) = (.sent(providerId: providerId), "sent")
         case .rejected(let reason):
             (result, label) = (.dead(reason: reason), "rejected")
         case .unregistered(let reason):

@@ -7,7 +7,9 @@ import NIOHTTP1
 
 /// What a provider said about one attempt.
 enum SendOutcome: Sendable, Equatable {
-    case delivered
+    /// Taken by the provider; `providerId` is its id for the message when it reports progress later (Twilio's
+    /// message SID).
+    case delivered(providerId: String?)
     /// Worth trying again (throttled, provider trouble, network); `after` is the provider's Retry-After.
     case retry(reason: String, after: TimeInterval?)
     /// The provider refused the message itself; sending it again would fail the same way.

@@ -21,7 +21,7 @@ struct LogTextSender: NotificationSender {
         logger.notice(
             "\(TextMessageLog.message)",
             metadata: ["to": "\(notification.target)", "text": "\(notification.body ?? "")"])
-        return .delivered
+        return .delivered(providerId: nil)
     }
 }
 
@@ -46,6 +46,12 @@ struct TwilioTextSender: NotificationSender {
         var message: String?
     }
 
+    /// The Message resource Twilio answers 201 with: its SID names the message in the status callbacks.
+    private struct MessageResource: Decodable {
+        var sid: String?
+        var status: String?
+    }
+
     /// Twilio's codes for a message that no retry will deliver: a number that is not valid, not a mobile, not
     /// reachable from the sender, or that opted out (STOP).
     static let permanentCodes: Set<Int> = [21211, 21408, 21601, 21602, 21604, 21610, 21612, 21614, 21617, 21635]
@@ -65,7 +71,10 @@ struct TwilioTextSender: NotificationSender {
         do {
             let response = try await http.execute(request, timeout: .seconds(15))
             let body = await ProviderResponse.body(response)
-            if response.status == .created || response.status == .ok { return .delivered }
+            if response.status == .created || response.status == .ok {
+                let resource = try? JSONDecoder().decode(MessageResource.self, from: Data(buffer: body))
+                return .delivered(providerId: resource?.sid)
+            }
             let reason = ProviderResponse.describe(response.status, body)
             let document = try? JSONDecoder().decode(ErrorDocument.self, from: Data(buffer: body))
             if let code = document?.code, Self.permanentCodes.contains(code) { return .rejected(reason: reason) }
@@ -103,7 +112,7 @@ struct HTTPTextSender: NotificationSender {
             request.body = .bytes(ByteBuffer(bytes: document))
             let response = try await http.execute(request, timeout: .seconds(15))
             let body = await ProviderResponse.body(response)
-            if (200..<300).contains(response.status.code) { return .delivered }
+            if (200..<300).contains(response.status.code) { return .delivered(providerId: nil) }
             let reason = ProviderResponse.describe(response.status, body)
             return ProviderResponse.isTransient(response.status)
                 ? .retry(reason: reason, after: ProviderResponse.retryAfter(response.headers, now: clock.now()))

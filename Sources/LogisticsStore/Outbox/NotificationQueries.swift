@@ -229,8 +229,11 @@ extension SQLLogisticsRepository: NotificationRepository {
     {
         // Sent, retried or dead: one statement, the attempt counted and the lease released.
         let (status, retryAt, error): (String, Date?, String?)
+        var providerId: String?
         switch result {
-        case .sent: (status, retryAt, error) = ("SENT", nil, nil)
+        case .sent(let id):
+            (status, retryAt, error) = ("SENT", nil, nil)
+            providerId = id
         case .retry(let at, let reason): (status, retryAt, error) = ("PENDING", at, reason)
         case .dead(let reason): (status, retryAt, error) = ("DEAD", nil, reason)
         case .unregistered(let reason):
@@ -241,10 +244,13 @@ extension SQLLogisticsRepository: NotificationRepository {
             """
             UPDATE notification_deliveries SET status = ?, attempts = attempts + 1,
                 next_attempt_at = COALESCE(?, next_attempt_at), finished_at = ?, lease_owner = NULL,
-                lease_until = NULL, last_error = ?
+                lease_until = NULL, last_error = ?, provider_id = COALESCE(?, provider_id)
             WHERE id = ? AND status = 'PENDING'
             """,
-            [.text(status), .date(retryAt), .date(retryAt == nil ? now : nil), .text(error), .int(notification.id)])
+            [
+                .text(status), .date(retryAt), .date(retryAt == nil ? now : nil), .text(error), .text(providerId),
+                .int(notification.id),
+            ])
         if retryAt == nil, notification.channel == .sms, notification.payload.contains(#""kind":"secret""#) {
             // A sign-in code is of no use once sent or given up, and must not wait in the database for a reader.
             try await database.query(
@@ -298,6 +304,17 @@ extension SQLLogisticsRepository: NotificationRepository {
         guard database.dialect == .sqlite else { return }
         try await database.query(
             "UPDATE notification_deliveries SET lease_owner = NULL, lease_until = NULL WHERE status = 'PENDING'")
+    }
+
+    public func recordProviderStatus(
+        channel: NotificationChannel, providerId: String, status: String, error: String?, now: Date
+    ) async throws -> Bool {
+        !(try await database.query(
+            """
+            UPDATE notification_deliveries SET provider_status = ?, last_error = COALESCE(?, last_error)
+            WHERE channel = ? AND provider_id = ? RETURNING id
+            """, [.text(status), .text(error), .text(channel.rawValue), .text(providerId)]
+        ).isEmpty)
     }
 
     public func notificationBacklog() async throws -> NotificationBacklog {

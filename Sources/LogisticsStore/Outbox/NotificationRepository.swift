@@ -28,7 +28,8 @@ public struct PendingNotification: Sendable, Equatable {
 
 /// How one attempt ended, as the store records it.
 public enum NotificationResult: Sendable, Equatable {
-    case sent
+    /// Taken by the provider, with its id for the message when it has one.
+    case sent(providerId: String?)
     /// Try again at the given time (the lease is released).
     case retry(at: Date, reason: String)
     /// Given up: permanently refused, or out of retry budget. Webhook dead letters can be redelivered.
@@ -85,6 +86,11 @@ public protocol NotificationRepository: Sendable {
     /// Puts a dead letter back in the queue with a fresh budget; false when there is no such dead letter.
     func redeliver(id: Int, now: Date) async throws -> Bool
     func notificationBacklog() async throws -> NotificationBacklog
+    /// What a provider later said about a message it took (`delivered`, `undelivered`, `failed`…), by its id; false
+    /// when no message of that channel has the id.
+    func recordProviderStatus(
+        channel: NotificationChannel, providerId: String, status: String, error: String?, now: Date
+    ) async throws -> Bool
     /// Called once at start: frees leases that can only belong to a process that died (SQLite is one process's
     /// file, so every lease found there is stale); on PostgreSQL other instances may be sending, so leases are
     /// left to run out.

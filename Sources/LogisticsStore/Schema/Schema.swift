@@ -478,5 +478,13 @@ enum Schema {
                 "CREATE INDEX refresh_tokens_session ON refresh_tokens (session_id)",
             ]
         ),
+        Migration(
+            version: 24, name: "a provider's id and status for each notification sent (Twilio's status callbacks)",
+            common: [
+                "ALTER TABLE notification_deliveries ADD COLUMN provider_id TEXT",
+                "ALTER TABLE notification_deliveries ADD COLUMN provider_status TEXT",
+                "CREATE INDEX notification_deliveries_provider ON notification_deliveries (provider_id)",
+            ]
+        ),
     ]
 }

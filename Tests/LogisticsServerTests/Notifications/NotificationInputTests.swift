@@ -213,7 +213,7 @@ struct NotificationInputTests {
             }
             let outcome = await Self.sender(connection).send(
                 Self.webhookEvent("http://hooks.example.test:\(port)/hooks/pinned"))
-            #expect(outcome == .delivered)
+            #expect(outcome == .delivered(providerId: nil))
             #expect(lookups.withLock { $0 } == 1)
             let hook = try #require(fake.snapshot.hooks.first { $0.name == "pinned" })
             #expect(hook.headers["host"] == "hooks.example.test:\(port)")

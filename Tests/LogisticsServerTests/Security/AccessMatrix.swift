@@ -307,6 +307,12 @@ enum AccessMatrix {
             "POST /api/v1/auth/refresh": .open { _ in
                 Probe(path: "/api/v1/auth/refresh", json: ["refreshToken": "rft_" + String(repeating: "A", count: 43)])
             },
+            // Twilio's callbacks carry Twilio's signature, not a token; with another SMS provider there is nothing there.
+            "POST /api/v1/providers/twilio/status": .open { _ in
+                Probe(
+                    path: "/api/v1/providers/twilio/status",
+                    form: (Data("MessageSid=SM1&MessageStatus=delivered".utf8), "application/x-www-form-urlencoded"))
+            },
             // Development tokens have no session to end: 409 for every role, saying so.
             "POST /api/v1/auth/logout": MatrixRow(
                 { _ in Probe(path: "/api/v1/auth/logout") },

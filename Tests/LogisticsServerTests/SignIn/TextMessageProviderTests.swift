@@ -74,6 +74,63 @@ struct TextMessageProviderTests {
         }
     }
 
+    @Test("X-Twilio-Signature as Twilio's security guide computes it: its own example")
+    func signatureVector() {
+        let parameters = [
+            ("CallSid", "CA1234567890ABCDE"), ("Caller", "+12349013030"), ("Digits", "1234"), ("From", "+12349013030"),
+            ("To", "+18005551212"),
+        ]
+        let url = "https://mycompany.com/myapp.php?foo=1&bar=2"
+        #expect(
+            TwilioSignature.sign(url: url, parameters: parameters, authToken: "12345") == "0/KCTR6DLpKmkAf8muzZqo1nDgQ="
+        )
+        #expect(
+            TwilioSignature.isValid(
+                "0/KCTR6DLpKmkAf8muzZqo1nDgQ=", url: url, parameters: parameters, authToken: "12345"))
+        #expect(
+            !TwilioSignature.isValid(
+                "0/KCTR6DLpKmkAf8muzZqo1nDgQ=", url: url, parameters: parameters, authToken: "54321"))
+    }
+
+    @Test(
+        "Twilio's status callback: signed, it records the message's fate; unsigned or forged, 403 and nothing changes")
+    func statusCallback() async throws {
+        try await SignInTests.withTwilio(.sqlite) { twilio, server in
+            _ = try await SignInTests.invite(server, twilio, phone: "+37799110007", name: "Callback Rider")
+            try await twilio.wait("the invitation") { !$0.messages.isEmpty }
+            let row = try await eventually {
+                try await server.database.first(
+                    "SELECT provider_id FROM notification_deliveries WHERE channel = 'sms' AND provider_id IS NOT NULL")
+            }
+            let sid = try #require(row?.optionalString("provider_id"))
+            #expect(sid.hasPrefix("SM"))
+            let url = "https://deliveries.example.com/api/v1/providers/twilio/status"
+            let fields = [
+                ("AccountSid", FakeTwilio.accountSid), ("MessageSid", sid), ("MessageStatus", "undelivered"),
+                ("ErrorCode", "30003"), ("To", "+37799110007"),
+            ]
+            let body = Data(
+                fields.map { "\($0.0)=\($0.1.replacingOccurrences(of: "+", with: "%2B"))" }.joined(separator: "&").utf8)
+            let form = "application/x-www-form-urlencoded"
+            let path = "/api/v1/providers/twilio/status"
+            let forged = TwilioSignature.sign(url: url, parameters: fields, authToken: "not-the-token")
+            for headers in [[:], ["X-Twilio-Signature": forged]] {
+                let refused = try await server.send(.post, path, raw: body, contentType: form, headers: headers)
+                #expect(refused.status == 403, "\(headers)")
+            }
+            #expect(try await server.count("notification_deliveries", "provider_status IS NOT NULL") == 0)
+            let signature = TwilioSignature.sign(url: url, parameters: fields, authToken: FakeTwilio.authToken)
+            let recorded = try await server.send(
+                .post, path, raw: body, contentType: form, headers: ["X-Twilio-Signature": signature])
+            #expect(recorded.status == 204, "\(recorded.text)")
+            #expect(
+                try await server.count(
+                    "notification_deliveries",
+                    "provider_id = ? AND provider_status = 'undelivered' AND last_error LIKE '%30003%'",
+                    [.text(sid)]) == 1)
+        }
+    }
+
     @Test("the auth token, codes and refresh tokens never reach the server log")
     func nothingSecretLogged() async throws {
         let lines = LogLines()
@@ -86,8 +143,6 @@ struct TextMessageProviderTests {
                 FileManager.default.temporaryDirectory.appendingPathComponent("log-\(UUID())").path
             configuration.jwtSecret = "test-secret-that-is-long-enough-for-production-use"
             settings(&configuration)
-            twilio.script(
-                "+37799110003", .init(status: .unauthorized, code: 20003, message: "Authenticate"))
             var logger = Logger(label: "secrets") { _ in lines.handler }
             logger.logLevel = .trace
             let built = try await buildApplication(configuration, clock: ManualWallClock(Date()), logger: logger)
@@ -96,8 +151,18 @@ struct TextMessageProviderTests {
                     client: client, services: built.services, clock: built.services.clock as! ManualWallClock,
                     kind: .sqlite, routes: built.routes)
                 let invited = try await SignInTests.invite(server, twilio, phone: "+37799110003", name: "Quiet Rider")
-                server.clock.advance(by: 30)
-                let signedIn = try await SignInTests.signIn(server, twilio, phone: invited.phone)
+                try await twilio.wait("the invitation") { !$0.messages.isEmpty }
+                // The code's first send is refused for our credentials (logged as a retry), the second goes out.
+                twilio.script("+37799110003", .init(status: .unauthorized, code: 20003, message: "Authenticate"))
+                #expect(
+                    try await server.send(.post, "/api/v1/auth/code", json: ["phone": invited.phone]).status == 202)
+                for _ in 0..<100 where twilio.latestCode(to: invited.phone) == nil {
+                    server.clock.advance(by: 3)
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+                let sent = try #require(twilio.latestCode(to: invited.phone))
+                let signedIn = try await server.send(
+                    .post, "/api/v1/auth/token", json: ["phone": invited.phone, "code": sent])
                 let refresh = try #require(signedIn["refreshToken"] as? String)
                 _ = try await server.send(.post, "/api/v1/auth/refresh", json: ["refreshToken": refresh])
                 let code = try #require(twilio.latestCode(to: invited.phone))

@@ -29,7 +29,7 @@ struct WebhookSender: NotificationSender {
         do {
             let response = try await connection.post(notification.target, headers: headers, body: body)
             let answer = response.body
-            if (200..<300).contains(response.status.code) { return .delivered }
+            if (200..<300).contains(response.status.code) { return .delivered(providerId: nil) }
             if (300..<400).contains(response.status.code) {
                 let target = response.headers.first(name: "location").map { " to \($0.prefix(200))" } ?? ""
                 return .retry(reason: "HTTP \(response.status.code): redirects are not followed\(target)", after: nil)

@@ -1,0 +1,57 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import LogisticsCore
+import LogisticsStore
+
+/// `POST /api/v1/providers/twilio/status`: Twilio's status callback for a message it took (`queued`, `sent`,
+/// `delivered`, `undelivered`, `failed`, with `ErrorCode`). No bearer token: the request is Twilio's if its
+/// `X-Twilio-Signature` is right for the URL Twilio was given (the public URL and the path) and the form it sent.
+struct TwilioReceiptRoutes {
+    let notifications: any NotificationRepository
+    let configuration: ServerConfiguration
+    /// The auth token; nil when Twilio is not the provider (the route then answers 404).
+    let authToken: Redacted?
+    let clock: any WallClock
+
+    static let path = "/providers/twilio/status"
+
+    func registerOpen(in routes: inout RouteTable) {
+        routes.postWithoutToken(Self.path, status)
+    }
+
+    @Sendable func status(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
+        guard let authToken else { throw LogisticsError(.notFound, "Twilio is not this server's SMS provider") }
+        var request = request
+        guard request.headers[.contentType]?.hasPrefix("application/x-www-form-urlencoded") == true else {
+            throw LogisticsError(.unsupportedMediaType, "Twilio's callbacks are forms")
+        }
+        let body = try await RequestBody.collect(&request, limit: 16 * 1024)
+        let fields = Self.form(String(buffer: body))
+        let url =
+            configuration.linkBaseURL(requestAuthority: request.head.authority) + "/api/v1" + Self.path
+            + (request.uri.query.map { "?\($0)" } ?? "")
+        guard let signature = request.headers[HTTPField.Name("X-Twilio-Signature")!],
+            TwilioSignature.isValid(signature, url: url, parameters: fields, authToken: authToken.value)
+        else { throw LogisticsError(.forbidden, "The X-Twilio-Signature does not match this request") }
+        let values = Dictionary(fields, uniquingKeysWith: { first, _ in first })
+        guard let sid = values["MessageSid"], let status = values["MessageStatus"] ?? values["SmsStatus"] else {
+            throw LogisticsError.validation(field: "MessageSid", "and MessageStatus are required")
+        }
+        let error = values["ErrorCode"].map { "Twilio \(status): error \($0)" }
+        _ = try await notifications.recordProviderStatus(
+            channel: .sms, providerId: sid, status: status.lowercased(), error: error, now: clock.now())
+        // Twilio only needs a 2xx; a message this server does not know is not worth a retry either.
+        return APIResponse(status: .noContent, body: Data(), contentType: "application/json")
+    }
+
+    /// `application/x-www-form-urlencoded` read as Twilio writes it: `+` is a space, the rest percent-decoded.
+    static func form(_ text: String) -> [(String, String)] {
+        text.split(separator: "&").compactMap { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map {
+                String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String($0)
+            }
+            return parts.count == 2 ? (parts[0], parts[1]) : (parts[0], "")
+        }
+    }
+}
