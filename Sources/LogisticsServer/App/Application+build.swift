@@ -197,6 +197,7 @@ func makeRouter(_ services: LogisticsServices) -> (Router<LogisticsRequestContex
     TrackingPage(services: services).register(on: router, in: &operations)
     DispatchPage(tileServer: services.configuration.tileServer).register(on: router)
     RiderPage(configuration: services.configuration).register(on: router)
+    VendorPage().register(on: router)
     WebAssets.register(on: router)
 
     let api = router.group("/api/v1")

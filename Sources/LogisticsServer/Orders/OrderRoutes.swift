@@ -51,13 +51,15 @@ struct OrderRoutes {
         "status", "open", "riderId", "vendorId", "createdFrom", "createdTo", "q", "limit", "cursor",
     ]
 
+    /// Staff see every order; a store sees its own (the store's page), whatever `vendorId` it names.
     @Sendable func list(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
-        _ = try context.caller(.dispatcher, .admin)
+        let actor = try context.caller(.dispatcher, .admin, .vendor)
         try request.refuseUnknownQuery(allowed: Self.listParameters)
         var filter = OrderFilter(status: try request.queryValue("status", as: OrderStatus.self))
         filter.open = try request.queryBool("open")
         filter.riderId = try request.queryUUID("riderId")
         filter.vendorId = try request.queryUUID("vendorId")
+        if actor.role == .vendor { filter.vendorId = actor.id }
         filter.createdFrom = try request.queryDate("createdFrom")
         filter.createdTo = try request.queryDate("createdTo")
         if let text = request.uri.queryParameters["q"].map(String.init) {

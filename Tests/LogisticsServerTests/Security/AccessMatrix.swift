@@ -101,7 +101,10 @@ enum AccessMatrix {
                         json: AccessWorld.peopleA.order(externalRef: "AAA-REF-3", customerId: $0.a.customerId))
                 },
                 rider: 403, customer: 403, vendor: .own(201), dispatcher: .staff, admin: .staff, anonymous: 401),
-            "GET /api/v1/orders": .staffOnly { _ in Probe(path: "/api/v1/orders") },
+            // A store lists its own orders only: asking for B's store still answers A's (nothing of B in it).
+            "GET /api/v1/orders": MatrixRow(
+                { Probe(path: "/api/v1/orders?vendorId=\($0.b.vendorId.lowercased)") },
+                rider: 403, customer: 403, vendor: .own(200), dispatcher: .staff, admin: .staff, anonymous: 401),
             "GET /api/v1/orders/{orderId}": MatrixRow(
                 { Probe(path: "/api/v1/orders/\($0.b.orderId)") },
                 rider: 403, customer: 404, vendor: 404, dispatcher: .staff, admin: .staff, anonymous: 401),

@@ -3,7 +3,12 @@
 // form. This module signs in and out, keeps the stream and the lists fresh, and switches between the views; the
 // others each do one of those jobs.
 import { api, forgetToken, keepToken, onUnauthorised, token } from './dispatch-api.js';
-import { wireSignIn, resetSignIn, refreshAccess, hasRefreshToken, logout } from './dispatch-sign-in.js';
+import { createSignIn } from './sign-in.js';
+
+const { wireSignIn, resetSignIn, refreshAccess, hasRefreshToken, logout } = createSignIn({
+  refreshKey: 'dispatchRefreshToken', roles: ['dispatcher', 'admin'],
+  wrongRole: 'This phone belongs to a rider or a store, not to a dispatcher or an admin.',
+});
 import { closeCreate, dropPin, openCreate, placingPin, wireCreate } from './dispatch-create.js';
 import { wireDecisions } from './dispatch-decisions.js';
 import { addLine, clearFeed, note, replayLastHour, takeEvent } from './dispatch-feed.js';

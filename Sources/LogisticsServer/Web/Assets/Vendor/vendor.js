@@ -1,0 +1,147 @@
+// The store's page (GET /vendor): its staff sign in with their phone and an SMS code (as the store: role vendor),
+// see the store's open orders as they change, and mark an order ready when it is packed. Everything comes from the
+// API with the staff member's token; the page holds nothing of its own.
+import { createSignIn } from './sign-in.js';
+
+const $ = (id) => document.getElementById(id);
+const KEY = 'vendorToken';
+const WORDS = {
+  PENDING_VENDOR_ACCEPTANCE: 'New: waiting for you', PREPARING: 'Being prepared', READY_FOR_PICKUP: 'Ready, waiting for a rider',
+  RIDER_ASSIGNED: 'A rider is on the way', IN_TRANSIT: 'On its way to the customer', ARRIVED_AT_DESTINATION: 'At the customer',
+  RETURNING_TO_STORE: 'Coming back to the store',
+};
+const { wireSignIn, resetSignIn, refreshAccess, hasRefreshToken, logout } = createSignIn({
+  refreshKey: 'vendorRefreshToken', roles: ['vendor'],
+  wrongRole: 'This phone is not a store\u2019s. Riders sign in at /rider, dispatchers at /dispatch.',
+});
+let refresher = null;
+let renewedAt = 0;
+
+function token() {
+  const fragment = new URLSearchParams(location.hash.slice(1)).get('token');
+  if (fragment) {
+    localStorage.removeItem('vendorRefreshToken');
+    sessionStorage.setItem(KEY, fragment);
+    history.replaceState(null, '', location.pathname);
+  }
+  return sessionStorage.getItem(KEY);
+}
+
+function subject(jwt) {
+  try {
+    const part = jwt.split('.')[1].replace(/-/g, '+').replace(/_/g, '/');
+    return JSON.parse(atob(part.padEnd(part.length + ((4 - (part.length % 4)) % 4), '='))).sub;
+  } catch {
+    return null;
+  }
+}
+
+async function api(method, path) {
+  const response = await fetch(path, { method, headers: { Authorization: `Bearer ${token()}` }, cache: 'no-store' });
+  const body = response.status === 204 ? {} : await response.json().catch(() => ({}));
+  if (response.status === 401) {
+    await renewOrSignOut();
+    throw new Error('Signing in again');
+  }
+  if (!response.ok) throw new Error(body.title || `The server answered ${response.status}`);
+  return body;
+}
+
+async function renewOrSignOut() {
+  if (hasRefreshToken() && Date.now() - renewedAt > 10_000) {
+    renewedAt = Date.now();
+    const renewed = await refreshAccess();
+    if (renewed) {
+      sessionStorage.setItem(KEY, renewed);
+      return;
+    }
+  }
+  signOut('Your sign-in has ended: sign in again.');
+}
+
+function el(tag, props = {}, ...children) {
+  const element = document.createElement(tag);
+  for (const [key, value] of Object.entries(props)) {
+    if (key === 'onclick') element.addEventListener('click', value);
+    else element[key] = value;
+  }
+  for (const child of children) element.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  return element;
+}
+
+async function loadOrders() {
+  try {
+    const page = await api('GET', '/api/v1/orders?open=true&limit=200');
+    const orders = page.orders || [];
+    $('open-count').textContent = String(orders.length);
+    $('orders').replaceChildren(...orders.map((order) => {
+      const actions = el('div', { className: 'actions' });
+      if (['PENDING_VENDOR_ACCEPTANCE', 'PREPARING'].includes(order.status)) {
+        actions.append(el('button', { type: 'button', className: 'primary', onclick: () => markReady(order) },
+          `${order.externalRef || 'Order'} is ready`));
+      }
+      return el('li', {},
+        el('span', { className: 'ref' }, order.externalRef || order.orderId.slice(0, 8)),
+        el('span', { className: 'status' }, WORDS[order.status] || order.status),
+        el('div', {}, `${order.customer?.name || 'Customer'} · ${order.customer?.address || ''}`),
+        actions);
+    }));
+    $('orders-empty').hidden = orders.length > 0;
+    $('store-error').textContent = '';
+  } catch (error) {
+    if (token()) $('store-error').textContent = `The orders could not be read: ${error.message}`;
+  }
+}
+
+async function markReady(order) {
+  try {
+    await api('POST', `/api/v1/orders/${order.orderId}/ready`);
+  } catch (error) {
+    $('store-error').textContent = `${order.externalRef || 'The order'} could not be marked ready: ${error.message}`;
+  }
+  loadOrders();
+}
+
+async function start() {
+  $('sign-in').hidden = true;
+  $('store').hidden = false;
+  $('sign-out').hidden = false;
+  try {
+    const store = await api('GET', `/api/v1/vendors/${subject(token())}`);
+    $('store-title').textContent = store.name;
+    $('store-facts').textContent = store.address;
+  } catch {
+    $('store-title').textContent = 'Your store';
+  }
+  await loadOrders();
+  clearInterval(refresher);
+  refresher = setInterval(loadOrders, 10_000);
+}
+
+function signOut(reason, isError = true) {
+  clearInterval(refresher);
+  sessionStorage.removeItem(KEY);
+  resetSignIn();
+  $('store').hidden = true;
+  $('sign-out').hidden = true;
+  $('sign-in').hidden = false;
+  $('store-title').textContent = 'Store';
+  $('sign-in-error').textContent = reason || '';
+  $('sign-in-error').className = isError ? 'error' : 'hint';
+}
+
+$('sign-out').addEventListener('click', () => {
+  logout(token());
+  signOut('You have signed out.', false);
+});
+wireSignIn((accessToken) => {
+  sessionStorage.setItem(KEY, accessToken);
+  start();
+});
+if (token()) start();
+else refreshAccess().then((renewed) => {
+  if (renewed) {
+    sessionStorage.setItem(KEY, renewed);
+    start();
+  }
+});

@@ -1,0 +1,165 @@
+// Signing in with a phone number and the code sent by SMS, for the dispatcher's and the store's pages (the rider app
+// has its own, in the rider's language): the access token in sessionStorage (gone with the tab), the refresh token
+// in localStorage (a reload or a new window stays signed in; never in a URL). A new pair is asked for when the
+// server refuses an expired access token. The page brings the two forms (#sign-in-phone, #sign-in-code) and says
+// which roles it is for.
+const $ = (id) => document.getElementById(id);
+
+export function createSignIn({ refreshKey, roles, wrongRole }) {
+  const REFRESH_KEY = refreshKey;
+  let phone = null;
+  let resendAt = 0;
+  let resendTimer = null;
+  let refreshing = null;
+
+  async function post(path, json, token) {
+    const headers = { 'Content-Type': 'application/json' };
+    if (token) headers.Authorization = `Bearer ${token}`;
+    try {
+      const response = await fetch(path, { method: 'POST', headers, body: JSON.stringify(json), cache: 'no-store' });
+      const body = await response.json().catch(() => ({}));
+      return response.ok ? { ok: true, body } : { status: response.status, problem: body, retryAfter: Number(response.headers.get('Retry-After')) };
+    } catch {
+      return { network: true };
+    }
+  }
+
+  function words(result) {
+    if (result.network) return 'No connection to the server. Try again.';
+    const problem = result.problem || {};
+    switch (problem.code) {
+      case 'INVALID_CODE':
+        return problem.attemptsRemaining > 0
+          ? `That code is not correct. ${problem.attemptsRemaining} tries left.`
+          : 'This code has expired or was already used. Send a new code.';
+      case 'CODE_LOCKED': return 'Too many wrong codes. Send a new code.';
+      case 'RATE_LIMITED': return `Too many codes were sent to this phone. Try again in ${Math.max(1, Math.ceil((result.retryAfter || 60) / 60))} min.`;
+      case 'FORBIDDEN': return problem.detail || 'This account is suspended.';
+      case 'NOT_FOUND': return 'Signing in by phone is turned off on this server: use a sign-in link.';
+      case 'VALIDATION_FAILED': return 'Enter the phone number with its country code, like +377 99 12 34 56.';
+      default: return problem.title || 'Something went wrong. Try again.';
+    }
+  }
+
+  function step(which) {
+    $('sign-in-phone').hidden = which !== 'phone';
+    $('sign-in-code').hidden = which !== 'code';
+  }
+
+  function say(text, isError = true) {
+    $('sign-in-error').textContent = text || '';
+    $('sign-in-error').className = isError ? 'error' : 'hint';
+  }
+
+  function tick() {
+    const left = Math.ceil((resendAt - Date.now()) / 1000);
+    $('resend-code').disabled = left > 0;
+    $('resend-code').textContent = left > 0 ? `Resend code in ${left} s` : 'Resend code';
+    if (left <= 0) clearInterval(resendTimer);
+  }
+
+  async function sendCode() {
+    $('send-code').disabled = true;
+    const result = await post('/api/v1/auth/code', { phone });
+    $('send-code').disabled = false;
+    if (!result.ok) {
+      say(words(result));
+      return;
+    }
+    say('');
+    $('code-sent').textContent = `We sent a 6-digit code to ${phone.slice(0, 4)}…${phone.slice(-2)}. It works for 5 minutes.`;
+    step('code');
+    resendAt = Date.now() + 30_000;
+    clearInterval(resendTimer);
+    resendTimer = setInterval(tick, 1000);
+    tick();
+    $('code').value = '';
+    $('code').focus();
+  }
+
+  // `signedIn(accessToken)` opens the page with the new token.
+  function wireSignIn(signedIn) {
+    $('sign-in-phone').addEventListener('submit', (event) => {
+      event.preventDefault();
+      phone = normalisedPhone($('phone').value);
+      if (!phone) {
+        say('Enter the phone number with its country code, like +377 99 12 34 56.');
+        return;
+      }
+      sendCode();
+    });
+    $('resend-code').addEventListener('click', () => { if (phone && Date.now() >= resendAt) sendCode(); });
+    $('other-number').addEventListener('click', () => {
+      clearInterval(resendTimer);
+      say('');
+      step('phone');
+    });
+    $('code').addEventListener('input', () => {
+      const digits = $('code').value.replace(/\D/g, '').slice(0, 6);
+      if (digits !== $('code').value) $('code').value = digits;
+      if (digits.length === 6) $('sign-in-code').requestSubmit();
+    });
+    $('sign-in-code').addEventListener('submit', async (event) => {
+      event.preventDefault();
+      const code = $('code').value.replace(/\D/g, '');
+      if (code.length !== 6 || $('submit-code').disabled) return;
+      $('submit-code').disabled = true;
+      const result = await post('/api/v1/auth/token', { phone, code });
+      $('submit-code').disabled = false;
+      if (!result.ok) {
+        say(words(result));
+        return;
+      }
+      if (!roles.includes(result.body.role)) {
+        say(wrongRole);
+        return;
+      }
+      clearInterval(resendTimer);
+      localStorage.setItem(REFRESH_KEY, result.body.refreshToken);
+      step('phone');
+      $('phone').value = '';
+      say('');
+      signedIn(result.body.accessToken);
+    });
+  }
+
+  function resetSignIn() {
+    clearInterval(resendTimer);
+    step('phone');
+  }
+
+  const hasRefreshToken = () => Boolean(localStorage.getItem(REFRESH_KEY));
+
+  // A new access token for the stored refresh token, or null (none, or refused: then forgotten). One request at a
+  // time: a refresh token presented twice ends the sign-in.
+  function refreshAccess() {
+    if (refreshing) return refreshing;
+    const token = localStorage.getItem(REFRESH_KEY);
+    if (!token) return Promise.resolve(null);
+    refreshing = post('/api/v1/auth/refresh', { refreshToken: token }).then((result) => {
+      if (result.ok) {
+        localStorage.setItem(REFRESH_KEY, result.body.refreshToken);
+        return result.body.accessToken;
+      }
+      if (!result.network) localStorage.removeItem(REFRESH_KEY);
+      return null;
+    }).finally(() => { refreshing = null; });
+    return refreshing;
+  }
+
+  // Ends the sign-in on the server too (best effort) and forgets the refresh token.
+  function logout(accessToken) {
+    // Only a sign-in by phone has a session to end (a development link's token has none).
+    const signedInByPhone = hasRefreshToken();
+    localStorage.removeItem(REFRESH_KEY);
+    if (accessToken && signedInByPhone) post('/api/v1/auth/logout', {}, accessToken);
+  }
+
+  return { wireSignIn, resetSignIn, refreshAccess, hasRefreshToken, logout };
+}
+
+export function normalisedPhone(text) {
+  let digits = (text || '').replace(/[\s\-().]/g, '');
+  if (digits.startsWith('00')) digits = `+${digits.slice(2)}`;
+  return /^\+[1-9][0-9]{6,14}$/.test(digits) ? digits : null;
+}
