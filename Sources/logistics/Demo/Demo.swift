@@ -191,8 +191,7 @@ struct DemoRideService: Service {
                 Console.line("  \(who): \(links)\(page)  phone \(phone)")
             }
             Console.line(
-                "  the store's staff: phone \(DemoFleet.storeStaff.phone) (signs in as \(DemoFleet.store.name) through "
-                    + "the API; the store's own page comes later)")
+                "  the store's staff (\(DemoFleet.store.name)): \(links)/vendor  phone \(DemoFleet.storeStaff.phone)")
             if let certificate = local.certificate {
                 Console.line(
                     "  HTTPS with the demo's own certificate (SHA-256 \(certificate.fingerprint.prefix(23))…): a browser "

@@ -52,7 +52,7 @@ enum DemoFleet {
         (appRider, "+37799000002", "/rider", "the rider (you deliver)"),
         (admin, "+37799000004", "/dispatch", "the admin"),
     ]
-    /// A member of the store's staff: they sign in as the store (its own page comes with a later issue).
+    /// A member of the store's staff: they sign in as the store on `/vendor`.
     static let storeStaff = (
         id: UUID(uuidString: "00000000-0000-4000-8000-00000000be11")!, name: "Sofia at Café de Paris",
         phone: "+37799000003"
