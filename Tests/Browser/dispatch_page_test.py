@@ -22,6 +22,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
 from dispatch_people import people_tab
+from dispatch_sign_in import phone_sign_in
 from browser_support import (ARTIFACTS, HOME, STORE, Server, browser, canvas_ink, check, check_contrast, failures,
                              now, requested_urls, wait_for)
 from rider_app.geometry import decode_polyline, resample
@@ -647,7 +648,8 @@ def main():
     for width, height, name in [(360, 740, "phone"), (1280, 800, "desktop")]:
         shift(width, height, name)
         people_tab(width, height, name)
-    print(f"     (both shifts and the People tab took {time.time() - started:.1f} s)", flush=True)
+        phone_sign_in(width, height, name)
+    print(f"     (both shifts, the People tab and signing in by phone took {time.time() - started:.1f} s)", flush=True)
     if failures:
         print(f"{len(failures)} browser check(s) failed", flush=True)
         sys.exit(1)
