@@ -5,8 +5,8 @@ import LogisticsStore
 import ServiceLifecycle
 
 /// Rolls PostgreSQL's daily partitions of location fixes, prunes the bookkeeping tables (idempotency keys, finished
-/// notifications, fanned-out outbox rows), location fixes and photos past their retention, and photo files no proof
-/// refers to, once an hour, so a server that runs for months does not grow without end. With several instances
+/// notifications, fanned-out outbox rows, spent sign-in codes and refresh tokens), location fixes and photos past
+/// their retention, and photo files no proof refers to, once an hour, so a server that runs for months does not grow without end. With several instances
 /// each one prunes; the deletes are idempotent, so that only costs a little duplicated work.
 struct Housekeeping: Service {
     let repository: any LogisticsRepository
@@ -45,7 +45,9 @@ struct Housekeeping: Service {
             let pruned = try await repository.prune(policy, now: now, batch: 1000)
             // After the rows, so the files of photos pruned just now go in the same pass.
             let files = try await BlobSweep(repository: repository, blobs: blobs).run(now: now)
-            if pruned.total + files > 0 {
+            // Expired sign-in codes, code requests past the send window, refresh tokens of ended sessions.
+            let signIn = try await repository.pruneSignIn(now: now)
+            if pruned.total + files + signIn > 0 {
                 logger.info(
                     "housekeeping pruned old rows",
                     metadata: [
@@ -53,7 +55,7 @@ struct Housekeeping: Service {
                         "outbox": "\(pruned.outbox)", "location_fixes": "\(pruned.locationFixes)",
                         "eta_predictions": "\(pruned.etaPredictions)",
                         "photos": "\(pruned.photos)", "photo_files": "\(files)",
-                        "anonymised_orders": "\(pruned.anonymisedOrders)",
+                        "anonymised_orders": "\(pruned.anonymisedOrders)", "sign_in": "\(signIn)",
                     ])
             }
         } catch {

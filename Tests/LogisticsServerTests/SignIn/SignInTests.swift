@@ -4,6 +4,7 @@ import LogisticsServer
 import LogisticsStore
 import Testing
 
+@testable import LogisticsServer
 @testable import TestSupport
 
 /// Sign-in by phone end to end, with SMS through a local Twilio fake that checks every request as Twilio would.
@@ -299,6 +300,30 @@ struct SignInTests {
             let revokeOwn = try await server.send(.delete, "/api/v1/sessions/\(sessionId)", token: own)
             #expect(revokeOwn.status == 409, "\(revokeOwn.text)")
             #expect(try await server.send(.get, "/api/v1/people", token: own).status == 200)
+        }
+    }
+
+    @Test("housekeeping forgets expired codes, old code requests and the refresh tokens of ended sessions")
+    func housekeeping() async throws {
+        try await Self.withTwilio(.sqlite) { twilio, server in
+            let rider = try await Self.invite(server, twilio, phone: "+37799660011", name: "Kept Short")
+            let signedIn = try await Self.signIn(server, twilio, phone: rider.phone)
+            _ = try await Self.code(server, twilio, phone: rider.phone)
+            #expect(
+                try await server.send(.post, "/api/v1/auth/logout", token: signedIn["accessToken"] as? String).status
+                    == 204)
+            #expect(try await server.count("sign_in_codes") == 1)
+            #expect(try await server.count("sign_in_requests") == 2)
+            #expect(try await server.count("refresh_tokens") == 1)
+            server.clock.advance(by: 601)
+            let services = server.services
+            await Housekeeping(
+                repository: services.repository, blobs: services.blobs, clock: services.clock, logger: services.logger
+            ).pruneOnce()
+            #expect(try await server.count("sign_in_codes") == 0)
+            #expect(try await server.count("sign_in_requests") == 0)
+            #expect(try await server.count("refresh_tokens") == 0)
+            #expect(try await server.count("sessions") == 1, "the session stays, ended, for the admin to read")
         }
     }
 

@@ -106,11 +106,16 @@ export function createSignIn({ refreshKey, roles, wrongRole }) {
       $('submit-code').disabled = true;
       const result = await post('/api/v1/auth/token', { phone, code });
       $('submit-code').disabled = false;
+      // A refused code leaves the field empty: the next digits typed are a new try, not the old code again.
+      $('code').value = '';
       if (!result.ok) {
         say(words(result));
+        $('code').focus();
         return;
       }
       if (!roles.includes(result.body.role)) {
+        // The sign-in happened on the server: end it, since this page will not use it.
+        post('/api/v1/auth/logout', {}, result.body.accessToken);
         say(wrongRole);
         return;
       }

@@ -159,12 +159,16 @@ export function wireSignIn(signedIn) {
     button.disabled = true;
     const result = await post('/api/v1/auth/token', { phone, code });
     button.disabled = false;
+    // A refused code leaves the field empty: the next digits typed are a new try, not the old code again.
+    $('code').value = '';
     if (!result.ok) {
       error(refusal(result));
-      $('code').select();
+      $('code').focus();
       return;
     }
     if (result.body.role !== 'rider') {
+      // The sign-in happened on the server: end it, since this app will not use it.
+      post('/api/v1/auth/logout', {}, result.body.accessToken);
       error(t('notRider'));
       return;
     }
