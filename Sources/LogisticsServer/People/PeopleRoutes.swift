@@ -21,6 +21,7 @@ struct PeopleRoutes {
         routes.post("/vendors", roles: [.admin], replay: .rerun, addVendor)
         routes.get("/vendors", listVendors)
         routes.get("/vendors/{vendorId}", showVendor)
+        routes.patch("/vendors/{vendorId}", changeVendor)
         routes.post("/vendors/{vendorId}/staff", roles: [.admin], replay: .rerun, addStaffMember)
         routes.post("/staff", roles: [.admin], replay: .rerun, addStaff)
         routes.get("/people", listPeople)
@@ -168,6 +169,36 @@ struct PeopleRoutes {
         guard actor.role != .vendor || actor.id == vendorId, let vendor = try await people.vendor(id: vendorId) else {
             throw LogisticsError.notFound("store")
         }
+        return try .json(VendorRepresentation(vendor))
+    }
+
+    private struct VendorChanges: Decodable {
+        var name: String?
+        var address: String?
+        var location: GeoPoint?
+        var phone: String?
+    }
+
+    @Sendable func changeVendor(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
+        _ = try context.caller(.admin)
+        let vendorId = try context.uuidParameter("vendorId")
+        let body = try await RequestBody.decode(VendorChanges.self, from: request)
+        var problems = body.location?.validationErrors(field: "location") ?? []
+        let name = body.name?.trimmingCharacters(in: .whitespacesAndNewlines)
+        let address = body.address?.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let name, name.isEmpty || name.count > 200 {
+            problems.append(FieldError(field: "name", message: "must be 1–200 characters"))
+        }
+        if let address, address.isEmpty || address.count > 500 {
+            problems.append(FieldError(field: "address", message: "must be 1–500 characters"))
+        }
+        if let phone = body.phone, !PhoneNumber.isValid(phone) {
+            problems.append(FieldError(field: "phone", message: PhoneNumber.requirement))
+        }
+        guard problems.isEmpty else { throw LogisticsError.validation(problems) }
+        let vendor = try await people.changeVendor(
+            id: vendorId, name: name, address: address,
+            location: body.location.map { GeoPoint(lat: $0.lat, lon: $0.lon) }, phone: body.phone)
         return try .json(VendorRepresentation(vendor))
     }
 

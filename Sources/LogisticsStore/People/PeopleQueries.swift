@@ -165,6 +165,24 @@ extension SQLLogisticsRepository {
             ])
     }
 
+    public func changeVendor(id: UUID, name: String?, address: String?, location: GeoPoint?, phone: String?)
+        async throws -> Vendor
+    {
+        guard
+            let row = try await database.first(
+                """
+                UPDATE vendors SET name = COALESCE(?, name), address = COALESCE(?, address), lat = COALESCE(?, lat),
+                    lon = COALESCE(?, lon), phone = COALESCE(?, phone)
+                WHERE id = ? RETURNING *
+                """,
+                [
+                    .text(name), .text(address), .double(location?.lat), .double(location?.lon), .text(phone),
+                    .uuid(id),
+                ]), let vendor = Vendor(row: row)
+        else { throw LogisticsError.notFound("store") }
+        return vendor
+    }
+
     public func vendor(id: UUID) async throws -> Vendor? {
         try await database.first("SELECT * FROM vendors WHERE id = ?", [.uuid(id)]).flatMap(Vendor.init(row:))
     }

@@ -64,6 +64,9 @@ public protocol PeopleRepository: Sendable {
 
     func addVendor(_ vendor: Vendor, createdBy: UUID) async throws
     func vendor(id: UUID) async throws -> Vendor?
+    /// Changes what is given (nil leaves it); 404 when there is no such store.
+    func changeVendor(id: UUID, name: String?, address: String?, location: GeoPoint?, phone: String?) async throws
+        -> Vendor
     func vendors(query: String?, limit: Int, cursor: String?) async throws -> (vendors: [Vendor], nextCursor: String?)
 }
 

@@ -282,6 +282,9 @@ enum AccessMatrix {
             "GET /api/v1/vendors/{vendorId}": MatrixRow(
                 { Probe(path: "/api/v1/vendors/\($0.b.vendorId.lowercased)") },
                 rider: 403, customer: 403, vendor: 404, dispatcher: .staff, admin: .staff, anonymous: 401),
+            "PATCH /api/v1/vendors/{vendorId}": .adminOnly {
+                Probe(path: "/api/v1/vendors/\($0.b.vendorId.lowercased)", json: ["phone": "+37793150099"])
+            },
             "POST /api/v1/vendors/{vendorId}/staff": .adminOnly {
                 Probe(
                     path: "/api/v1/vendors/\($0.b.vendorId.lowercased)/staff",
