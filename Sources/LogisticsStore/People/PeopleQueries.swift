@@ -69,14 +69,9 @@ extension SQLLogisticsRepository {
             binds += [.text(pattern), .text(pattern)]
         }
         if let cursor {
-            // Name order, then id: the cursor is the last row's pair.
-            let parts = cursor.split(separator: "|", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
-            guard parts.count == 2, let name = Self.bytes(hex: parts[0]), UUID(uuidString: parts[1]) != nil else {
-                throw LogisticsError.validation(field: "cursor", "is not a cursor this list gave out")
-            }
+            let (name, id) = try Self.nameCursor(cursor)
             conditions.append("(p.name > ? OR (p.name = ? AND p.id > ?))")
-            let text = String(decoding: name, as: UTF8.self)
-            binds += [.text(text), .text(text), .text(parts[1].lowercased())]
+            binds += [.text(name), .text(name), .text(id)]
         }
         let rows = try await database.query(
             "\(Self.personSelect) WHERE \(conditions.joined(separator: " AND ")) ORDER BY p.name, p.id LIMIT ?",
@@ -86,6 +81,15 @@ extension SQLLogisticsRepository {
             rows.count > limit
             ? people.last.map { Self.hex($0.name) + "|" + $0.id.lowercased } : nil
         return PeoplePage(people: people, nextCursor: next)
+    }
+
+    /// Lists by name then id: a cursor is the last row's name and id, read back here.
+    static func nameCursor(_ cursor: String) throws -> (name: String, id: String) {
+        let parts = cursor.split(separator: "|", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 2, let name = bytes(hex: parts[0]), UUID(uuidString: parts[1]) != nil else {
+            throw LogisticsError.validation(field: "cursor", "is not a cursor this list gave out")
+        }
+        return (String(decoding: name, as: UTF8.self), parts[1].lowercased())
     }
 
     /// A name in a cursor: its UTF-8 bytes in lowercase hex (anything the query string carries unchanged).
@@ -198,13 +202,9 @@ extension SQLLogisticsRepository {
             binds += [.text(pattern), .text(pattern)]
         }
         if let cursor {
-            let parts = cursor.split(separator: "|", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
-            guard parts.count == 2, let name = Self.bytes(hex: parts[0]), UUID(uuidString: parts[1]) != nil else {
-                throw LogisticsError.validation(field: "cursor", "is not a cursor this list gave out")
-            }
-            let text = String(decoding: name, as: UTF8.self)
+            let (name, id) = try Self.nameCursor(cursor)
             conditions.append("(name > ? OR (name = ? AND id > ?))")
-            binds += [.text(text), .text(text), .text(parts[1].lowercased())]
+            binds += [.text(name), .text(name), .text(id)]
         }
         let rows = try await database.query(
             "SELECT * FROM vendors WHERE \(conditions.joined(separator: " AND ")) ORDER BY name, id LIMIT ?",

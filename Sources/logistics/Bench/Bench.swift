@@ -136,14 +136,7 @@ struct DeliveryBench: AsyncParsableCommand {
         Console.line(
             "mixed load: \(requests) requests, \(String(format: "%.0f", Double(requests) / seconds)) requests/s")
         Console.line()
-        Console.line("endpoint                 count  fail   p50 ms   p95 ms   p99 ms   max ms")
-        for row in recorder.rows() + floor.rows() {
-            Console.line(
-                row.endpoint.padding(toLength: 22, withPad: " ", startingAt: 0)
-                    + String(
-                        format: " %7d %5d %8.2f %8.2f %8.2f %8.2f", row.count, row.failures, row.p50 * 1000,
-                        row.p95 * 1000, row.p99 * 1000, row.max * 1000))
-        }
+        LatencyRecorder.printTable(recorder.rows() + floor.rows())
         // The last line, for scripts: the same shape `logistics simulate` ends with.
         Console.line("deliveries completed: \(result.completed)")
     }

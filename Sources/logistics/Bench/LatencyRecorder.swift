@@ -43,6 +43,18 @@ final class LatencyRecorder: Sendable {
     }
 
     var total: Int { samples.withLock { $0.values.reduce(0) { $0 + $1.count } } }
+
+    /// The rows as the load benchmarks print them: count, failures and percentiles in milliseconds.
+    static func printTable(_ rows: [Row]) {
+        Console.line("endpoint                 count  fail   p50 ms   p95 ms   p99 ms   max ms")
+        for row in rows {
+            Console.line(
+                row.endpoint.padding(toLength: 22, withPad: " ", startingAt: 0)
+                    + String(
+                        format: " %7d %5d %8.2f %8.2f %8.2f %8.2f", row.count, row.failures, row.p50 * 1000,
+                        row.p95 * 1000, row.p99 * 1000, row.max * 1000))
+        }
+    }
 }
 
 /// p50, p99 and the maximum of some latencies, in seconds; zeros when there are none.

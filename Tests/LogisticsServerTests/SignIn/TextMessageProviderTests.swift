@@ -133,7 +133,7 @@ struct TextMessageProviderTests {
 
     @Test("the auth token, codes and refresh tokens never reach the server log")
     func nothingSecretLogged() async throws {
-        let lines = LogLines()
+        let logs = NavigatorLoggingTests.CapturedLogs()
         let twilio = try FakeTwilio()
         try await twilio.run { port in
             let settings = try twilio.settings(port: port)
@@ -143,7 +143,7 @@ struct TextMessageProviderTests {
                 FileManager.default.temporaryDirectory.appendingPathComponent("log-\(UUID())").path
             configuration.jwtSecret = "test-secret-that-is-long-enough-for-production-use"
             settings(&configuration)
-            var logger = Logger(label: "secrets") { _ in lines.handler }
+            var logger = Logger(label: "secrets") { _ in NavigatorLoggingTests.CapturingHandler(store: logs) }
             logger.logLevel = .trace
             let built = try await buildApplication(configuration, clock: ManualWallClock(Date()), logger: logger)
             try await built.application.test(.live) { client in
@@ -166,37 +166,12 @@ struct TextMessageProviderTests {
                 let refresh = try #require(signedIn["refreshToken"] as? String)
                 _ = try await server.send(.post, "/api/v1/auth/refresh", json: ["refreshToken": refresh])
                 let code = try #require(twilio.latestCode(to: invited.phone))
-                let logged = lines.all.joined(separator: "\n")
+                let logged = logs.lines.withLock { $0 }.map { "\($0.0) \($0.1) \($0.2)" }.joined(separator: "\n")
                 #expect(!logged.isEmpty)
                 for secret in [FakeTwilio.authToken, refresh, code, "Basic "] {
                     #expect(!logged.contains(secret), "the log holds \(secret.prefix(8))…")
                 }
             }
-        }
-    }
-}
-
-/// Every line a logger wrote, with its metadata.
-final class LogLines: Sendable {
-    private let lines = Mutex<[String]>([])
-    var all: [String] { lines.withLock { $0 } }
-    var handler: Handler { Handler(sink: self) }
-
-    func append(_ line: String) { lines.withLock { $0.append(line) } }
-
-    struct Handler: LogHandler {
-        let sink: LogLines
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-
-        func log(event: LogEvent) {
-            let merged = metadata.merging(event.metadata ?? [:]) { $1 }
-            sink.append("\(event.level) \(event.message) \(merged)")
         }
     }
 }

@@ -113,14 +113,7 @@ struct SignInBench: AsyncParsableCommand {
             "\(people) people at \(Int(rate))/s offered; sign-ins took \(String(format: "%.1f", signInSeconds)) s, "
                 + "this process (server and generator) used \(String(format: "%.1f", cpuSignIn * 1000 / Double(people))) ms CPU per sign-in"
         )
-        Console.line("endpoint                 count  fail   p50 ms   p95 ms   p99 ms   max ms")
-        for row in recorder.rows() + floor.rows() {
-            Console.line(
-                row.endpoint.padding(toLength: 22, withPad: " ", startingAt: 0)
-                    + String(
-                        format: " %7d %5d %8.2f %8.2f %8.2f %8.2f", row.count, row.failures, row.p50 * 1000,
-                        row.p95 * 1000, row.p99 * 1000, row.max * 1000))
-        }
+        LatencyRecorder.printTable(recorder.rows() + floor.rows())
     }
 
     /// `people` calls started at `rate` per second, each on its own task, with `GET /health/live` sampled at the
