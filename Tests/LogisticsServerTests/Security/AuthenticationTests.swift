@@ -102,7 +102,8 @@ struct AuthenticationTests {
                     "customer creates order",
                     try await server.send(.post, "/api/v1/orders", token: customer, json: Fixtures.order())
                 ),
-                ("vendor lists all orders", try await server.send(.get, "/api/v1/orders", token: vendor)),
+                // A store lists its own orders (the store's page); a customer lists none.
+                ("customer lists all orders", try await server.send(.get, "/api/v1/orders", token: customer)),
                 (
                     "vendor sets rider availability",
                     try await server.send(.put, "/api/v1/rider/availability", token: vendor, json: ["status": "ONLINE"])
