@@ -1,11 +1,38 @@
-// Signing in with a phone number and the code sent by SMS, for the dispatcher's and the store's pages (the rider app
-// has its own, in the rider's language): the access token in sessionStorage (gone with the tab), the refresh token
-// in localStorage (a reload or a new window stays signed in; never in a URL). A new pair is asked for when the
-// server refuses an expired access token. The page brings the two forms (#sign-in-phone, #sign-in-code) and says
-// which roles it is for.
+// Signing in with a phone number and the code sent by SMS, for the rider app, the dispatcher's and the store's
+// pages: the access token in sessionStorage (gone with the tab), the refresh token in localStorage (a reload or a new
+// window stays signed in; never in a URL). A new pair is asked for when the server refuses an expired access token.
+// The page brings the two forms (#sign-in-phone, #sign-in-code), says which roles it is for, and may bring its own
+// words (the rider app's are in the rider's language).
 const $ = (id) => document.getElementById(id);
 
-export function createSignIn({ refreshKey, roles, wrongRole }) {
+// The English words; a page may give its own for any of them.
+const ENGLISH = {
+  invalidPhone: 'Enter the phone number with its country code, like +377 99 12 34 56.',
+  codeSent: (masked) => `We sent a 6-digit code to ${masked}. It works for 5 minutes.`,
+  resendIn: (seconds) => `Resend code in ${seconds} s`,
+  resend: 'Resend code',
+  refusal: (result) => {
+    if (result.network) return 'No connection to the server. Try again.';
+    const problem = result.problem || {};
+    switch (problem.code) {
+      case 'INVALID_CODE':
+        return problem.attemptsRemaining > 0
+          ? `That code is not correct. ${problem.attemptsRemaining} tries left.`
+          : 'This code has expired or was already used. Send a new code.';
+      case 'CODE_LOCKED': return 'Too many wrong codes. Send a new code.';
+      case 'RATE_LIMITED': return `Too many codes were sent to this phone. Try again in ${Math.max(1, Math.ceil((result.retryAfter || 60) / 60))} min.`;
+      case 'FORBIDDEN': return problem.detail || 'This account is suspended.';
+      case 'NOT_FOUND': return 'Signing in by phone is turned off on this server: use a sign-in link.';
+      case 'VALIDATION_FAILED': return 'Enter the phone number with its country code, like +377 99 12 34 56.';
+      default: return problem.title || 'Something went wrong. Try again.';
+    }
+  },
+  // The phone as the code step shows it: enough to recognise, not the whole number.
+  mask: (phone) => `${phone.slice(0, 4)}…${phone.slice(-2)}`,
+};
+
+export function createSignIn({ refreshKey, roles, wrongRole, words: own = {} }) {
+  const words = { ...ENGLISH, ...own };
   const REFRESH_KEY = refreshKey;
   let phone = null;
   let resendAt = 0;
@@ -24,23 +51,6 @@ export function createSignIn({ refreshKey, roles, wrongRole }) {
     }
   }
 
-  function words(result) {
-    if (result.network) return 'No connection to the server. Try again.';
-    const problem = result.problem || {};
-    switch (problem.code) {
-      case 'INVALID_CODE':
-        return problem.attemptsRemaining > 0
-          ? `That code is not correct. ${problem.attemptsRemaining} tries left.`
-          : 'This code has expired or was already used. Send a new code.';
-      case 'CODE_LOCKED': return 'Too many wrong codes. Send a new code.';
-      case 'RATE_LIMITED': return `Too many codes were sent to this phone. Try again in ${Math.max(1, Math.ceil((result.retryAfter || 60) / 60))} min.`;
-      case 'FORBIDDEN': return problem.detail || 'This account is suspended.';
-      case 'NOT_FOUND': return 'Signing in by phone is turned off on this server: use a sign-in link.';
-      case 'VALIDATION_FAILED': return 'Enter the phone number with its country code, like +377 99 12 34 56.';
-      default: return problem.title || 'Something went wrong. Try again.';
-    }
-  }
-
   function step(which) {
     $('sign-in-phone').hidden = which !== 'phone';
     $('sign-in-code').hidden = which !== 'code';
@@ -54,7 +64,7 @@ export function createSignIn({ refreshKey, roles, wrongRole }) {
   function tick() {
     const left = Math.ceil((resendAt - Date.now()) / 1000);
     $('resend-code').disabled = left > 0;
-    $('resend-code').textContent = left > 0 ? `Resend code in ${left} s` : 'Resend code';
+    $('resend-code').textContent = left > 0 ? words.resendIn(left) : words.resend;
     if (left <= 0) clearInterval(resendTimer);
   }
 
@@ -63,11 +73,11 @@ export function createSignIn({ refreshKey, roles, wrongRole }) {
     const result = await post('/api/v1/auth/code', { phone });
     $('send-code').disabled = false;
     if (!result.ok) {
-      say(words(result));
+      say(words.refusal(result));
       return;
     }
     say('');
-    $('code-sent').textContent = `We sent a 6-digit code to ${phone.slice(0, 4)}…${phone.slice(-2)}. It works for 5 minutes.`;
+    $('code-sent').textContent = words.codeSent(words.mask(phone));
     step('code');
     resendAt = Date.now() + 30_000;
     clearInterval(resendTimer);
@@ -75,6 +85,22 @@ export function createSignIn({ refreshKey, roles, wrongRole }) {
     tick();
     $('code').value = '';
     $('code').focus();
+    listenForCode();
+  }
+
+  // Chrome on Android can hand the page the code of an SMS that ends with "@host #123456" (WebOTP).
+  function listenForCode() {
+    if (!('OTPCredential' in window) || !navigator.credentials) return;
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 5 * 60 * 1000);
+    navigator.credentials.get({ otp: { transport: ['sms'] }, signal: controller.signal })
+      .then((credential) => {
+        if (credential && credential.code && !$('sign-in-code').hidden) {
+          $('code').value = credential.code;
+          $('sign-in-code').requestSubmit();
+        }
+      })
+      .catch(() => {});
   }
 
   // `signedIn(accessToken)` opens the page with the new token.
@@ -83,7 +109,7 @@ export function createSignIn({ refreshKey, roles, wrongRole }) {
       event.preventDefault();
       phone = normalisedPhone($('phone').value);
       if (!phone) {
-        say('Enter the phone number with its country code, like +377 99 12 34 56.');
+        say(words.invalidPhone);
         return;
       }
       sendCode();
@@ -109,7 +135,7 @@ export function createSignIn({ refreshKey, roles, wrongRole }) {
       // A refused code leaves the field empty: the next digits typed are a new try, not the old code again.
       $('code').value = '';
       if (!result.ok) {
-        say(words(result));
+        say(words.refusal(result));
         $('code').focus();
         return;
       }
@@ -135,8 +161,9 @@ export function createSignIn({ refreshKey, roles, wrongRole }) {
 
   const hasRefreshToken = () => Boolean(localStorage.getItem(REFRESH_KEY));
 
-  // A new access token for the stored refresh token, or null (none, or refused: then forgotten). One request at a
-  // time: a refresh token presented twice ends the sign-in.
+  // A new access token for the stored refresh token; null when there is none or it was refused (then it is
+  // forgotten); `{network: true}` when the server could not be reached (it is kept). One request at a time: a
+  // refresh token presented twice ends the sign-in.
   function refreshAccess() {
     if (refreshing) return refreshing;
     const token = localStorage.getItem(REFRESH_KEY);
@@ -146,7 +173,8 @@ export function createSignIn({ refreshKey, roles, wrongRole }) {
         localStorage.setItem(REFRESH_KEY, result.body.refreshToken);
         return result.body.accessToken;
       }
-      if (!result.network) localStorage.removeItem(REFRESH_KEY);
+      if (result.network) return { network: true };
+      localStorage.removeItem(REFRESH_KEY);
       return null;
     }).finally(() => { refreshing = null; });
     return refreshing;
@@ -160,7 +188,9 @@ export function createSignIn({ refreshKey, roles, wrongRole }) {
     if (accessToken && signedInByPhone) post('/api/v1/auth/logout', {}, accessToken);
   }
 
-  return { wireSignIn, resetSignIn, refreshAccess, hasRefreshToken, logout };
+  const forgetRefreshToken = () => localStorage.removeItem(REFRESH_KEY);
+
+  return { wireSignIn, resetSignIn, refreshAccess, hasRefreshToken, forgetRefreshToken, logout };
 }
 
 export function normalisedPhone(text) {

@@ -343,7 +343,7 @@ onUnauthorised(async () => {
   if (hasRefreshToken() && Date.now() - renewedAt > 10_000) {
     renewedAt = Date.now();
     const renewed = await refreshAccess();
-    if (renewed) {
+    if (typeof renewed === 'string') {
       keepToken(renewed);
       start();
       return;
@@ -391,7 +391,7 @@ if (token()) start();
 else {
   // A reload or a new window: the refresh token signs in again without a code.
   refreshAccess().then((renewed) => {
-    if (renewed && !token()) {
+    if (typeof renewed === 'string' && !token()) {
       keepToken(renewed);
       start();
     }

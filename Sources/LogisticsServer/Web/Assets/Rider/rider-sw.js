@@ -1,13 +1,13 @@
 // The rider app's service worker (served at /rider-sw.js, scope /rider): keeps the app shell so /rider opens with no
 // network at all. The page and its files: the network first (always fresh when online), the cache when offline.
 // Map tiles: the cache first (they change only with the map), a bounded number. The API is never cached.
-const SHELL = 'rider-shell-v2';
+const SHELL = 'rider-shell-v3';
 const TILES = 'rider-tiles-v1';
 const MAX_TILES = 400;
 const FILES = [
   '/rider',
   '/web/rider.css', '/web/rider.js', '/web/rider-state.js', '/web/rider-notice.js', '/web/rider-screens.js',
-  '/web/rider-session.js', '/web/rider-sign-in.js', '/web/rider-stream.js', '/web/rider-offers.js', '/web/rider-task.js',
+  '/web/rider-session.js', '/web/rider-sign-in.js', '/web/sign-in.js', '/web/rider-stream.js', '/web/rider-offers.js', '/web/rider-task.js',
   '/web/rider-proof-screen.js', '/web/rider-taps.js', '/web/rider-api.js', '/web/rider-i18n.js', '/web/rider-queue.js',
   '/web/rider-geo.js', '/web/rider-fixes.js', '/web/rider-nav.js', '/web/rider-nav-map.js', '/web/rider-nav-words.js',
   '/web/rider-nav-voice.js', '/web/rider-route.js', '/web/rider-proof.js',

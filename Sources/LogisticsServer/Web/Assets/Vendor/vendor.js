@@ -51,7 +51,7 @@ async function renewOrSignOut() {
   if (hasRefreshToken() && Date.now() - renewedAt > 10_000) {
     renewedAt = Date.now();
     const renewed = await refreshAccess();
-    if (renewed) {
+    if (typeof renewed === 'string') {
       sessionStorage.setItem(KEY, renewed);
       return;
     }
@@ -140,7 +140,7 @@ wireSignIn((accessToken) => {
 });
 if (token()) start();
 else refreshAccess().then((renewed) => {
-  if (renewed) {
+  if (typeof renewed === 'string') {
     sessionStorage.setItem(KEY, renewed);
     start();
   }
