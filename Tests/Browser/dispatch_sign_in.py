@@ -22,25 +22,24 @@ RIDER, RIDER_NUMBER, RIDER_TYPED = "Rui Santos", "+37799445572", "+377 99 44 55 
 REFRESH_KEY, ACCESS_KEY = "dispatchRefreshToken", "dispatchToken"
 
 
-def control(driver, words):
-    """The visible button whose words are exactly `words` (enabled or not)."""
-    for element in driver.find_elements(By.XPATH, f"//button[normalize-space(.)='{words}']"):
+def visible_button(driver, xpath):
+    """The first displayed button the XPath finds (enabled or not), else None."""
+    for element in driver.find_elements(By.XPATH, xpath):
         try:
             if element.is_displayed():
                 return element
         except StaleElementReferenceException:
             continue
     return None
+
+
+def control(driver, words):
+    """The visible button whose words are exactly `words` (enabled or not)."""
+    return visible_button(driver, f"//button[normalize-space(.)='{words}']")
 
 
 def control_starting(driver, words):
-    for element in driver.find_elements(By.XPATH, f"//button[starts-with(normalize-space(.), '{words}')]"):
-        try:
-            if element.is_displayed():
-                return element
-        except StaleElementReferenceException:
-            continue
-    return None
+    return visible_button(driver, f"//button[starts-with(normalize-space(.), '{words}')]")
 
 
 def field(driver, label):

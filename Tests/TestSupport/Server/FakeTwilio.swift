@@ -74,12 +74,9 @@ final class FakeTwilio: Sendable {
     func wait(
         _ what: String, timeout: Duration = .seconds(20), until condition: @escaping @Sendable (State) -> Bool
     ) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if condition(snapshot) { return }
-            try await Task.sleep(for: .milliseconds(50))
+        guard await eventually(within: timeout, { condition(self.snapshot) ? true : nil }) != nil else {
+            throw TestServer.NoAnswer(description: "fake Twilio: gave up waiting for \(what)")
         }
-        throw TestServer.NoAnswer(description: "fake Twilio: gave up waiting for \(what)")
     }
 
     /// Server settings sending text messages to this fake on `port`, the auth token in a file as in production.
