@@ -169,18 +169,26 @@ struct SignInTests {
             let lena = try await Self.invite(server, twilio, phone: "+37799123456", name: "Lena Vogel")
             let code = try await Self.code(server, twilio, phone: lena.phone)
             let guesses = (0..<20).map { $0 == 7 ? code : String(format: "%06d", (Int(code)! + 1 + $0) % 1_000_000) }
-            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            // Each answer with its attemptsRemaining (-1 when it has none).
+            let answers = try await withThrowingTaskGroup(of: (Int, Int).self) { group in
                 for guess in guesses {
                     group.addTask {
-                        try await server.send(.post, "/api/v1/auth/token", json: ["phone": lena.phone, "code": guess])
-                            .status
+                        let reply = try await server.send(
+                            .post, "/api/v1/auth/token", json: ["phone": lena.phone, "code": guess])
+                        return (reply.status, reply["attemptsRemaining"] as? Int ?? -1)
                     }
                 }
-                return try await group.reduce(into: [Int]()) { $0.append($1) }
+                return try await group.reduce(into: [(Int, Int)]()) { $0.append($1) }
             }
-            #expect(statuses.filter { $0 == 200 }.count <= 1)
-            #expect(statuses.filter { $0 == 400 }.count <= 5, "\(statuses.sorted())")
-            #expect(try await server.count("sessions") == statuses.filter { $0 == 200 }.count)
+            let signedIn = answers.filter { $0.0 == 200 }.count
+            // A compared wrong guess spends one try and says how many are left: each count is said once at most (a
+            // shared count would repeat one), and only four can be said before the fifth try locks the code. After
+            // the right code or the lock, the rest find no live code (attemptsRemaining 0) or a locked one (423).
+            let remaining = answers.filter { $0.0 == 400 && $0.1 > 0 }.map(\.1)
+            #expect(Set(remaining).count == remaining.count && remaining.count <= 4, "\(answers)")
+            #expect(answers.allSatisfy { [200, 400, 423].contains($0.0) }, "\(answers)")
+            #expect(signedIn <= 1)
+            #expect(try await server.count("sessions") == signedIn)
         }
     }
 
