@@ -105,9 +105,10 @@ public func buildApplication(
                     repository: repository, navigator: navigator, settings: configuration.dispatch,
                     offerTTL: TimeInterval(configuration.offerTTLSeconds), clock: clock, registry: metrics.registry,
                     logger: logger))
+        let twilioAuthToken = try configuration.textMessages.twilioAuthToken()
         let (senders, senderServices) = try await NotificationSetup.senders(
-            configuration, clock: clock, sealer: sealer, logger: logger)
-        let (router, routes) = makeRouter(services)
+            configuration, twilioAuthToken: twilioAuthToken, clock: clock, sealer: sealer, logger: logger)
+        let (router, routes) = makeRouter(services, twilioAuthToken: twilioAuthToken)
         let socketResponder = makeSocketRouter(services).buildResponder()
         let connections = ConnectionRegistry(
             limit: configuration.connectionLimits.perAddress, exempt: Set(configuration.trustedProxies))
@@ -178,7 +179,9 @@ private func trafficRouting(
     ]
 }
 
-func makeRouter(_ services: LogisticsServices) -> (Router<LogisticsRequestContext>, [RegisteredRoute]) {
+func makeRouter(_ services: LogisticsServices, twilioAuthToken: Redacted?) -> (
+    Router<LogisticsRequestContext>, [RegisteredRoute]
+) {
     let metrics = services.metrics
     let router = Router(context: LogisticsRequestContext.self)
     if let hsts = strictTransportSecurity(services) { router.add(middleware: hsts) }
@@ -223,11 +226,7 @@ func makeRouter(_ services: LogisticsServices) -> (Router<LogisticsRequestContex
     signIn.registerOpen(in: &open)
     TwilioReceiptRoutes(
         notifications: services.notifications, configuration: services.configuration,
-        authToken: services.configuration.textMessages.provider == .twilio
-            ? try? SecretFile.read(
-                services.configuration.textMessages.twilioAuthTokenFile ?? "", what: "LOGISTICS_TWILIO_AUTH_TOKEN_FILE")
-            : nil,
-        clock: services.clock
+        authToken: twilioAuthToken, clock: services.clock
     ).registerOpen(in: &open)
     signIn.register(in: &routes)
     PeopleRoutes(

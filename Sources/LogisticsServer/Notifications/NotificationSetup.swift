@@ -13,7 +13,8 @@ enum NotificationSetup {
 
     /// The senders, and the services that must run beside them (an HTTP client of their own to shut down).
     static func senders(
-        _ configuration: ServerConfiguration, clock: any WallClock, sealer: SecretSealer, logger: Logger
+        _ configuration: ServerConfiguration, twilioAuthToken: Redacted?, clock: any WallClock, sealer: SecretSealer,
+        logger: Logger
     ) async throws
         -> (senders: [NotificationChannel: any NotificationSender], services: [any Service])
     {
@@ -58,27 +59,28 @@ enum NotificationSetup {
                 tokens: try await APNsProviderTokens(keyFile: file, keyId: keyId, teamId: teamId, clock: clock),
                 http: apnsHTTP, clock: clock)
         }
-        senders[.sms] = try textSender(configuration, http: http, clock: clock, logger: logger)
+        senders[.sms] = try textSender(
+            configuration, twilioAuthToken: twilioAuthToken, http: http, clock: clock, logger: logger)
         return (senders, services)
     }
 
     static let textConcurrency = 8
 
     private static func textSender(
-        _ configuration: ServerConfiguration, http: HTTPClient, clock: any WallClock, logger: Logger
+        _ configuration: ServerConfiguration, twilioAuthToken: Redacted?, http: HTTPClient, clock: any WallClock,
+        logger: Logger
     ) throws -> any NotificationSender {
         let settings = configuration.textMessages
         switch settings.provider {
         case .log:
             return LogTextSender(logger: logger)
         case .twilio:
+            guard let twilioAuthToken else { throw ConfigurationError("Twilio needs LOGISTICS_TWILIO_AUTH_TOKEN_FILE") }
             return TwilioTextSender(
                 concurrency: textConcurrency, baseURL: settings.twilioBaseURL,
-                accountSid: settings.twilioAccountSid ?? "",
-                authToken: try SecretFile.read(
-                    settings.twilioAuthTokenFile ?? "", what: "LOGISTICS_TWILIO_AUTH_TOKEN_FILE"),
+                accountSid: settings.twilioAccountSid ?? "", authToken: twilioAuthToken,
                 from: settings.twilioFrom, messagingServiceSid: settings.twilioMessagingServiceSid,
-                statusCallback: configuration.publicURL.map { "\($0)/api/v1/providers/twilio/status" }, http: http,
+                statusCallback: configuration.publicURL.map { $0 + TwilioReceiptRoutes.publicPath }, http: http,
                 clock: clock)
         case .http:
             return HTTPTextSender(

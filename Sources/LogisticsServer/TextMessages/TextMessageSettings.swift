@@ -68,6 +68,13 @@ public struct TextMessageSettings: Sendable, Equatable {
         }
     }
 
+    /// Twilio's auth token, read once from its file at start: the sender signs in with it and the status callbacks
+    /// are checked against it. Nil with another provider.
+    func twilioAuthToken() throws -> Redacted? {
+        guard provider == .twilio else { return nil }
+        return try SecretFile.read(twilioAuthTokenFile ?? "", what: "LOGISTICS_TWILIO_AUTH_TOKEN_FILE")
+    }
+
     var summary: String {
         switch provider {
         case .log: "log (messages written to the server log)"

@@ -15,6 +15,8 @@ struct TwilioReceiptRoutes {
     let clock: any WallClock
 
     static let path = "/providers/twilio/status"
+    /// The address Twilio is given (after the public URL) and signs.
+    static let publicPath = "/api/v1" + path
 
     func registerOpen(in routes: inout RouteTable) {
         routes.postWithoutToken(Self.path, status)
@@ -29,7 +31,7 @@ struct TwilioReceiptRoutes {
         let body = try await RequestBody.collect(&request, limit: 16 * 1024)
         let fields = Self.form(String(buffer: body))
         let url =
-            configuration.linkBaseURL(requestAuthority: request.head.authority) + "/api/v1" + Self.path
+            configuration.linkBaseURL(requestAuthority: request.head.authority) + Self.publicPath
             + (request.uri.query.map { "?\($0)" } ?? "")
         guard let signature = request.headers[HTTPField.Name("X-Twilio-Signature")!],
             TwilioSignature.isValid(signature, url: url, parameters: fields, authToken: authToken.value)
