@@ -190,7 +190,40 @@ export function createSignIn({ refreshKey, roles, wrongRole, words: own = {} }) 
 
   const forgetRefreshToken = () => localStorage.removeItem(REFRESH_KEY);
 
-  return { wireSignIn, resetSignIn, refreshAccess, hasRefreshToken, forgetRefreshToken, logout };
+  // After the server refused an access token: true when a renewal may be tried now (a refresh token is kept and
+  // none was tried in the last 10 s), and that try is counted. A token refused again right after its renewal is
+  // then not renewed in a loop.
+  let lastRenewal = 0;
+  function claimRenewal() {
+    if (!hasRefreshToken() || Date.now() - lastRenewal <= 10_000) return false;
+    lastRenewal = Date.now();
+    return true;
+  }
+
+  return { wireSignIn, resetSignIn, refreshAccess, hasRefreshToken, forgetRefreshToken, claimRenewal, logout };
+}
+
+// A JWT's claims, read without checking them (the server does): who signed in, in which role, until when.
+export function claims(jwt) {
+  try {
+    const part = jwt.split('.')[1].replace(/-/g, '+').replace(/_/g, '/');
+    const bytes = Uint8Array.from(atob(part.padEnd(part.length + ((4 - (part.length % 4)) % 4), '=')), (c) => c.charCodeAt(0));
+    return JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    return null;
+  }
+}
+
+// The access token a page keeps under `accessKey` in sessionStorage, taking a development link's (#token=…) first:
+// it leaves the address bar, and an earlier phone sign-in's refresh token (`refreshKey`) must not take it over.
+export function keptAccessToken(accessKey, refreshKey) {
+  const fragment = new URLSearchParams(location.hash.slice(1)).get('token');
+  if (fragment) {
+    localStorage.removeItem(refreshKey);
+    sessionStorage.setItem(accessKey, fragment);
+    history.replaceState(null, '', location.pathname);
+  }
+  return sessionStorage.getItem(accessKey);
 }
 
 export function normalisedPhone(text) {

@@ -1,32 +1,17 @@
 // The API with the dispatcher's token. The token comes from signing in by phone (sign-in.js) or a
 // development link's fragment (#token=…, which browsers never send to a server) and is kept in sessionStorage only:
 // closing the tab or signing out forgets it (a refresh token, kept apart, signs in again).
+import { keptAccessToken } from './sign-in.js';
+
 const KEY = 'dispatchToken';
+export const REFRESH_KEY = 'dispatchRefreshToken';
 let unauthorised = () => {};
 
 export function token() {
-  const fragment = new URLSearchParams(location.hash.slice(1)).get('token');
-  if (fragment) {
-    // A development link is a sign-in of its own: an earlier phone sign-in's refresh token must not take over.
-    localStorage.removeItem('dispatchRefreshToken');
-    sessionStorage.setItem(KEY, fragment);
-    history.replaceState(null, '', location.pathname); // the token leaves the address bar
-  }
-  return sessionStorage.getItem(KEY);
+  return keptAccessToken(KEY, REFRESH_KEY);
 }
 
 export function keepToken(value) { sessionStorage.setItem(KEY, value); }
-
-// A JWT's claims, read without checking them (the server does): which tabs to show.
-export function claims(jwt) {
-  try {
-    const part = jwt.split('.')[1].replace(/-/g, '+').replace(/_/g, '/');
-    const bytes = Uint8Array.from(atob(part.padEnd(part.length + ((4 - (part.length % 4)) % 4), '=')), (c) => c.charCodeAt(0));
-    return JSON.parse(new TextDecoder().decode(bytes));
-  } catch {
-    return null;
-  }
-}
 export function forgetToken() { sessionStorage.removeItem(KEY); }
 
 // Called once with the problem when the server says the token no longer works (expired, revoked).

@@ -2,11 +2,11 @@
 // GET /api/v1/riders), the open orders, the riders, the event feed, an order's panel, a rider's card and a new order
 // form. This module signs in and out, keeps the stream and the lists fresh, and switches between the views; the
 // others each do one of those jobs.
-import { api, forgetToken, keepToken, onUnauthorised, token } from './dispatch-api.js';
-import { createSignIn } from './sign-in.js';
+import { api, forgetToken, keepToken, onUnauthorised, REFRESH_KEY, token } from './dispatch-api.js';
+import { claims, createSignIn } from './sign-in.js';
 
-const { wireSignIn, resetSignIn, refreshAccess, hasRefreshToken, logout } = createSignIn({
-  refreshKey: 'dispatchRefreshToken', roles: ['dispatcher', 'admin'],
+const { wireSignIn, resetSignIn, refreshAccess, claimRenewal, logout } = createSignIn({
+  refreshKey: REFRESH_KEY, roles: ['dispatcher', 'admin'],
   wrongRole: 'This phone belongs to a rider or a store, not to a dispatcher or an admin.',
 });
 import { closeCreate, dropPin, openCreate, placingPin, wireCreate } from './dispatch-create.js';
@@ -20,7 +20,6 @@ import { closeRiderCard, openRiderCard, renderCard, shownRider } from './dispatc
 import { $, FINAL, on, refreshTimes, state } from './dispatch-state.js';
 import { TileMap } from './map.js';
 import { openPeople, wirePeople } from './dispatch-people.js';
-import { claims } from './dispatch-api.js';
 
 const MONACO = [{ lat: 43.745, lon: 7.435 }, { lat: 43.726, lon: 7.412 }];
 const TILE = 512;
@@ -338,10 +337,8 @@ on('order-created', (order) => {
   openOrderView(order.orderId);
 });
 // An expired access token is renewed with the refresh token once; a refused renewal is back to sign-in.
-let renewedAt = 0;
 onUnauthorised(async () => {
-  if (hasRefreshToken() && Date.now() - renewedAt > 10_000) {
-    renewedAt = Date.now();
+  if (claimRenewal()) {
     const renewed = await refreshAccess();
     if (typeof renewed === 'string') {
       keepToken(renewed);

@@ -11,7 +11,7 @@ import { notify } from './rider-notice.js';
 import { render, dismissFinished } from './rider-screens.js';
 import { tokenFromAddress, signOut, begin, refresh, toggleAvailability } from './rider-session.js';
 import { wireSignIn, refreshAccess, storedRefreshToken } from './rider-sign-in.js';
-import { claims } from './rider-api.js';
+import { claims } from './sign-in.js';
 
 // An access token whose time is up (with a minute to spare): not worth a request that will be refused.
 function expired(token) {

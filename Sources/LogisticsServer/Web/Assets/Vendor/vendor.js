@@ -1,39 +1,24 @@
 // The store's page (GET /vendor): its staff sign in with their phone and an SMS code (as the store: role vendor),
 // see the store's open orders as they change, and mark an order ready when it is packed. Everything comes from the
 // API with the staff member's token; the page holds nothing of its own.
-import { createSignIn } from './sign-in.js';
+import { claims, createSignIn, keptAccessToken } from './sign-in.js';
 
 const $ = (id) => document.getElementById(id);
 const KEY = 'vendorToken';
+const REFRESH_KEY = 'vendorRefreshToken';
 const WORDS = {
   PENDING_VENDOR_ACCEPTANCE: 'New: waiting for you', PREPARING: 'Being prepared', READY_FOR_PICKUP: 'Ready, waiting for a rider',
   RIDER_ASSIGNED: 'A rider is on the way', IN_TRANSIT: 'On its way to the customer', ARRIVED_AT_DESTINATION: 'At the customer',
   RETURNING_TO_STORE: 'Coming back to the store',
 };
-const { wireSignIn, resetSignIn, refreshAccess, hasRefreshToken, logout } = createSignIn({
-  refreshKey: 'vendorRefreshToken', roles: ['vendor'],
+const { wireSignIn, resetSignIn, refreshAccess, claimRenewal, logout } = createSignIn({
+  refreshKey: REFRESH_KEY, roles: ['vendor'],
   wrongRole: 'This phone is not a store\u2019s. Riders sign in at /rider, dispatchers at /dispatch.',
 });
 let refresher = null;
-let renewedAt = 0;
 
 function token() {
-  const fragment = new URLSearchParams(location.hash.slice(1)).get('token');
-  if (fragment) {
-    localStorage.removeItem('vendorRefreshToken');
-    sessionStorage.setItem(KEY, fragment);
-    history.replaceState(null, '', location.pathname);
-  }
-  return sessionStorage.getItem(KEY);
-}
-
-function subject(jwt) {
-  try {
-    const part = jwt.split('.')[1].replace(/-/g, '+').replace(/_/g, '/');
-    return JSON.parse(atob(part.padEnd(part.length + ((4 - (part.length % 4)) % 4), '='))).sub;
-  } catch {
-    return null;
-  }
+  return keptAccessToken(KEY, REFRESH_KEY);
 }
 
 async function api(method, path) {
@@ -48,8 +33,7 @@ async function api(method, path) {
 }
 
 async function renewOrSignOut() {
-  if (hasRefreshToken() && Date.now() - renewedAt > 10_000) {
-    renewedAt = Date.now();
+  if (claimRenewal()) {
     const renewed = await refreshAccess();
     if (typeof renewed === 'string') {
       sessionStorage.setItem(KEY, renewed);
@@ -107,7 +91,7 @@ async function start() {
   $('store').hidden = false;
   $('sign-out').hidden = false;
   try {
-    const store = await api('GET', `/api/v1/vendors/${subject(token())}`);
+    const store = await api('GET', `/api/v1/vendors/${(claims(token()) || {}).sub}`);
     $('store-title').textContent = store.name;
     $('store-facts').textContent = store.address;
   } catch {

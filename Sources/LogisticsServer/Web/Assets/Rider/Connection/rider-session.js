@@ -1,5 +1,6 @@
 // Signing in and out, and the server's view of the rider: profile, active task, availability.
-import { claims, offline } from './rider-api.js';
+import { offline } from './rider-api.js';
+import { claims } from './sign-in.js';
 import { t } from './rider-i18n.js';
 import {
   $, FINAL, state, api, queue, geo, fixes, saveCache, loadCache, pendingFor, displayTask,
@@ -9,10 +10,11 @@ import { notify, problemText, isSuspended } from './rider-notice.js';
 import { render, showFinished } from './rider-screens.js';
 import { connectSocket, closeSocket } from './rider-stream.js';
 import { fetchOffers } from './rider-offers.js';
-import { refreshAccess, storedRefreshToken, forgetRefreshToken, logout, resetSignIn } from './rider-sign-in.js';
+import {
+  refreshAccess, storedRefreshToken, forgetRefreshToken, claimRenewal, logout, resetSignIn,
+} from './rider-sign-in.js';
 
 let renewTimer = null;
-let lastRenewal = 0;
 
 export function tokenFromAddress() {
   const fragment = new URLSearchParams(location.hash.slice(1)).get('token');
@@ -47,8 +49,7 @@ export function signOut(reason) {
 // A refused token: an expired access token is renewed with the refresh token (once in a while, not in a loop);
 // anything else, or a refused renewal, is back to sign-in with the reason.
 export function refusedToken(error) {
-  if (error.status === 401 && storedRefreshToken() && Date.now() - lastRenewal > 10000) {
-    lastRenewal = Date.now();
+  if (error.status === 401 && claimRenewal()) {
     renew(() => signOut(t('sessionExpired')));
     return;
   }

@@ -33,5 +33,5 @@ const signIn = createSignIn({
   },
 });
 
-export const { wireSignIn, resetSignIn, refreshAccess, logout, forgetRefreshToken } = signIn;
+export const { wireSignIn, resetSignIn, refreshAccess, logout, forgetRefreshToken, claimRenewal } = signIn;
 export const storedRefreshToken = () => signIn.hasRefreshToken();
