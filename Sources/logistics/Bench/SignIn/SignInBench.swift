@@ -36,7 +36,7 @@ struct SignInBench: AsyncParsableCommand {
             schema = try await BenchSchema.create(prefix: "signin", url: databaseURL)
             configuration.databaseSchema = schema
         }
-        let codes = CapturedCodes()
+        let codes = KeyedStrings()
         var logger = Logger(label: "bench-signin") { _ in CodeCapture(codes: codes) }
         logger.logLevel = .notice
         let (ports, reporter) = AsyncStream.makeStream(of: Int.self)
@@ -63,7 +63,7 @@ struct SignInBench: AsyncParsableCommand {
 
     private func phone(_ index: Int) -> String { "+3779\(String(format: "%07d", index))" }
 
-    private func measure(base: String, services: LogisticsServices, codes: CapturedCodes) async throws {
+    private func measure(base: String, services: LogisticsServices, codes: KeyedStrings) async throws {
         let now = Date()
         Console.line("Adding \(people) riders with phones ...")
         for index in 0..<people {
@@ -90,13 +90,13 @@ struct SignInBench: AsyncParsableCommand {
             throw Console.failure("only \(codes.count) of \(people) codes came out of the outbox within 60 s")
         }
         Console.line("Signing \(people) people in at \(Int(rate))/s ...")
-        let refreshTokens = CapturedCodes()
+        let refreshTokens = KeyedStrings()
         let cpuBefore = ProcessCPU.seconds(pid: getpid())
         let signInStarted = ContinuousClock.now
         try await paced(http: http, base: base, recorder: recorder, floor: floor) { client, index in
             let answer = try await client.call(
                 "POST /auth/token", .POST, "/api/v1/auth/token", token: nil,
-                json: ["phone": phone(index), "code": codes.code(for: phone(index)) ?? ""])
+                json: ["phone": phone(index), "code": codes.value(for: phone(index)) ?? ""])
             if let token = answer["refreshToken"] as? String { refreshTokens.keep(token, for: "\(index)") }
         }
         let signInSeconds = (ContinuousClock.now - signInStarted).inSeconds
@@ -104,7 +104,7 @@ struct SignInBench: AsyncParsableCommand {
         Console.line("Refreshing \(people) sessions at \(Int(rate))/s ...")
         let tokens = refreshTokens
         try await paced(http: http, base: base, recorder: recorder, floor: floor) { client, index in
-            guard let token = tokens.code(for: "\(index)") else { return }
+            guard let token = tokens.value(for: "\(index)") else { return }
             try await client.call(
                 "POST /auth/refresh", .POST, "/api/v1/auth/refresh", token: nil, json: ["refreshToken": token])
         }
@@ -125,7 +125,7 @@ struct SignInBench: AsyncParsableCommand {
         let pacer = Pacer(requestsPerSecond: rate)
         let client = BenchClient(http: http, base: base, recorder: recorder)
         let probe = BenchClient(http: http, base: base, recorder: floor)
-        let failures = CapturedCodes()
+        let failures = KeyedStrings()
         await withTaskGroup(of: Void.self) { group in
             for index in 0..<people {
                 await pacer.wait()
@@ -142,16 +142,16 @@ struct SignInBench: AsyncParsableCommand {
 }
 
 /// Strings by key, shared between tasks: the codes the `log` provider "sent" by phone, refresh tokens, failures.
-final class CapturedCodes: Sendable {
-    private let codes = Mutex<[String: String]>([:])
-    var count: Int { codes.withLock { $0.count } }
-    func code(for phone: String) -> String? { codes.withLock { $0[phone] } }
-    func keep(_ code: String, for phone: String) { codes.withLock { $0[phone] = code } }
+final class KeyedStrings: Sendable {
+    private let values = Mutex<[String: String]>([:])
+    var count: Int { values.withLock { $0.count } }
+    func value(for key: String) -> String? { values.withLock { $0[key] } }
+    func keep(_ value: String, for key: String) { values.withLock { $0[key] = value } }
 }
 
 /// A log handler that keeps what the `log` provider writes and drops everything else.
 struct CodeCapture: LogHandler {
-    let codes: CapturedCodes
+    let codes: KeyedStrings
     var metadata: Logger.Metadata = [:]
     var logLevel: Logger.Level = .notice
 
