@@ -251,7 +251,7 @@ extension SQLLogisticsRepository: NotificationRepository {
                 .text(status), .date(retryAt), .date(retryAt == nil ? now : nil), .text(error), .text(providerId),
                 .int(notification.id),
             ])
-        if retryAt == nil, notification.channel == .sms, notification.payload.contains(#""kind":"secret""#) {
+        if retryAt == nil, notification.channel == .sms, TextPayload.isSecret(notification.payload) {
             // A sign-in code is of no use once sent or given up, and must not wait in the database for a reader.
             try await database.query(
                 "UPDATE outbox SET body = '' WHERE event_id = ? AND topic = 'sms'", [.uuid(notification.eventId)])

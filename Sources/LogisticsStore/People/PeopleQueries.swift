@@ -219,7 +219,8 @@ extension SQLLogisticsRepository {
     /// An outbox row for the SMS provider: no order (the nil id), the phone in the payload.
     static func queue(_ message: QueuedTextMessage, now: Date, in transaction: any SQLExecutor) async throws {
         let payload = String(
-            decoding: try JSONEncoder.sorted.encode(["to": message.to, "kind": message.secret ? "secret" : "text"]),
+            decoding: try JSONEncoder.sorted.encode(
+                TextPayload(to: message.to, kind: message.secret ? TextPayload.secret : TextPayload.plain)),
             as: UTF8.self)
         try await transaction.query(
             """
@@ -240,8 +241,29 @@ extension OutboxMessage {
     /// The phone a text message goes to.
     public var textRecipient: String? {
         guard topic == "sms" else { return nil }
-        return (try? JSONDecoder().decode([String: String].self, from: Data(payload.utf8)))?["to"]
+        return TextPayload(json: payload)?.to
     }
+}
+
+/// An SMS outbox row's payload: the phone, and whether the body must be erased once sent (a sign-in code).
+struct TextPayload: Codable {
+    static let plain = "text"
+    static let secret = "secret"
+
+    var to: String
+    var kind: String
+
+    init(to: String, kind: String) {
+        self.to = to
+        self.kind = kind
+    }
+
+    init?(json: String) {
+        guard let payload = try? JSONDecoder().decode(Self.self, from: Data(json.utf8)) else { return nil }
+        self = payload
+    }
+
+    static func isSecret(_ json: String) -> Bool { TextPayload(json: json)?.kind == secret }
 }
 
 extension Person {
