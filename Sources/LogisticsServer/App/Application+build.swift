@@ -212,6 +212,8 @@ func makeRouter(_ services: LogisticsServices, twilioAuthToken: Redacted?) -> (
         api.add(middleware: CallerRateLimitMiddleware(limiter: limiter, clock: services.clock))
     }
     var routes = RouteTable(group: api, prefix: "/api/v1", idempotency: idempotency, catalog: catalog)
+    let sessionEnding = SessionEnding(
+        signIn: services.repository, knownCallers: services.knownCallers, accessWatch: services.accessWatch)
     let signIn = SignInRoutes(
         signIn: services.repository, people: services.repository, codes: services.signInCodes,
         issuer: services.tokens, settings: services.configuration.signIn, configuration: services.configuration,
@@ -219,7 +221,7 @@ func makeRouter(_ services: LogisticsServices, twilioAuthToken: Redacted?) -> (
             RateRule(
                 perSecond: Double(services.configuration.signIn.codeRequestsPerAddress) / 600,
                 burst: Double(services.configuration.signIn.codeRequestsPerAddress)), what: "sign-in codes"),
-        knownCallers: services.knownCallers, clock: services.clock)
+        sessionEnding: sessionEnding, clock: services.clock)
     // Signing in needs no token: its routes sit beside the API's, outside the authentication middleware.
     var open = RouteTable(
         group: router.group("/api/v1"), prefix: "/api/v1", idempotency: idempotency, catalog: catalog)
@@ -231,8 +233,8 @@ func makeRouter(_ services: LogisticsServices, twilioAuthToken: Redacted?) -> (
     signIn.register(in: &routes)
     PeopleRoutes(
         people: services.repository, riders: services.repository, signIn: services.repository,
-        configuration: services.configuration, knownCallers: services.knownCallers,
-        accessWatch: services.accessWatch, clock: services.clock
+        configuration: services.configuration, knownCallers: services.knownCallers, sessionEnding: sessionEnding,
+        clock: services.clock
     ).register(in: &routes)
     OrderRoutes(
         orders: services.repository, intake: services.intake, dispatcher: services.autoDispatcher,
@@ -240,7 +242,7 @@ func makeRouter(_ services: LogisticsServices, twilioAuthToken: Redacted?) -> (
     ).register(in: &routes)
     RiderRoutes(riders: services.repository, clock: services.clock).register(in: &routes)
     RiderAdministrationRoutes(
-        riders: services.repository, knownCallers: services.knownCallers, signIn: services.repository,
+        riders: services.repository, knownCallers: services.knownCallers, sessionEnding: sessionEnding,
         clock: services.clock
     ).register(in: &routes)
     CustomerRoutes(

@@ -11,7 +11,7 @@ struct PeopleRoutes {
     let signIn: any SignInRepository
     let configuration: ServerConfiguration
     let knownCallers: KnownCallers
-    let accessWatch: AccessWatch
+    let sessionEnding: SessionEnding
     let clock: any WallClock
 
     func register(in routes: inout RouteTable) {
@@ -284,16 +284,10 @@ struct PeopleRoutes {
                 name: body.name?.trimmingCharacters(in: .whitespacesAndNewlines), phone: body.phone,
                 vehicle: body.vehicle, suspended: body.suspended),
             now: now)
-        if body.suspended == true { try await endSessions(of: person.id, reason: "suspended", now: now) }
+        if body.suspended == true { try await sessionEnding.endAll(of: person.id, reason: "suspended", now: now) }
         if person.role == .rider { knownCallers.forgetRider(person.id) }
         return try .json(
             PersonRepresentation(person, availability: try await riders.rider(id: person.id)?.availability))
-    }
-
-    func endSessions(of personId: UUID, reason: String, now: Date) async throws {
-        let ended = try await signIn.revokeSessions(personId: personId, reason: reason, now: now)
-        ended.forEach(knownCallers.forgetSession)
-        if !ended.isEmpty { accessWatch.checkSoon() }
     }
 
     @Sendable func sessions(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
@@ -319,11 +313,9 @@ struct PeopleRoutes {
                     .conflict, "This is your last sign-in; revoking it would lock you out. Sign out instead.")
             }
         }
-        guard try await signIn.revokeSession(id: sessionId, reason: "revoked by an admin", now: now) else {
+        guard try await sessionEnding.end(sessionId, reason: "revoked by an admin", now: now) else {
             throw LogisticsError(.conflict, "This session has already ended")
         }
-        knownCallers.forgetSession(sessionId)
-        accessWatch.checkSoon()
         return APIResponse(status: .noContent, body: Data(), contentType: "application/json")
     }
 }

@@ -7,7 +7,7 @@ import LogisticsStore
 struct RiderAdministrationRoutes {
     let riders: any RiderRepository
     let knownCallers: KnownCallers
-    let signIn: any SignInRepository
+    let sessionEnding: SessionEnding
     let clock: any WallClock
 
     func register(in routes: inout RouteTable) {
@@ -54,9 +54,7 @@ struct RiderAdministrationRoutes {
         knownCallers.forgetRider(riderId)
         if suspended {
             // Suspension ends the rider's sign-ins: a refresh no longer gives them tokens.
-            for session in try await signIn.revokeSessions(personId: riderId, reason: "suspended", now: clock.now()) {
-                knownCallers.forgetSession(session)
-            }
+            try await sessionEnding.endAll(of: riderId, reason: "suspended", now: clock.now())
         }
         return try .json(RiderRepresentation(rider))
     }

@@ -14,7 +14,7 @@ struct SignInRoutes {
     let settings: SignInSettings
     let configuration: ServerConfiguration
     let addressLimiter: RateLimiter
-    let knownCallers: KnownCallers
+    let sessionEnding: SessionEnding
     let clock: any WallClock
 
     /// Routes that need no token.
@@ -169,8 +169,7 @@ struct SignInRoutes {
         guard let session = actor.sessionId else {
             throw LogisticsError(.conflict, "This token was not made by signing in, so there is no session to end")
         }
-        _ = try await signIn.revokeSession(id: session, reason: "signed out", now: clock.now())
-        knownCallers.forgetSession(session)
+        _ = try await sessionEnding.end(session, reason: "signed out", now: clock.now())
         return APIResponse(status: .noContent, body: Data(), contentType: "application/json")
     }
 
