@@ -5,20 +5,14 @@ import NIOHTTP1
 /// A typed client for every rider endpoint. Errors come back as `RiderAPIError`: a server's problem document
 /// (with its `code`), or a transport failure (no connection, timeout) that is worth retrying.
 public struct RiderAPI: Sendable {
-    public let baseURL: String
-    let transport: any RiderTransport
-    /// Called before every request: return a fresh token when the old one is about to expire.
-    let token: @Sendable () async throws -> String
-    let timeout: Duration
+    let connection: APIConnection
+    public var baseURL: String { connection.baseURL }
 
     public init(
         baseURL: String, token: @escaping @Sendable () async throws -> String,
         transport: any RiderTransport = HTTPRiderTransport(), timeout: Duration = .seconds(10)
     ) {
-        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
-        self.token = token
-        self.transport = transport
-        self.timeout = timeout
+        connection = APIConnection(baseURL: baseURL, token: token, transport: transport, timeout: timeout)
     }
 
     // MARK: Profile and offers
@@ -40,7 +34,7 @@ public struct RiderAPI: Sendable {
     }
 
     public func decline(offerId: String) async throws {
-        let _: Ignored = try await call(.POST, "/api/v1/rider/offers/\(offerId)/decline")
+        let _: NoContent = try await call(.POST, "/api/v1/rider/offers/\(offerId)/decline")
     }
 
     // MARK: The task
@@ -65,7 +59,7 @@ public struct RiderAPI: Sendable {
     ) async throws {
         let body = Array(
             try RiderJSON.encoder.encode(OTPProof(value: code, capturedAt: capturedAt, location: location)))
-        let _: Ignored = try await call(
+        let _: NoContent = try await call(
             .POST, "/api/v1/rider/tasks/\(taskId)/pod", body: body,
             headers: ["Idempotency-Key": actionId.lowercased])
     }
@@ -87,7 +81,7 @@ public struct RiderAPI: Sendable {
             "--\(boundary)\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"pod\"\r\nContent-Type: application/octet-stream\r\n\r\n"
                 .utf8)
         body += photo + Array("\r\n--\(boundary)--\r\n".utf8)
-        let _: Ignored = try await call(
+        let _: NoContent = try await call(
             .POST, "/api/v1/rider/tasks/\(taskId)/pod", body: body,
             headers: [
                 "Idempotency-Key": actionId.lowercased,
@@ -101,7 +95,7 @@ public struct RiderAPI: Sendable {
         var json: [String: Any] = ["type": type, "occurredAt": RFC3339.string(from: occurredAt)]
         if let note { json["note"] = note }
         if let location { json["location"] = ["lat": location.lat, "lon": location.lon] }
-        let _: Ignored = try await call(.POST, "/api/v1/rider/tasks/\(taskId)/issues", json: json)
+        let _: NoContent = try await call(.POST, "/api/v1/rider/tasks/\(taskId)/issues", json: json)
     }
 
     // MARK: Location and navigation
@@ -120,7 +114,6 @@ public struct RiderAPI: Sendable {
 
     // MARK: Plumbing
 
-    private struct Ignored: Decodable {}
     private struct OfferList: Decodable { var offers: [RiderOffer] }
     private struct OTPProof: Encodable {
         var type = "OTP"
@@ -133,28 +126,6 @@ public struct RiderAPI: Sendable {
         _ method: HTTPMethod, _ path: String, json: [String: Any]? = nil, body: [UInt8]? = nil,
         headers: [String: String] = [:], timeout: Duration? = nil
     ) async throws -> T {
-        var request = RiderRequest(method: method.rawValue, url: baseURL + path)
-        request.headers["Authorization"] = "Bearer \(try await token())"
-        request.headers["User-Agent"] = "RiderKit/1"
-        var payload = body
-        if let json { payload = Array(try JSONSerialization.data(withJSONObject: json)) }
-        if let payload {
-            request.headers["Content-Type"] = "application/json"
-            request.body = Data(payload)
-        }
-        for (name, value) in headers { request.headers[name] = value }
-        let (status, data) = try await transport.send(request, timeout: timeout ?? self.timeout)
-        guard (200..<300).contains(status) else {
-            let problem =
-                (try? RiderJSON.decoder.decode(RiderProblem.self, from: data))
-                ?? RiderProblem(status: status, code: "HTTP_\(status)", title: "The server answered \(status)")
-            throw RiderAPIError.problem(problem)
-        }
-        if T.self == Ignored.self { return Ignored() as! T }
-        do {
-            return try RiderJSON.decoder.decode(T.self, from: data)
-        } catch {
-            throw RiderAPIError.transport("unreadable answer to \(method) \(path): \(error)")
-        }
+        try await connection.call(method, path, json: json, body: body, headers: headers, timeout: timeout)
     }
 }
