@@ -8,8 +8,14 @@ let package = Package(
         .executable(name: "logistics", targets: ["logistics"]),
         .library(name: "LogisticsCore", targets: ["LogisticsCore"]),
         .library(name: "LogisticsServer", targets: ["LogisticsServer"]),
+        .library(name: "LogisticsStore", targets: ["LogisticsStore"]),
+        .library(name: "RoadRouting", targets: ["RoadRouting"]),
         .library(name: "RiderKit", targets: ["RiderKit"]),
         .library(name: "RiderKitURLSession", targets: ["RiderKitURLSession"]),
+        // Simulated riders' city and rush hours, for the demo, the simulator and the benchmarks.
+        .library(name: "CitySimulation", targets: ["CitySimulation"]),
+        // Servers in-process or as processes, throwaway PostgreSQL schemas: for the tests and the Benchmarks package.
+        .library(name: "TestSupport", targets: ["TestSupport"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
@@ -109,12 +115,14 @@ let package = Package(
         ),
         // RiderKit over URLSession, for apps; apart so the server binary does not link FoundationNetworking.
         .target(name: "RiderKitURLSession", dependencies: ["RiderKit"]),
+        .target(name: "CitySimulation", dependencies: ["LogisticsCore"]),
         .executableTarget(
             name: "logistics",
             dependencies: [
                 "LogisticsServer",
                 "RoadRouting",
                 "RiderKit",
+                "CitySimulation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),

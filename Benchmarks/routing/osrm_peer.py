@@ -5,10 +5,11 @@ OSRM comes from PyPI: the `osrm-bindings` wheel carries standalone osrm-extract,
 binaries (glibc and libstdc++ only) with OSRM's profiles. The wheel is for CPython 3.12, so it is fetched with
 `pip download --python-version 3.12` and unpacked, never installed: nothing imports it. This script prepares the map
 with the car profile and contraction hierarchies, starts osrm-routed on localhost, runs
-`logistics bench routing --osrm HOST:PORT`, which sends every pair to both servers in turns, and stops OSRM.
+`logistics-bench routing --osrm HOST:PORT`, which sends every pair to both servers in turns, and stops OSRM.
 
+    swift build -c release --package-path Benchmarks --product logistics-bench
     python3 Benchmarks/routing/osrm_peer.py                      # release build, 4,000 requests, 3 rounds
-    python3 Benchmarks/routing/osrm_peer.py --quick --binary .build/debug/logistics   # CI: the harness works
+    python3 Benchmarks/routing/osrm_peer.py --quick --bench Benchmarks/.build/debug/logistics-bench   # CI
 
 The profiles differ: OSRM's car against our motorcycle (what riders use); both answer with every step, its
 maneuver and the full geometry as polyline6.
@@ -109,7 +110,7 @@ def start_routed(osrm, prepared, log):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "release", "logistics"))
+    parser.add_argument("--bench", default=os.path.join(ROOT, "Benchmarks", ".build", "release", "logistics-bench"))
     parser.add_argument("--map", default=os.path.join(ROOT, "Maps", "monaco.osm.pbf"))
     parser.add_argument("--requests", type=int, default=4000, help="route requests per round and client count")
     parser.add_argument("--rounds", type=int, default=3, help="rounds per client count, on each server")
@@ -120,9 +121,9 @@ def main():
     arguments = parser.parse_args()
     if arguments.quick:
         arguments.requests, arguments.rounds = 600, 1
-    if not (os.path.isfile(arguments.binary) and os.access(arguments.binary, os.X_OK)):
-        raise PeerError(f"no server binary at {arguments.binary}: build it (swift build -c release --product "
-                        "logistics) or pass --binary")
+    if not (os.path.isfile(arguments.bench) and os.access(arguments.bench, os.X_OK)):
+        raise PeerError(f"no bench at {arguments.bench}: build it (swift build -c release --package-path Benchmarks "
+                        "--product logistics-bench) or pass --bench")
     if not os.path.isfile(arguments.map):
         raise PeerError(f"no map at {arguments.map}")
     osrm = fetch_osrm(arguments.cache)
@@ -134,7 +135,7 @@ def main():
             say(f"osrm-routed {OSRM_WHEEL_VERSION} (car profile, CH) on 127.0.0.1:{port}")
             try:
                 # The in-process CH and grid parts are measured elsewhere: only the HTTP comparison runs here.
-                command = [arguments.binary, "bench", "routing", "--map", arguments.map, "--grid-side", "0",
+                command = [arguments.bench, "routing", "--map", arguments.map, "--grid-side", "0",
                            "--pairs", "100", "--dijkstra-pairs", "10", "--api-requests", str(arguments.requests),
                            "--api-rounds", str(arguments.rounds), "--osrm", f"127.0.0.1:{port}"]
                 status = subprocess.run(command, timeout=1800).returncode

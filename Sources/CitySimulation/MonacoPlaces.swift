@@ -2,8 +2,8 @@ import LogisticsCore
 
 /// Street addresses around Monaco for simulated stores and customers: all on the road network of the committed
 /// extract, so routes between them are real ones.
-enum MonacoPlaces {
-    static let all: [(name: String, location: GeoPoint)] = [
+public enum MonacoPlaces {
+    public static let all: [(name: String, location: GeoPoint)] = [
         ("Place du Casino", GeoPoint(lat: 43.7396, lon: 7.4276)),
         ("Quai Antoine Ier", GeoPoint(lat: 43.7340, lon: 7.4225)),
         ("Place du Palais", GeoPoint(lat: 43.7311, lon: 7.4200)),
@@ -18,19 +18,21 @@ enum MonacoPlaces {
         ("Boulevard d'Italie", GeoPoint(lat: 43.7478, lon: 7.4357)),
     ]
 
-    typealias Place = (name: String, location: GeoPoint)
+    public typealias Place = (name: String, location: GeoPoint)
 
     /// Short trips keep the demo lively: a newcomer sees deliveries finish within the first minute or two.
-    static let shortTripM = 900.0
+    public static let shortTripM = 900.0
 
     /// A store at the place nearest `position` (not the one just delivered to) and a customer within
     /// `shortTripM` of it.
-    static func shortTrip(near position: GeoPoint, after lastHome: GeoPoint? = nil) -> (store: Place, home: Place) {
+    public static func shortTrip(near position: GeoPoint, after lastHome: GeoPoint? = nil) -> (
+        store: Place, home: Place
+    ) {
         var random = SystemRandomNumberGenerator()
         return shortTrip(near: position, after: lastHome, using: &random)
     }
 
-    static func shortTrip(
+    public static func shortTrip(
         near position: GeoPoint, after lastHome: GeoPoint? = nil, using random: inout some RandomNumberGenerator
     ) -> (store: Place, home: Place) {
         let stores = all.filter { place in lastHome.map { place.location.distanceM(to: $0) > 50 } ?? true }

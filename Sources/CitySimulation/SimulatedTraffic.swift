@@ -4,22 +4,29 @@ import LogisticsCore
 /// Streets the simulation slows down at chosen times of day: what rush hours do to a city's riders. Simulated
 /// riders drive those streets at a share of their speed while the window is open, and report that speed in their
 /// fixes, so the server's live traffic and its learned time-of-day speeds both see it.
-struct SimulatedTraffic: Sendable, Equatable {
-    struct Slowdown: Sendable, Equatable {
-        var street: String
+public struct SimulatedTraffic: Sendable, Equatable {
+    public struct Slowdown: Sendable, Equatable {
+        public var street: String
         /// Minutes after midnight, local time; nil both: all day.
-        var fromMinute: Int?
-        var toMinute: Int?
+        public var fromMinute: Int?
+        public var toMinute: Int?
         /// The share of the usual speed driven there.
-        var factor: Double
+        public var factor: Double
 
-        func covers(minuteOfDay minute: Int) -> Bool {
+        public init(street: String, fromMinute: Int?, toMinute: Int?, factor: Double) {
+            self.street = street
+            self.fromMinute = fromMinute
+            self.toMinute = toMinute
+            self.factor = factor
+        }
+
+        public func covers(minuteOfDay minute: Int) -> Bool {
             guard let fromMinute, let toMinute else { return true }
             return fromMinute <= toMinute
                 ? (fromMinute..<toMinute).contains(minute) : minute >= fromMinute || minute < toMinute
         }
 
-        var description: String {
+        public var description: String {
             let window = fromMinute.map { from in
                 "@" + Self.clock(from) + "-" + Self.clock(toMinute ?? 0)
             }
@@ -30,12 +37,17 @@ struct SimulatedTraffic: Sendable, Equatable {
         private static func clock(_ minute: Int) -> String { String(format: "%02d:%02d", minute / 60, minute % 60) }
     }
 
-    var slowdowns: [Slowdown] = []
-    var timeZone = TimeZone(identifier: "UTC")!
+    public var slowdowns: [Slowdown] = []
+    public var timeZone = TimeZone(identifier: "UTC")!
+
+    public init(slowdowns: [Slowdown] = [], timeZone: TimeZone = TimeZone(identifier: "UTC")!) {
+        self.slowdowns = slowdowns
+        self.timeZone = timeZone
+    }
 
     /// Monaco's morning rush: the port and seafront boulevards at a third of their speed, the avenues up the hill
     /// at half, from 08:00 to 09:00.
-    static let monacoMorning = SimulatedTraffic(
+    public static let monacoMorning = SimulatedTraffic(
         slowdowns: [
             "Boulevard Albert 1er", "Avenue Princesse Grace", "Boulevard Louis II", "Boulevard du Larvotto",
         ].map { Slowdown(street: $0, fromMinute: 8 * 60, toMinute: 9 * 60, factor: 0.35) }
@@ -44,7 +56,7 @@ struct SimulatedTraffic: Sendable, Equatable {
             })
 
     /// The scenario `--slow` options name, in a time zone named as `LOGISTICS_TIME_ZONE` is.
-    static func named(_ texts: [String], timeZone: String) throws -> SimulatedTraffic {
+    public static func named(_ texts: [String], timeZone: String) throws -> SimulatedTraffic {
         guard let zone = TimeZone(identifier: timeZone) else {
             throw SimulationError("--time-zone must be a time zone name such as Europe/Monaco or UTC")
         }
@@ -62,7 +74,7 @@ struct SimulatedTraffic: Sendable, Equatable {
     }
 
     /// The share of its usual speed a street is driven at, at this moment (1 where nothing is slowed).
-    func factor(street: String, at date: Date) -> Double {
+    public func factor(street: String, at date: Date) -> Double {
         guard !slowdowns.isEmpty, !street.isEmpty else { return 1 }
         let local = date.timeIntervalSince1970 + Double(timeZone.secondsFromGMT(for: date))
         let minute = Int(
@@ -74,7 +86,7 @@ struct SimulatedTraffic: Sendable, Equatable {
     }
 
     /// `Street name[@HH:MM-HH:MM][xFACTOR]`: all day without a window, a third of the speed without a factor.
-    static func parse(_ text: String) throws -> Slowdown {
+    public static func parse(_ text: String) throws -> Slowdown {
         var rest = Substring(text.trimmingCharacters(in: .whitespaces))
         var factor = 0.35
         if let x = rest.lastIndex(of: "x"), let value = Double(rest[rest.index(after: x)...]) {
@@ -107,10 +119,10 @@ struct SimulatedTraffic: Sendable, Equatable {
 }
 
 /// The street under each stretch of a route, by distance along it, from the route's steps.
-struct StreetsAlong: Sendable {
+public struct StreetsAlong: Sendable {
     private var ends: [(endM: Double, name: String)] = []
 
-    init(_ route: Route?) {
+    public init(_ route: Route?) {
         var travelled = 0.0
         for step in route?.legs.flatMap(\.steps) ?? [] {
             travelled += step.distanceM
@@ -118,7 +130,7 @@ struct StreetsAlong: Sendable {
         }
     }
 
-    func street(atMetre metre: Double) -> String {
+    public func street(atMetre metre: Double) -> String {
         ends.first { metre < $0.endM }?.name ?? ends.last?.name ?? ""
     }
 }

@@ -8,7 +8,6 @@ struct Logistics: AsyncParsableCommand {
         subcommands: [
             Serve.self, Migrate.self, Token.self, ImportMap.self, RouteCommand.self, Demo.self, Simulate.self,
             Follow.self,
-            Bench.self,
         ]
     )
 }

@@ -15,7 +15,6 @@ struct Serve: AsyncParsableCommand {
     @Flag(name: .customLong("no-migrate"), help: "Do not apply pending migrations at start.") var noMigrate = false
 
     func run() async throws {
-        ParentWatch.stopWhenParentIsGone()
         var configuration = try options.resolve()
         configuration.migrate = !noMigrate
         if let tlsCertificate { configuration.tlsCertificateFile = tlsCertificate }

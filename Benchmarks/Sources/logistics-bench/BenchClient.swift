@@ -40,7 +40,3 @@ struct BenchClient: Sendable {
         return ((try? JSONSerialization.jsonObject(with: Data(buffer: body))) as? [String: Any]) ?? [:]
     }
 }
-
-extension Duration {
-    var inSeconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
-}

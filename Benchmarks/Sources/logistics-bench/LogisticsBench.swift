@@ -6,13 +6,14 @@ import LogisticsCore
 import LogisticsServer
 import NIOHTTP1
 
-struct Bench: AsyncParsableCommand {
+@main
+struct LogisticsBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "logistics-bench",
         abstract: "Load benchmarks against a server on localhost (not tests: they print figures).",
         subcommands: [
-            DeliveryBench.self, RoutingBench.self, MatchingBench.self, TrackingBench.self, CrashBench.self,
-            DispatchBench.self, CustomisationBench.self, EtaBench.self, FollowersBench.self, SoakBench.self,
-            SignInBench.self,
+            DeliveryBench.self, RoutingBench.self, MatchingBench.self, TrackingBench.self, DispatchBench.self,
+            CustomisationBench.self, EtaBench.self, FollowersBench.self, SoakBench.self, SignInBench.self,
         ])
 }
 

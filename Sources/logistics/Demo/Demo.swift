@@ -1,5 +1,6 @@
 import ArgumentParser
 import AsyncHTTPClient
+import CitySimulation
 import Foundation
 import Hummingbird
 import Logging
@@ -227,7 +228,7 @@ struct DemoRideService: Service {
     /// The seeded orders, each code order with the code its customer gives the rider at the door.
     private func printSeededOrders(_ port: Int) async throws {
         guard let tokens = services.tokens else { return }
-        let office = SimulationOffice(client: BenchClient(http: local.http, base: local.base(port), recorder: nil)) {
+        let office = SimulationOffice(base: local.base(port), http: local.http) {
             subject, role in try await tokens.token(subject: subject, role: role, name: nil)
         }
         Console.line()

@@ -1,3 +1,4 @@
+import CitySimulation
 import Foundation
 import LogisticsCore
 import LogisticsServer
@@ -21,7 +22,7 @@ struct DemoAppRiderService: Service {
             return
         }
         let rider = DemoFleet.appRider
-        let office = SimulationOffice(client: BenchClient(http: local.http, base: local.base(port), recorder: nil)) {
+        let office = SimulationOffice(base: local.base(port), http: local.http) {
             subject, role in
             try await tokens.token(subject: subject, role: role, name: nil)
         }

@@ -2,7 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import LogisticsCore
 import LogisticsServer
-import NIOHTTP1
+import RiderKit
 import RoadRouting
 
 /// A simulated rider (Marc Dubois) delivering demo orders to Priya Shah one after another, through the real API,
@@ -38,60 +38,53 @@ struct DemoRide {
 
     private func deliverOne() async throws {
         guard let tokens = services.tokens else { return }
-        let riderToken = try await tokens.token(subject: rider.id, role: .rider, name: rider.name, ttl: 3600)
-        let dispatcherToken = try await tokens.token(
-            subject: DemoFleet.dispatcher.id, role: .dispatcher, name: DemoFleet.dispatcher.name, ttl: 3600)
-        let customerToken = try await tokens.token(
-            subject: customer.id, role: .customer, name: customer.name, ttl: 3600)
+        let (rider, customer) = (self.rider, self.customer)
+        let transport = HTTPRiderTransport(http: http)
+        let riderAPI = RiderAPI(
+            baseURL: base, token: { try await tokens.token(subject: rider.id, role: .rider, name: rider.name) },
+            transport: transport)
+        let office = OfficeAPI(
+            baseURL: base,
+            token: {
+                try await tokens.token(
+                    subject: DemoFleet.dispatcher.id, role: .dispatcher, name: DemoFleet.dispatcher.name)
+            }, transport: transport)
+        let customerAPI = CustomerAPI(
+            baseURL: base,
+            token: { try await tokens.token(subject: customer.id, role: .customer, name: customer.name) },
+            transport: transport)
         // A delivery left half-way by an earlier run is cancelled, so the rider is free again.
-        if let left = try? await call(.GET, "/api/v1/rider/tasks/active", token: riderToken),
-            let orderId = left["orderId"] as? String
-        {
-            try await call(
-                .POST, "/api/v1/orders/\(orderId)/cancel", token: dispatcherToken,
-                json: ["reason": "the demo restarted"])
-            _ = try? await call(.PUT, "/api/v1/rider/availability", token: riderToken, json: ["status": "ONLINE"])
+        if let left = try? await riderAPI.activeTask() {
+            try await office.cancel(orderId: left.orderId, reason: "the demo restarted")
+            _ = try? await riderAPI.setAvailability(online: true)
         }
         let contact = DemoFleet.customers[0]
         let store = DemoFleet.store.location
-        let order = try await call(
-            .POST, "/api/v1/orders", token: dispatcherToken, expect: 201,
-            json: DeliveryLoad.order(
-                ref: "DEMO-LIVE", from: DemoFleet.store,
-                to: CustomerContact(
-                    id: customer.id, name: customer.name ?? "", phone: contact.1, address: contact.2,
-                    location: contact.3)))
-        let orderId = order["orderId"] as! String
-        try await call(.POST, "/api/v1/orders/\(orderId)/ready", token: dispatcherToken)
-        let offers = try await call(
-            .POST, "/api/v1/orders/\(orderId)/offers", token: dispatcherToken, expect: 201,
-            json: ["riderIds": [rider.id.lowercased]])
-        let offerId = ((offers["offers"] as! [[String: Any]])[0])["offerId"] as! String
-        let task = try await call(.POST, "/api/v1/rider/offers/\(offerId)/accept", token: riderToken)
-        let taskId = task["taskId"] as! String
-        try await tap(taskId, "ARRIVED_AT_STORE", at: store, token: riderToken)
-        try await tap(taskId, "PICKED_UP", at: store, token: riderToken)
-        let link = try? await call(.POST, "/api/v1/orders/\(orderId)/tracking-links", token: customerToken, expect: 201)
-        onTheWay(orderId, link?["url"] as? String)
+        let orderId = try await office.placeOrder(
+            ref: "DEMO-LIVE", from: DemoFleet.store,
+            to: CustomerContact(
+                id: customer.id, name: customer.name ?? "", phone: contact.1, address: contact.2,
+                location: contact.3))
+        try await office.markReady(orderId: orderId)
+        let offerIds = try await office.offer(orderId: orderId, to: [rider.id])
+        let taskId = try await riderAPI.accept(offerId: offerIds[0]).taskId
+        try await tap(taskId, .arrivedAtStore, at: store, api: riderAPI)
+        try await tap(taskId, .pickedUp, at: store, api: riderAPI)
+        onTheWay(orderId, try? await customerAPI.trackingLink(orderId: orderId))
         for point in try await path(from: store, to: contact.3) {
-            let fix: [String: Any] = [
-                "lat": point.lat, "lon": point.lon, "accuracyM": 6, "speedMps": Self.speedMps,
-                "recordedAt": RFC3339.string(from: Date()),
-            ]
-            try await call(.POST, "/api/v1/rider/locations", token: riderToken, expect: 202, json: ["fixes": [fix]])
+            try await riderAPI.sendLocations([
+                LocationFix(lat: point.lat, lon: point.lon, accuracyM: 6, speedMps: Self.speedMps, recordedAt: Date())
+            ])
             try await Task.sleep(for: Self.fixInterval)
         }
-        try await tap(taskId, "ARRIVED_AT_DESTINATION", at: contact.3, token: riderToken)
+        try await tap(taskId, .arrivedAtDestination, at: contact.3, api: riderAPI)
         try await Task.sleep(for: .seconds(5))
-        let view = try await call(.GET, "/api/v1/customer/orders/\(orderId)", token: customerToken)
-        try await call(
-            .POST, "/api/v1/rider/tasks/\(taskId)/pod", token: riderToken,
-            json: [
-                "type": "OTP", "value": view["deliveryOtp"] as? String ?? "",
-                "capturedAt": RFC3339.string(from: Date()),
-                "location": ["lat": contact.3.lat, "lon": contact.3.lon, "accuracyM": 5],
-            ])
-        try await tap(taskId, "DELIVERED", at: contact.3, token: riderToken)
+        let code = try await customerAPI.deliveryCode(orderId: orderId) ?? ""
+        try await riderAPI.submitDeliveryCode(
+            taskId: taskId, code: code, capturedAt: Date(),
+            location: GeoPoint(lat: contact.3.lat, lon: contact.3.lon, accuracyM: 5),
+            actionId: UUID())
+        try await tap(taskId, .delivered, at: contact.3, api: riderAPI)
         Console.line("demo rider: order \(orderId) delivered; the next one starts in 10 s")
     }
 
@@ -110,17 +103,11 @@ struct DemoRide {
         return shape.sampled(every: step)
     }
 
-    private func tap(_ taskId: String, _ status: String, at point: GeoPoint, token: String) async throws {
-        try await call(
-            .PATCH, "/api/v1/rider/tasks/\(taskId)/status", token: token, json: DeliveryLoad.tap(status, at: point))
-    }
-
-    /// The load generator's JSON client, without timing: a failure names the request and the answer.
-    @discardableResult
-    private func call(
-        _ method: HTTPMethod, _ path: String, token: String, expect: Int = 200, json: [String: Any]? = nil
-    ) async throws -> [String: Any] {
-        try await BenchClient(http: http, base: base, recorder: nil)
-            .call("\(method) \(path)", method, path, token: token, json: json, expect: expect)
+    private func tap(_ taskId: String, _ status: TaskStatus, at point: GeoPoint, api: RiderAPI) async throws {
+        _ = try await api.updateStatus(
+            taskId: taskId,
+            StatusUpdate(
+                status: status, location: GeoPoint(lat: point.lat, lon: point.lon, accuracyM: 5), occurredAt: Date(),
+                eventId: UUID()))
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CitySimulation
 import Foundation
 import Logging
 import LogisticsCore

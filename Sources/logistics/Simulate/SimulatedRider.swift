@@ -1,3 +1,4 @@
+import CitySimulation
 import Foundation
 import LogisticsCore
 import RiderKit
@@ -269,9 +270,4 @@ final class Asked: Sendable {
         return true
     }
     var count: Int { answers.withLock { $0 } }
-}
-
-struct SimulationError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
 }

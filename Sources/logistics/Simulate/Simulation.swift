@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import CitySimulation
 import Foundation
 import LogisticsCore
 import RiderKit
@@ -41,7 +42,7 @@ struct Simulation {
     func run() async throws -> SimulationReport {
         let started = ContinuousClock.now
         let tokens = self.tokens
-        var office = SimulationOffice(client: BenchClient(http: http, base: base, recorder: nil), tokens: tokens)
+        var office = SimulationOffice(base: base, http: http, tokens: tokens)
         office.automatic = plan.automaticDispatch
         var riders: [SimulatedRider] = []
         // Each rider's seed is drawn from the plan's: SplitMix steps its state by a constant, so seeds one step apart

@@ -1,13 +1,16 @@
 import AsyncHTTPClient
+import CitySimulation
 import Foundation
 import LogisticsCore
+import RiderKit
 import Synchronization
 
 /// The dispatcher's and customers' side of the simulation: creates orders, offers them by hand (or leaves that to
 /// the server's automatic dispatch), and reads the customer's delivery code — through the same API a dispatcher
 /// console and a customer app use.
 struct SimulationOffice: Sendable {
-    let client: BenchClient
+    let base: String
+    let http: HTTPClient
     let tokens: @Sendable (_ subject: UUID, _ role: Role) async throws -> String
     /// The server offers ready orders itself (`LOGISTICS_AUTO_DISPATCH`): the office only creates them.
     var automatic = false
@@ -32,26 +35,22 @@ struct SimulationOffice: Sendable {
     func orderFor(
         riderId: UUID, store: (name: String, location: GeoPoint), home: (name: String, location: GeoPoint)
     ) async throws -> PlacedOrder {
-        let placer = try await automatic ? tokens(Self.vendorId, .vendor) : tokens(Self.dispatcherId, .dispatcher)
+        let placer = automatic ? Self.vendorId : Self.dispatcherId
+        let placerRole: Role = automatic ? .vendor : .dispatcher
+        let tokens = self.tokens
+        let office = OfficeAPI(
+            baseURL: base, token: { try await tokens(placer, placerRole) }, transport: HTTPRiderTransport(http: http))
         let customerId = UUID()
-        let created = try await client.call(
-            "create order", .POST, "/api/v1/orders", token: placer,
-            json: DeliveryLoad.order(
-                ref: "SIM-\(customerId.uuidString.prefix(6))",
-                from: VendorStop(
-                    name: "Simulated store, \(store.name)", address: "\(store.name), Monaco", location: store.location),
-                to: CustomerContact(
-                    id: customerId, name: "Simulated customer", phone: "+377 93 15 00 00",
-                    address: "\(home.name), Monaco", location: home.location)),
-            expect: 201)
-        guard let orderId = created["orderId"] as? String else { throw SimulationError("order created without an id") }
+        let orderId = try await office.placeOrder(
+            ref: "SIM-\(customerId.uuidString.prefix(6))",
+            from: VendorStop(
+                name: "Simulated store, \(store.name)", address: "\(store.name), Monaco", location: store.location),
+            to: CustomerContact(
+                id: customerId, name: "Simulated customer", phone: "+377 93 15 00 00",
+                address: "\(home.name), Monaco", location: home.location))
         customers.byOrder.withLock { $0[orderId] = customerId }
-        try await client.call("ready", .POST, "/api/v1/orders/\(orderId)/ready", token: placer)
-        if !automatic {
-            try await client.call(
-                "offer", .POST, "/api/v1/orders/\(orderId)/offers", token: placer,
-                json: ["riderIds": [riderId.lowercased]], expect: 201)
-        }
+        try await office.markReady(orderId: orderId)
+        if !automatic { try await office.offer(orderId: orderId, to: [riderId]) }
         return PlacedOrder(orderId: orderId, customerId: customerId)
     }
 
@@ -62,10 +61,11 @@ struct SimulationOffice: Sendable {
 
     /// What the customer reads to the rider at the door.
     func deliveryCode(_ order: PlacedOrder) async throws -> String {
-        let customer = try await tokens(order.customerId, .customer)
-        let view = try await client.call(
-            "customer view", .GET, "/api/v1/customer/orders/\(order.orderId)", token: customer)
-        guard let code = view["deliveryOtp"] as? String else {
+        let tokens = self.tokens
+        let customer = CustomerAPI(
+            baseURL: base, token: { try await tokens(order.customerId, .customer) },
+            transport: HTTPRiderTransport(http: http))
+        guard let code = try await customer.deliveryCode(orderId: order.orderId) else {
             throw SimulationError("order \(order.orderId) has no code")
         }
         return code

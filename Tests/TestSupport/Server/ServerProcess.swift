@@ -1,16 +1,20 @@
 import Foundation
 
 /// The real `logistics` binary, started as a child process the way an operator would.
-final class ServerProcess: @unchecked Sendable {
+public final class ServerProcess: @unchecked Sendable {
     let process = Process()
     private let output = Pipe()
-    private(set) var port = 0
+    public private(set) var port = 0
     private let errorPipe: Pipe?
     private var errorText: Task<String, Never>?
 
-    /// The binary next to the test bundle (`swift build --build-tests` builds both).
-    static var binary: URL? {
-        let here = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    /// The binary `LOGISTICS_BINARY` names (a benchmark comparing two builds with the same load generator), or the
+    /// one next to the test bundle or benchmark (`swift build --build-tests` builds both).
+    public static var binary: URL? {
+        if let named = ProcessInfo.processInfo.environment["LOGISTICS_BINARY"] {
+            return URL(fileURLWithPath: named).resolvingSymlinksInPath()
+        }
+        let here = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
         let candidates = [
             here.appendingPathComponent("logistics"),
             here.deletingLastPathComponent().appendingPathComponent("logistics"),
@@ -19,7 +23,7 @@ final class ServerProcess: @unchecked Sendable {
     }
 
     /// `captureStandardError`: keep what the server logs, for `standardErrorText()` once it has exited.
-    init(arguments: [String], environment: [String: String], captureStandardError: Bool = false) throws {
+    public init(arguments: [String], environment: [String: String], captureStandardError: Bool = false) throws {
         guard let binary = Self.binary else { throw ProcessError("logistics binary not found next to the tests") }
         process.executableURL = binary
         process.arguments = arguments
@@ -33,7 +37,7 @@ final class ServerProcess: @unchecked Sendable {
     }
 
     /// Everything the process wrote to standard error; waits for it to close (the process to exit).
-    func standardErrorText() async -> String {
+    public func standardErrorText() async -> String {
         await errorText?.value ?? ""
     }
 
@@ -62,7 +66,7 @@ final class ServerProcess: @unchecked Sendable {
     }
 
     /// Starts the process and waits for the line announcing its URL.
-    func start(timeout: Duration = .seconds(60)) async throws {
+    public func start(timeout: Duration = .seconds(60)) async throws {
         try run()
         let handle = output.fileHandleForReading
         let deadline = ContinuousClock.now + timeout
@@ -82,7 +86,7 @@ final class ServerProcess: @unchecked Sendable {
     }
 
     /// Runs a command that ends by itself (`simulate`) and returns its exit status and everything it printed.
-    func runToEnd(timeout: Duration) async throws -> (status: Int32, text: String) {
+    public func runToEnd(timeout: Duration) async throws -> (status: Int32, text: String) {
         try run()
         let handle = output.fileHandleForReading
         let collected = Task { await Self.readToEnd(handle) }
@@ -97,17 +101,17 @@ final class ServerProcess: @unchecked Sendable {
         return (process.terminationStatus, await collected.value)
     }
 
-    func kill(_ signal: Int32) {
+    public func kill(_ signal: Int32) {
         Foundation.kill(process.processIdentifier, signal)
     }
 
-    func waitForExit() async -> Int32 {
+    public func waitForExit() async -> Int32 {
         while process.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
         return process.terminationStatus
     }
 }
 
-struct ProcessError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
+public struct ProcessError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
 }

@@ -34,13 +34,20 @@ enum StoreKind: String, CustomTestStringConvertible, Sendable {
     static func noteSkippedPostgres() { _ = skipNotice }
 }
 
-/// A PostgreSQL schema of its own for one test, dropped afterwards.
-struct IsolatedSchema {
-    let name: String
-    let url: String
+/// A PostgreSQL schema of its own for one test or benchmark run, dropped afterwards: every run starts from empty
+/// tables and leaves nothing behind (a database kept between benchmark runs grew by every run's fixes, and runs
+/// an hour apart no longer measured the same thing).
+public struct IsolatedSchema: Sendable {
+    public let name: String
+    public let url: String
 
-    static func create(url: String) async throws -> IsolatedSchema {
-        let name = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(20)
+    public init(name: String, url: String) {
+        self.name = name
+        self.url = url
+    }
+
+    public static func create(url: String, prefix: String = "t") async throws -> IsolatedSchema {
+        let name = prefix + "_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(20)
         let admin = try PostgresDatabase(
             settings: .init(url: url, poolSize: 1, operationTimeout: .seconds(30)), logger: Logger(label: "test-admin"))
         try await admin.query("CREATE SCHEMA \(name)")
@@ -68,7 +75,7 @@ struct IsolatedSchema {
         await schema.drop()
     }
 
-    func drop() async {
+    public func drop() async {
         guard
             let admin = try? PostgresDatabase(
                 settings: .init(url: url, poolSize: 1, operationTimeout: .seconds(30)),

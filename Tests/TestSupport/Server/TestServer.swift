@@ -30,9 +30,7 @@ struct TestServer: Sendable {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("logistics-test-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        var configuration = ServerConfiguration()
-        configuration.port = 0
-        configuration.dataDirectory = directory.path
+        var configuration = ServerConfiguration.throwaway(directory: directory)
         configuration.jwtSecret = "test-secret-that-is-long-enough-for-production-use"
         var schema: IsolatedSchema? = nil
         if kind == .postgres, let url = StoreKind.postgresURL {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import AsyncHTTPClient
+import CitySimulation
 import Foundation
 import LogisticsCore
 import LogisticsServer

@@ -1,3 +1,4 @@
+import CitySimulation
 import Foundation
 import LogisticsCore
 import LogisticsServer

@@ -6,6 +6,7 @@ import LogisticsCore
 import LogisticsServer
 import LogisticsStore
 import Synchronization
+import TestSupport
 
 /// `logistics bench signin`: people signing in by phone at a steady rate against an in-process server, then
 /// refreshing. The codes are read from the `log` provider's lines (the server's logger is the bench's), so nothing
@@ -33,7 +34,7 @@ struct SignInBench: AsyncParsableCommand {
         configuration.signIn.codeRequestsPerAddress = 1_000_000
         var schema: String?
         if let databaseURL {
-            schema = try await BenchSchema.create(prefix: "signin", url: databaseURL)
+            schema = try await IsolatedSchema.create(url: databaseURL, prefix: "signin").name
             configuration.databaseSchema = schema
         }
         let codes = KeyedStrings()
@@ -55,10 +56,10 @@ struct SignInBench: AsyncParsableCommand {
                 group.cancelAll()
             }
         } catch {
-            if let schema, let databaseURL { await BenchSchema.drop(schema, url: databaseURL) }
+            if let schema, let databaseURL { await IsolatedSchema(name: schema, url: databaseURL).drop() }
             throw error
         }
-        if let schema, let databaseURL { await BenchSchema.drop(schema, url: databaseURL) }
+        if let schema, let databaseURL { await IsolatedSchema(name: schema, url: databaseURL).drop() }
     }
 
     private func phone(_ index: Int) -> String { "+3779\(String(format: "%07d", index))" }

@@ -4,6 +4,7 @@ import Foundation
 import LogisticsCore
 import LogisticsServer
 import Synchronization
+import TestSupport
 
 /// `logistics bench soak`: an hour of a city's steady day against one server in a child process. Riders send fixes,
 /// customers watch their orders over sockets, and meanwhile orders are created, delivered and cancelled through the
@@ -51,9 +52,9 @@ struct SoakBench: AsyncParsableCommand {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         var schema: String?
-        if let databaseURL { schema = try await BenchSchema.create(prefix: "soak", url: databaseURL) }
+        if let databaseURL { schema = try await IsolatedSchema.create(url: databaseURL, prefix: "soak").name }
         defer {
-            if let databaseURL, let schema { Task { await BenchSchema.drop(schema, url: databaseURL) } }
+            if let databaseURL, let schema { Task { await IsolatedSchema(name: schema, url: databaseURL).drop() } }
         }
         let secret = UUID().uuidString + UUID().uuidString
         Console.line("Starting the server on \(databaseURL == nil ? "SQLite" : "PostgreSQL") ...")

@@ -28,8 +28,8 @@ final class FollowerProcess: @unchecked Sendable {
             to: directory.appendingPathComponent("plan.txt"), atomically: true, encoding: .utf8)
         let child = FollowerProcess(directory: directory)
         child.process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        child.process.arguments = ["bench", "followers", "--directory", directory.path, "--name", "generator \(index)"]
-        try child.process.run()
+        child.process.arguments = ["followers", "--directory", directory.path, "--name", "generator \(index)"]
+        try ChildProcesses.run(child.process)
         return child
     }
 

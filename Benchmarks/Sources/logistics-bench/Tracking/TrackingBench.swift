@@ -5,6 +5,7 @@ import LogisticsCore
 import LogisticsServer
 import NIOHTTP1
 import Synchronization
+import TestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -85,14 +86,14 @@ struct TrackingBench: AsyncParsableCommand {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         var schema: String?
-        if let databaseURL { schema = try await BenchSchema.create(prefix: "tracking", url: databaseURL) }
+        if let databaseURL { schema = try await IsolatedSchema.create(url: databaseURL, prefix: "tracking").name }
         do {
             try await measure(directory: directory, schema: schema)
         } catch {
-            if let databaseURL, let schema { await BenchSchema.drop(schema, url: databaseURL) }
+            if let databaseURL, let schema { await IsolatedSchema(name: schema, url: databaseURL).drop() }
             throw error
         }
-        if let databaseURL, let schema { await BenchSchema.drop(schema, url: databaseURL) }
+        if let databaseURL, let schema { await IsolatedSchema(name: schema, url: databaseURL).drop() }
     }
 
     /// The servers, the customers' sockets and the riders' traffic, on a fresh schema when on PostgreSQL.
@@ -215,6 +216,13 @@ struct TrackingBench: AsyncParsableCommand {
                     + "behind (its websocket_cut_off_total)"
                     + (allCutBy.map { ", all of them within \($0) s of the riders starting" } ?? ""))
         }
+        // The figures mean nothing if anything was lost on the way: such a run fails, so CI can hold it to that.
+        let broken = [
+            (customers - outcome.open, "customer sockets dropped"), (traffic.failed, "fixes refused"),
+            (outcome.lost, "sockets behind their rider"), (outcome.misordered, "messages misordered or duplicated"),
+            (outcome.gaps, "sequence gaps"),
+        ].filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
+        if !broken.isEmpty { throw Console.failure("the run lost what it measures: " + broken.joined(separator: ", ")) }
     }
 }
 
@@ -249,7 +257,7 @@ final class BenchServerProcess: Sendable {
     {
         let port = try freePort()
         let process = Process()
-        process.executableURL = ChildServer.serverBinary
+        process.executableURL = try ServerBinary.url
         process.arguments = ["serve"]
         var environment = ProcessInfo.processInfo.environment
         environment["LOGISTICS_PORT"] = String(port)
@@ -264,7 +272,6 @@ final class BenchServerProcess: Sendable {
         environment["LOGISTICS_SOCKETS_PER_CALLER"] = "off"
         environment["LOGISTICS_SOCKETS_PER_TRACKING_LINK"] = "off"
         environment["LOG_LEVEL"] = "error"
-        ParentWatch.nameThisProcess(in: &environment)
         environment.removeValue(forKey: "LOGISTICS_MAP")
         if let databaseURL {
             environment["DATABASE_URL"] = databaseURL
@@ -278,7 +285,7 @@ final class BenchServerProcess: Sendable {
         let handle = FileHandle(forWritingAtPath: "\(dataDirectory)/server-\(index).log")
         process.standardOutput = handle
         process.standardError = handle
-        try process.run()
+        try ChildProcesses.run(process)
         let server = BenchServerProcess(process: process, port: port)
         let http = HTTPClient.shared
         let deadline = Date().addingTimeInterval(120)
