@@ -3,7 +3,7 @@ import Testing
 
 @testable import TestSupport
 
-/// `logistics bench tracking` at a toy size, both ways riders can send: the figures in docs/scaling.md come from
+/// `logistics bench tracking` at a toy size, both ways riders can send: the figures in docs/performance.md come from
 /// this command, so it must keep running and keep counting what it claims.
 @Suite("The tracking benchmark", .serialized, .timeLimit(.minutes(3)))
 struct TrackingBenchTests {
