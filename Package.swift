@@ -46,12 +46,12 @@ let package = Package(
             dependencies: [.product(name: "Crypto", package: "swift-crypto")]
         ),
         // Route optimisation (VRP) on a travel-time matrix: no I/O, no dependencies. Optimised in debug builds too:
-        // its search runs for a time budget, and unoptimised it makes plans ~10× worse in that time, in tests and
+        // its search runs for a time budget, and unoptimised it makes much worse plans in the same time, in tests and
         // CI's comparison with VROOM and PyVRP.
         .target(name: "RoutePlanning", swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         // OpenStreetMap import, road graph, contraction hierarchies, route narration, live speeds. No server code.
         // Optimised in debug builds too: unoptimised, importing and contracting maps in the tests held both of a
-        // 2-core machine's cooperative threads for over 20 s, and timing tests elsewhere in the run waited on them.
+        // 2-core machine's cooperative threads for many seconds, and timing tests elsewhere in the run waited on them.
         .target(
             name: "RoadRouting",
             dependencies: [

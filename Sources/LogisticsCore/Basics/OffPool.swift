@@ -7,7 +7,7 @@ import Foundation
 /// and timer queued behind it. `DispatchQueue.global()` is no way out on Linux: its worker threads are the
 /// cooperative pool's (both are the default-QoS root queue, as wide as the cores), so a map import sent there
 /// took one of a 2-core machine's two threads and a second import the other, and the whole process stood still
-/// for 10 s. A thread of its own competes for the cores through the kernel's scheduler instead, so requests keep
+/// for seconds. A thread of its own competes for the cores through the kernel's scheduler instead, so requests keep
 /// being answered, only slower.
 public enum OffPool {
     public static func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {

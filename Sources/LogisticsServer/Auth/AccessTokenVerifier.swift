@@ -14,7 +14,7 @@ public struct AccessTokenVerifier: Sendable {
     /// Tolerated clock difference between token issuer and this server.
     private let leewaySeconds: TimeInterval = 30
     /// Tokens already verified, until they expire: a rider's phone sends the same token with every fix, and
-    /// checking its signature each time was a tenth of the server's time under tracking load.
+    /// checking its signature each time was a large share of the server's time under tracking load.
     private let verified = VerifiedTokens()
 
     public static func make(configuration: ServerConfiguration, secret: String?, clock: any WallClock) async throws

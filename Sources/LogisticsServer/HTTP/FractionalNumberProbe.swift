@@ -6,7 +6,7 @@ import LogisticsCore
 /// a body that is valid JSON. When the body parses, this decodes the type once more from the parsed tree with a
 /// decoder of its own, which asks for the same keys in the same order and stops at the first whole number that is
 /// not whole, with its path. One pass, on the error path only: it used to bisect over the body's fractional
-/// numbers, copying the tree for each, and 16,000 of them in 64 KiB cost seconds.
+/// numbers, copying the tree for each, and a 64 KiB body full of them cost seconds of CPU.
 enum FractionalNumberProbe {
     static func field<T: Decodable>(_ type: T.Type, in data: Data) -> FieldError? {
         guard let tree = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else { return nil }

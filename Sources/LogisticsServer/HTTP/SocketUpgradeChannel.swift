@@ -13,7 +13,7 @@ import Synchronization
 /// HTTP/1 with WebSocket upgrades served by callbacks on the connection's event loop (`LoopSocket`), with no task
 /// of their own. Hummingbird's `HTTP1WebSocketUpgradeChannel` hands an upgraded connection to a task that lives as
 /// long as the socket, with two more beside it (the frame reader and the pinger), and a task keeps its stack for
-/// its whole life: that was most of a socket's 40 KiB. Here the connection's task ends once the upgrade is done.
+/// its whole life: that was most of a socket's memory. Here the connection's task ends once the upgrade is done.
 struct SocketUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
     enum UpgradeResult: Sendable {
         /// Served on the event loop already; nothing is left for the connection's task.

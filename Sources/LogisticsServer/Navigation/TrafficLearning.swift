@@ -5,8 +5,8 @@ import RoadRouting
 import ServiceLifecycle
 import Synchronization
 
-/// Riders' fixes waiting to teach the maps traffic. Matching a trail to the roads costs about a quarter of a
-/// millisecond a fix, too much for the request that brings it, so fixes wait here and `TrafficLearning` matches
+/// Riders' fixes waiting to teach the maps traffic. Matching a trail to the roads costs too much CPU a fix for the
+/// request that brings it (docs/performance.md, map matching), so fixes wait here and `TrafficLearning` matches
 /// them in the background, each rider's with the last few fixes before them for context.
 public final class TrafficTrails: Sendable {
     struct Trail {

@@ -29,8 +29,7 @@ typealias Coalescer<Item: Sendable> = BufferedCoalescer<KeepAll<Item>>
 ///
 /// `interval` is the least time between the starts of two batches (PostgreSQL's `commit_delay`, in effect): after
 /// an idle spell the first item goes at once, but a steady stream of single items is gathered into one batch per
-/// interval instead of one each: with a commit per fix, 2,000 evenly spread fixes a second took twice the server's
-/// CPU (docs/benchmarks.md).
+/// interval instead of one each: with a commit per fix, evenly spread fixes took twice the server's CPU.
 final class BufferedCoalescer<Buffer: CoalescerBuffer>: Sendable {
     private let state = Mutex<(items: Buffer, draining: Int, lastStart: ContinuousClock.Instant?)>(
         (Buffer(), 0, nil))

@@ -2,7 +2,7 @@ import Dispatch
 
 /// A task executor with a thread of its own, for a loop whose every step waits on the database: its resumptions
 /// then do not queue behind thousands of socket tasks on the shared pool. The group commit ran over a hundred such
-/// steps a transaction, and under 5,000 fixes a second each one waited its turn there.
+/// steps a transaction, and under load each one waited its turn there.
 final class DedicatedExecutor: TaskExecutor, @unchecked Sendable {
     private let queue: DispatchQueue
 

@@ -19,7 +19,7 @@ final class EtaLedger: Sendable {
     /// How often a rider's orders in transit are asked of the database: the pickup may have been tapped on
     /// another instance. Each rider's next ask is drawn from half to the whole of it: riders who came online
     /// together (a shift start, a reconnect after a network blip, a benchmark) would otherwise all ask in the same
-    /// second, and 5,000 riders' queries at once stalled PostgreSQL's pool for 1–2 s (docs/benchmarks.md).
+    /// second, and thousands of riders' queries at once stalled PostgreSQL's pool for seconds.
     let refresh: TimeInterval = 30
 
     private struct Watch {
@@ -41,9 +41,9 @@ final class EtaLedger: Sendable {
         var done: CheckedContinuation<[(orderId: UUID, destination: GeoPoint)], any Error>
     }
 
-    /// Riders' orders in transit are asked for together: every rider's first fix asks, and 10,000 riders coming
-    /// online in the same second were 10,000 queries, which held up the acknowledgements and the server's CPU for
-    /// the first 10-20 s of every run. One query per 5 ms now answers every rider who asked meanwhile.
+    /// Riders' orders in transit are asked for together: every rider's first fix asks, and thousands of riders
+    /// coming online in the same second were a query each, which held up the acknowledgements and the server's CPU
+    /// at the start of every run. One query per 5 ms now answers every rider who asked meanwhile.
     private let lookups: Coalescer<Lookup>
 
     init(

@@ -2,8 +2,8 @@ import Foundation
 import LogisticsCore
 
 /// A rider's batch of fixes, `{"type":"locations","ref":"…","fixes":[{"lat":…,"lon":…,"recordedAt":"…"}]}` on
-/// the socket or `{"fixes":[…]}` over HTTP, read straight off its bytes. `JSONDecoder` was a tenth of the server's
-/// CPU at 8,000 fixes/s (a generic container and a boxed value per field, a closure per date).
+/// the socket or `{"fixes":[…]}` over HTTP, read straight off its bytes. `JSONDecoder` was a large share of the
+/// server's CPU under load (a generic container and a boxed value per field, a closure per date).
 ///
 /// Only the plain shape phones send is read here. An escape in a string, a byte outside ASCII, a number with an
 /// exponent, an unknown or repeated key, a wrong type or anything that is not JSON makes it answer nil, and the

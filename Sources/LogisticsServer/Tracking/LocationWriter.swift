@@ -18,12 +18,13 @@ final class LocationWriter: Sendable {
     private static let executor = DedicatedExecutor(label: "location-group-commit")
 
     /// At most one commit per interval under a steady stream: a fix waits up to this long for others to share its
-    /// transaction. 5 ms halved the server's CPU at 2,000 evenly spread fixes a second; 10 ms saved little more.
+    /// transaction. Under evenly spread fixes this halved the server's CPU against a commit per fix; twice as long
+    /// saved little more.
     static let commitInterval = Duration.milliseconds(5)
 
     /// `commitsAtOnce`: how many transactions may be open together. PostgreSQL runs each in a backend of its own,
-    /// on a core of its own: with one at a time, one backend's core was the ceiling (a commit of ~9,000 fixes took
-    /// 1.5 s at 6,000 fixes/s, with CPU to spare). Two commits that share a rider cannot happen over the rider's
+    /// on a core of its own: with one at a time, one backend's core was the ceiling (large commits took over a
+    /// second while other cores had CPU to spare). Two commits that share a rider cannot happen over the rider's
     /// socket, which sends a batch only when the last is answered; over HTTP (a phone's retry beside its first try)
     /// both are safe: fixes are deduplicated, positions only move forward, and every write locks its riders in one
     /// order, so the two queue instead of deadlocking.

@@ -5,7 +5,7 @@ import Hummingbird
 import NIOCore
 
 /// A text body (the pages' scripts and styles, map tiles) kept gzipped beside the plain bytes, made once: a phone on
-/// a slow network fetches a third of the bytes. Sent gzipped only to clients that say they accept it.
+/// a slow network fetches far fewer bytes. Sent gzipped only to clients that say they accept it.
 struct CompressedBody: Sendable {
     let plain: Data
     let gzipped: Data?

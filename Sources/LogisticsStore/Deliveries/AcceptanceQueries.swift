@@ -8,9 +8,9 @@ extension SQLLogisticsRepository {
     ///
     /// The order row is locked by the compare-and-set itself, not read under a lock first: racing riders wait
     /// inside PostgreSQL for the winner's commit, find the order taken and leave without ever holding the lock.
-    /// Read-then-lock made them take the lock one after another, each for the round trips of its refusal; 50
-    /// riders on a loaded machine queued for over 15 s. Rows are then locked order → offers → rider, as in every
-    /// other writer, so acceptances never deadlock over each other's offers.
+    /// Read-then-lock made them take the lock one after another, each for the round trips of its refusal, and
+    /// racing riders on a loaded machine queued for many seconds. Rows are then locked order → offers → rider, as
+    /// in every other writer, so acceptances never deadlock over each other's offers.
     public func acceptOffer(offerId: UUID, by rider: Actor, now: Date) async throws -> (DeliveryTask, Order) {
         try await database.transaction { transaction in
             // A refusal already certain (another rider has the order, the offer closed) costs no lock at all.

@@ -109,7 +109,7 @@ public final class PostgresDatabase: SQLDatabase {
     }
 
     /// Several payloads go in one statement, so in one round trip and one commit, and arrive in their order: one
-    /// round trip per payload fell behind at 5,000 fixes/s on two instances of a busy machine (docs/scaling.md).
+    /// round trip per payload, one after another, fell behind on a busy machine with two instances.
     public func notify(channel: String, payloads: [String]) async throws {
         guard !payloads.isEmpty else { return }
         try await withDeadline {

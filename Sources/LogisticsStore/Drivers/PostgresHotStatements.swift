@@ -4,8 +4,8 @@ import Synchronization
 
 /// The few statements run many times a second (the group commit's three, a rider's orders for ETAs), prepared once
 /// per connection under a name so PostgreSQL parses and plans them once. Sent unnamed, as every other statement
-/// is, each was parsed and planned again: planning was a third of PostgreSQL's CPU at 5,000 fixes/s, and a
-/// quarter of a millisecond for a two-table lookup that then ran in 14 µs (docs/benchmarks.md). After five runs
+/// is, each was parsed and planned again: under load planning was a large share of PostgreSQL's CPU, and took
+/// many times longer than the two-table lookup it planned then ran. After five runs
 /// PostgreSQL keeps a generic plan; for these statements it is the nested loop over the index that the custom
 /// plans chose.
 ///

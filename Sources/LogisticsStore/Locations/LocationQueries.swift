@@ -81,8 +81,8 @@ extension SQLLogisticsRepository: LocationRepository {
     }
 
     /// Rows per SQLite statement: 10 binds each, 10,000 a statement, below SQLite's 32,766. Every
-    /// statement is a round trip to the database's thread or socket and back onto a busy executor; with 100 rows a
-    /// statement, a 6,000-fix batch took 120 of them and acknowledgements waited seconds (docs/benchmarks.md).
+    /// statement is a round trip to the database's thread or socket and back onto a busy executor; with a tenth as
+    /// many rows a statement, a large batch took so many round trips that acknowledgements waited seconds.
     private static let rowsPerInsert = 1000
 
     public func storeFixes(_ writes: [RiderFixWrite], now: Date) async throws {
@@ -97,8 +97,8 @@ extension SQLLogisticsRepository: LocationRepository {
             let riderIds = Array(Set(writes.map(\.riderId)))
             let unfinished = "tasks.status NOT IN \(TaskStatus.finalSQLList)"
             // On PostgreSQL the ids come as one array, each looked up in the index of unfinished tasks:
-            // `rider_id = ANY(?)` compared every task with every id (a second a batch at 2,500 riders), and a join
-            // with the array scanned every task (15 ms a commit at 28,000). `OFFSET 0` keeps the planner from
+            // `rider_id = ANY(?)` compared every task with every id, and a join with the array scanned every task,
+            // both growing with the never-pruned business record. `OFFSET 0` keeps the planner from
             // turning the lookups back into that join.
             let (query, binds): (String, [SQLValue]) =
                 postgres

@@ -303,7 +303,7 @@ enum Schema {
         Migration(
             version: 16, name: "rider location fixes partitioned by the UTC day they were recorded (PostgreSQL)",
             common: [],
-            // A country's history is ~86 GB a day (docs/scaling.md): retention drops a day's partition whole
+            // A country's history is ~86 GB a day (docs/performance.md): retention drops a day's partition whole
             // instead of deleting its rows. The existing table becomes the default partition, with its rows and
             // indexes untouched: no copy, so the upgrade takes as long for a billion fixes as for none.
             // Housekeeping makes the days (`rollLocationPartitions`); the old fixes go row by row as they expire.
@@ -335,14 +335,14 @@ enum Schema {
             version: 17, name: "indexes on what stays small: riders' unfinished tasks, suspended riders, revoked links",
             common: [
                 // Every group commit of fixes asks for its riders' unfinished tasks; the whole-table index walked
-                // every task a rider ever finished, and PostgreSQL chose a scan of all tasks (15 ms a commit at
-                // 28,000 tasks, growing with the business record, which is never pruned).
+                // every task a rider ever finished, and PostgreSQL chose a scan of all tasks (a cost per commit
+                // growing with the business record, which is never pruned).
                 """
                 CREATE INDEX tasks_unfinished_rider ON tasks (rider_id)
                 WHERE status NOT IN ('DELIVERED', 'CANCELLED', 'FAILED')
                 """,
                 // The watch on open sockets asks twice a second which of 500 riders are suspended, or which links
-                // are revoked: almost none are, so these indexes are nearly empty (3.6 ms a question → 0.4 ms).
+                // are revoked: almost none are, so these indexes are nearly empty and each question cheap.
                 "CREATE INDEX riders_suspended ON riders (id) WHERE suspended <> 0",
                 "CREATE INDEX tracking_links_revoked ON tracking_links (id) WHERE revoked_at IS NOT NULL",
             ]
@@ -351,7 +351,7 @@ enum Schema {
             version: 18, name: "no foreign key from stored fixes to riders (PostgreSQL)",
             common: [],
             // The key's check locked every fix's rider row (`FOR KEY SHARE`) in the transaction that then updates
-            // that row's position: about 30 % of the insert, the largest statement of the group commit. Every rider
+            // that row's position: a large share of the insert, the largest statement of the group commit. Every rider
             // who can send a fix was provisioned when first admitted, and riders are never deleted, so the check
             // never refused one. Dropped on the parent, it goes from every partition with it.
             // PostgreSQL named the parent's key when version 16 made it, beside the old table's: looked up.

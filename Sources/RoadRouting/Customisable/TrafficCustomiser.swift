@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// The order is the expensive part of a contraction and is kept. Two ways reuse it:
 /// - triangles: a customisable hierarchy in that order (`CustomisableHierarchy`), when its shortcut structure
-///   stays small, as on real street networks (Monaco: 40,000 edges, a customisation in milliseconds);
+///   stays small, as on real street networks (Monaco's customises in milliseconds);
 /// - re-contraction: witness searches again, in the same order, when the structure would be too large without them
 ///   (grids: every node has many equal alternatives, and the structure grows without bound).
 public final class TrafficCustomiser: Sendable {
@@ -43,9 +43,9 @@ public final class TrafficCustomiser: Sendable {
     /// Departure search data by slot; at most 16 are kept.
     private let departures = Mutex<[WeekSlot: Departure]>([:])
 
-    /// Measured on the 1M-node grid with a tenth of its arcs jammed (docs/benchmarks.md): queries went from 1.50×
-    /// the static hierarchy's with the order kept whole to 1.32× with its top 1 % ordered again, and no further
-    /// with 2.5, 5 or 10 %, while the customisation grew from 22 s to 24, 25, 29 and 34 s.
+    /// On the 1M-node grid with a tenth of its arcs jammed, ordering the top 1 % again brought queries closest to
+    /// the static hierarchy's; larger shares gained nothing more and made the customisation longer
+    /// (`logistics-bench customisation`, docs/performance.md).
     public static let defaultReorderedTop = 0.01
 
     /// The customisable structure's size, for the triangle method.
@@ -59,7 +59,7 @@ public final class TrafficCustomiser: Sendable {
         self.map = map
         self.reorderedTop = reorderedTop
         ranks = HierarchyOrder.ranks(of: prepared)
-        // Twice the prepared hierarchy's edges: real street maps measured here need 0.7–1.2 times.
+        // Twice the prepared hierarchy's edges: real street maps need about as many as the hierarchy, grids far more.
         let limit = 2 * (prepared.forwardEdges.count + prepared.backwardEdges.count)
         structure = CustomisableHierarchy(graph: map.graph, ranks: ranks, edgeLimit: limit)
         method = structure == nil ? .recontraction : .triangles

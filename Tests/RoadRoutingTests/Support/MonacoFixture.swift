@@ -9,7 +9,7 @@ enum MonacoFixture {
     static let pbfPath = projectRoot.appendingPathComponent("Maps/monaco.osm.pbf").path
 
     /// Awaited, not `static let` maps: a test that touched such an initialiser held its cooperative thread, blocked
-    /// or contracting, until the import ended, and on two cores two such tests stopped the whole run for 10 s.
+    /// or contracting, until the import ended, and on two cores two such tests stopped the whole run for seconds.
     static var motorcycle: RoadMap { get async { await preparing.motorcycle.value } }
     static var car: RoadMap { get async { await preparing.car.value } }
     /// The car graph without turn restrictions, as plain shortest-path references model it.

@@ -14,7 +14,7 @@ enum MapFixture {
 
     /// The import runs on a thread of its own (`OffPool`) and is awaited, not computed in a `static let` initialiser:
     /// every cooperative thread that touched such an initialiser blocked in it until the import ended, and on two
-    /// cores that stalled the whole run (a RiderKit timeout test measured 20 s for its 1 s timeout).
+    /// cores that stalled the whole run (a RiderKit timeout test took many times its 1 s timeout).
     private static let importing = Task<Void, Never> {
         await OffPool.run {
             do {

@@ -123,8 +123,8 @@ final class PostgresTrackingRelay: TrackingRelay, Service {
     }
 
     private func receive(_ payload: String) {
-        // An instance hears its own notifications too; decoding them to throw them away cost one instance alone
-        // 4 % of its CPU. Payloads of this version start with their sender; others are decoded to find it.
+        // An instance hears its own notifications too; decoding them to throw them away showed in a lone
+        // instance's profile. Payloads of this version start with their sender; others are decoded to find it.
         if payload.utf8.starts(with: ownPrefix.utf8) { return }
         guard let (from, updates) = RelayPayload.unpack(payload) else {
             logger.warning("ignoring an unreadable tracking notification")
@@ -137,8 +137,8 @@ final class PostgresTrackingRelay: TrackingRelay, Service {
 
 /// The compact JSON of a notification: who sent it, fixes as short objects, events as the outbox's JSON.
 /// `pack` writes it by hand and `unpack` reads it off the bytes (`JSONDecoder` for anything else): encoding every
-/// fix of a batch with `JSONEncoder`, again at each halving that brought a batch under the limit, took a quarter of
-/// a server's CPU at 7,000 fixes/s, with no other instance listening.
+/// fix of a batch with `JSONEncoder`, again at each halving that brought a batch under the limit, took a large share
+/// of a busy server's CPU, even with no other instance listening.
 enum RelayPayload {
     private struct Wire: Decodable {
         var from: UUID
@@ -222,7 +222,7 @@ enum RelayPayload {
     }
 
     /// The payload as `pack` writes it, read off its bytes: on two instances `JSONDecoder` reading the other's fixes
-    /// was 4.5 % of a server's CPU. Events and notices (rare, and free text) are decoded from their own bytes. nil
+    /// showed in each server's profile. Events and notices (rare, and free text) are decoded from their own bytes. nil
     /// for anything else (a number `pack` wrote with an exponent, a payload of another version), which `decode`
     /// then reads.
     static func read(_ bytes: UnsafeRawBufferPointer) -> (UUID, [TrackingUpdate])? {

@@ -22,9 +22,9 @@ enum SocketPolicy {
     /// A client that cannot take even its close frame in this long has its connection cut.
     static let closeGrace: Duration = .seconds(2)
     /// The kernel's send buffer for an upgraded socket. Left to itself Linux grows it to 4 MiB, which a client that
-    /// reads nothing fills before its backlog even starts to count: with 200 stuck dispatchers on a 1,000 fixes/s
-    /// stream that was ~9 s of writes into the void, and the healthy sockets' p99 went from 1 ms to 1-2 s. 32 KiB
-    /// (the kernel doubles it) still carries a busy dispatcher stream (~200 KB/s) over a 200 ms round trip.
+    /// reads nothing fills before its backlog even starts to count: with many stuck dispatchers on a busy stream
+    /// that was seconds of writes into the void each, and the healthy sockets' latency went from milliseconds to
+    /// seconds. 32 KiB (the kernel doubles it) still carries a busy dispatcher stream over a 200 ms round trip.
     static let sendBuffer: Int32 = 32 * 1024
     /// What NIO holds for the socket before its writes wait, for the same reason (its default is 64 KiB).
     static let pendingWrites = ChannelOptions.Types.WriteBufferWaterMark(low: 8 * 1024, high: 16 * 1024)
