@@ -31,7 +31,7 @@ struct RiderPage {
         // A worker's scope may not reach above its own path: from the root it may control `/rider`.
         let worker = WebAsset(
             name: "rider-sw.js", contentType: WebAssets.contentType(of: "rider-sw.js"),
-            data: WebAssets["rider-sw.js"].body.plain, cacheControl: "no-cache")
+            data: WebAssets["Rider/rider-sw.js"].body.plain, cacheControl: "no-cache")
         router.get("/rider-sw.js") { request, _ in worker.response(for: request) }
     }
 
@@ -43,7 +43,7 @@ struct RiderPage {
             WebPage.escape(String(decoding: (try? encoder.encode(value)) ?? Data("{}".utf8), as: UTF8.self))
         }
         return WebPage.render(
-            "rider.html",
+            "Rider/rider.html",
             [
                 "lang": language, "texts": json(RiderAppText.all(language)), "config": json(settings),
                 "tileAttribute": WebPage.tileAttribute(configuration.tileServer),

@@ -1,7 +1,7 @@
 // What the rider is told: the notice under the bar, the server's refusals in the requirement's words, and questions
 // with buttons.
 import { t } from './rider-i18n.js';
-import { $, show } from './rider-state.js';
+import { $, show } from './Connection/rider-state.js';
 
 // The requirement's words for the server's refusals (the server's own title where there is none).
 const REFUSALS = {

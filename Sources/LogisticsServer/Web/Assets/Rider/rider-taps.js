@@ -1,13 +1,13 @@
 // Taps: stored at once in the queue, then sent in order; the server's answers and its refusals.
-import { uuid } from './rider-api.js';
+import { uuid } from './Connection/rider-api.js';
 import { t } from './rider-i18n.js';
 import {
   FINAL, state, api, geo, fixes, queue, saveCache, point, pendingFor, displayTask, tripTaskIds,
-} from './rider-state.js';
+} from './Connection/rider-state.js';
 import { notify, problemText, ask } from './rider-notice.js';
 import { render } from './rider-screens.js';
-import { refresh, taskEnded } from './rider-session.js';
-import { fetchOffers } from './rider-offers.js';
+import { refresh, taskEnded } from './Connection/rider-session.js';
+import { fetchOffers } from './Delivery/rider-offers.js';
 
 export async function record(kind, fields) {
   const task = displayTask();
@@ -82,7 +82,7 @@ export async function send(action, onProgress) {
       markProofAccepted(action.taskId);
       return;
     case 'photo': {
-      const { uploadPhoto } = await import('./rider-proof.js');
+      const { uploadPhoto } = await import('./Delivery/rider-proof.js');
       const proof = await uploadPhoto({ taskId: action.taskId, token: state.token, action: { ...action, location }, onProgress });
       // After a locked code the photo is evidence for the dispatcher, whose override completes the delivery.
       if (proof && proof.awaitingOverride) markAwaitingOverride(action.taskId);

@@ -1,15 +1,15 @@
 // Signing in and out, and the server's view of the rider: profile, active task, availability.
 import { offline } from './rider-api.js';
-import { claims } from './sign-in.js';
-import { t } from './rider-i18n.js';
+import { claims } from '../../sign-in.js';
+import { t } from '../rider-i18n.js';
 import {
   $, FINAL, state, api, queue, geo, fixes, saveCache, loadCache, pendingFor, displayTask,
   tripTaskIds,
 } from './rider-state.js';
-import { notify, problemText, isSuspended } from './rider-notice.js';
-import { render, showFinished } from './rider-screens.js';
+import { notify, problemText, isSuspended } from '../rider-notice.js';
+import { render, showFinished } from '../rider-screens.js';
 import { connectSocket, closeSocket } from './rider-stream.js';
-import { fetchOffers } from './rider-offers.js';
+import { fetchOffers } from '../Delivery/rider-offers.js';
 import {
   refreshAccess, storedRefreshToken, forgetRefreshToken, claimRenewal, logout, resetSignIn,
 } from './rider-sign-in.js';

@@ -4,9 +4,9 @@ import { createApi } from './rider-api.js';
 import { TapQueue } from './rider-queue.js';
 import { Geo } from './rider-geo.js';
 import { FixUploader } from './rider-fixes.js';
-import { render, fixArrived } from './rider-screens.js';
+import { render, fixArrived } from '../rider-screens.js';
 import { refusedToken } from './rider-session.js';
-import { send, refused } from './rider-taps.js';
+import { send, refused } from '../rider-taps.js';
 
 export const $ = (id) => document.getElementById(id);
 const NEXT = {

@@ -3,7 +3,7 @@
 import { offline } from './rider-api.js';
 import { state, queue } from './rider-state.js';
 import { refresh, refusedToken } from './rider-session.js';
-import { fetchOffers } from './rider-offers.js';
+import { fetchOffers } from '../Delivery/rider-offers.js';
 
 export function closeSocket() {
   clearTimeout(state.socketTimer);

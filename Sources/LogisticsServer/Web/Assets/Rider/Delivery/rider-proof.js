@@ -1,6 +1,6 @@
 // Proof-of-delivery photos: shrunk in the browser (longest side at most 1600 px, JPEG) before they wait in the
 // queue, and uploaded with XMLHttpRequest for its progress events (fetch has none for uploads).
-import { ApiError, problemOf } from './rider-api.js';
+import { ApiError, problemOf } from '../Connection/rider-api.js';
 
 const LONGEST_SIDE = 1600;
 const QUALITY = 0.82;

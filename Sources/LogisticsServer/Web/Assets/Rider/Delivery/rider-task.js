@@ -1,14 +1,14 @@
 // The task screen (SEQ-UJ-003): the stops, the one primary status button, arrival far from the customer (RDR-018),
 // reporting a problem, marking failed, calling, and navigation (its code loaded on first use).
-import { offline } from './rider-api.js';
-import { t, config } from './rider-i18n.js';
+import { offline } from '../Connection/rider-api.js';
+import { t, config } from '../rider-i18n.js';
 import {
   $, show, state, app, api, geo, pendingFor, displayTask, metres, point, saveCache, tripTaskIds,
-} from './rider-state.js';
-import { notify, ask } from './rider-notice.js';
-import { render, envNotes, fillNotes } from './rider-screens.js';
-import { taskEnded } from './rider-session.js';
-import { record } from './rider-taps.js';
+} from '../Connection/rider-state.js';
+import { notify, ask } from '../rider-notice.js';
+import { render, envNotes, fillNotes } from '../rider-screens.js';
+import { taskEnded } from '../Connection/rider-session.js';
+import { record } from '../rider-taps.js';
 import { renderProof, proofAccepted } from './rider-proof-screen.js';
 
 const PRIMARY = {
@@ -190,7 +190,7 @@ export async function markFailed() {
 
 function navigationView() {
   if (!state.navigationLoading) {
-    state.navigationLoading = import('./rider-nav.js').then(({ NavigationView }) => {
+    state.navigationLoading = import('../Navigation/rider-nav.js').then(({ NavigationView }) => {
       state.navigation = new NavigationView({
         api, geo, config, frameTimes: app.frameTimes, onChange: () => render(),
       });

@@ -1,6 +1,6 @@
 // The navigation map that follows the rider: the marker glides to each new position, the map keeps it in the
 // middle until the rider pans, and Re-center brings it back.
-import { TileMap } from './map.js';
+import { TileMap } from '../../map.js';
 
 const $ = (id) => document.getElementById(id);
 export const FOLLOW_ZOOM = 16;

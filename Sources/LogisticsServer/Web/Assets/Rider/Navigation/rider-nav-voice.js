@@ -1,5 +1,5 @@
 // Spoken instructions (speechSynthesis, in the page's language) and Mute, remembered on the phone.
-import { t, lang } from './rider-i18n.js';
+import { t, lang } from '../rider-i18n.js';
 
 const $ = (id) => document.getElementById(id);
 const VOICES = { en: 'en-IN', hi: 'hi-IN', mr: 'mr-IN' };

@@ -4,7 +4,7 @@
 // and the screen kept awake. Loaded only when the rider first navigates, with the map (rider-nav-map.js), the words
 // (rider-nav-words.js) and the voice (rider-nav-voice.js).
 import { Guidance, decodePolyline, distanceM } from './rider-route.js';
-import { t, distanceText, minutesText, clockText } from './rider-i18n.js';
+import { t, distanceText, minutesText, clockText } from '../rider-i18n.js';
 import { FollowingMap, FOLLOW_ZOOM } from './rider-nav-map.js';
 import { icon, instruction, announcement } from './rider-nav-words.js';
 import { Voice } from './rider-nav-voice.js';
