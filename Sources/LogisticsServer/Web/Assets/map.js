@@ -1,3 +1,4 @@
+// @ts-check
 // A small canvas map drawn from the server's own road tiles (/map/tiles/z/x/y), or from the operator's raster tile
 // server when one is configured: no tile provider by default, no library.
 const TILE = 512; // CSS pixels per tile

@@ -1,3 +1,4 @@
+// @ts-check
 // One order on the page: what it is and how long it has waited, the problem a rider reported, the offers and what
 // became of each, the decisions its status allows (dispatch-decisions.js asks for them), and its timeline with the
 // roads driven and the proof of delivery.

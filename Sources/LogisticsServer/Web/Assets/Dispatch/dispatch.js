@@ -1,3 +1,4 @@
+// @ts-check
 // The dispatcher's page: a live map of the fleet (WS /api/v1/dispatch/stream moves the riders from
 // GET /api/v1/riders), the open orders, the riders, the event feed, an order's panel, a rider's card and a new order
 // form. This module signs in and out, keeps the stream and the lists fresh, and switches between the views; the
@@ -48,7 +49,7 @@ function show(next) {
   for (const name of ['orders', 'riders', 'feed', 'people', 'order', 'rider']) $(`view-${name}`).hidden = name !== next;
   $('create').hidden = next !== 'create';
   $('side').scrollTop = 0;
-  for (const tab of document.querySelectorAll('.tabs [role=tab]')) {
+  for (const tab of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('.tabs [role=tab]'))) {
     tab.setAttribute('aria-selected', String(tab.dataset.view === next));
   }
   if (next === 'riders') renderRiders();
@@ -349,7 +350,7 @@ onUnauthorised(async () => {
   signOut('Your sign-in has ended (expired or revoked): sign in again');
 });
 
-for (const tab of document.querySelectorAll('.tabs [role=tab]')) {
+for (const tab of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('.tabs [role=tab]'))) {
   tab.addEventListener('click', () => {
     if (['order', 'rider', 'create'].includes(view)) closePanels();
     show(tab.dataset.view);

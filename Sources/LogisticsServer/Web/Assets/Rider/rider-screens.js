@@ -1,3 +1,4 @@
+// @ts-check
 // Which screen shows (sign-in, home, offer, task) and the parts every screen shares: the bar with the rider's name
 // and Go Online / Go Offline, the retrying banner, notes about the browser; and what the GPS and fix uploader do.
 import { offline } from './Connection/rider-api.js';

@@ -1,3 +1,4 @@
+// @ts-check
 // The rider app's service worker (served at /rider-sw.js, scope /rider): keeps the app shell so /rider opens with no
 // network at all. The page and its files: the network first (always fresh when online), the cache when offline.
 // Map tiles: the cache first (they change only with the map), a bounded number. The API is never cached.
@@ -20,10 +21,12 @@ const FILES = [
   '/web/Rider/Navigation/rider-nav-voice.js', '/web/Rider/Navigation/rider-route.js',
   '/web/map.js', '/web/sign-in.js',
 ];
+// The global of a service worker, which TypeScript's webworker types call a plain worker's.
+const worker = /** @type {ServiceWorkerGlobalScope} */ (/** @type {unknown} */ (self));
 // How long the network may take before a cached copy is used instead (a weak signal is not worth waiting on).
 const PATIENCE_MS = 4000;
 
-self.addEventListener('install', (event) => {
+worker.addEventListener('install', (event) => {
   event.waitUntil((async () => {
     const cache = await caches.open(SHELL);
     // One by one, so one missing file does not leave the rest uncached.
@@ -35,16 +38,16 @@ self.addEventListener('install', (event) => {
         // Fetched again on the next visit.
       }
     }));
-    await self.skipWaiting();
+    await worker.skipWaiting();
   })());
 });
 
-self.addEventListener('activate', (event) => {
+worker.addEventListener('activate', (event) => {
   event.waitUntil((async () => {
     for (const name of await caches.keys()) {
       if (![SHELL, TILES].includes(name)) await caches.delete(name);
     }
-    await self.clients.claim();
+    await worker.clients.claim();
   })());
 });
 
@@ -56,7 +59,7 @@ function shellKey(url) {
 
 async function networkFirst(request, key) {
   const cache = await caches.open(SHELL);
-  if (self.navigator && self.navigator.onLine === false) {
+  if (worker.navigator && worker.navigator.onLine === false) {
     const cached = await cache.match(key, { ignoreVary: true });
     if (cached) return cached;
   }
@@ -91,11 +94,11 @@ async function tile(request) {
   return response;
 }
 
-self.addEventListener('fetch', (event) => {
+worker.addEventListener('fetch', (event) => {
   const request = event.request;
   if (request.method !== 'GET') return;
   const url = new URL(request.url);
-  if (url.origin !== self.location.origin) return;
+  if (url.origin !== worker.location.origin) return;
   if (url.pathname.startsWith('/api/')) return; // the API is never cached
   if (url.pathname.startsWith('/map/tiles/')) {
     event.respondWith(tile(request));

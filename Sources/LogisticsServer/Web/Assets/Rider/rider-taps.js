@@ -1,3 +1,4 @@
+// @ts-check
 // Taps: stored at once in the queue, then sent in order; the server's answers and its refusals.
 import { uuid } from './Connection/rider-api.js';
 import { t } from './rider-i18n.js';
@@ -51,8 +52,7 @@ export async function send(action, onProgress) {
         // A tap before the first fix: it goes with the first fix that comes, or (a status) after a few seconds
         // without one.
         state.waitingForLocation = true;
-        const error = new Error('waiting for a location');
-        error.network = true;
+        const error = Object.assign(new Error('waiting for a location'), { network: true });
         throw error;
       }
       // No position to be had: the last one known, however old, or none; either way the server hears why.

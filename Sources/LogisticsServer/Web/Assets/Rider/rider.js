@@ -1,3 +1,4 @@
+// @ts-check
 // The rider's app (GET /rider): sign-in, going online, offers, the task with its status buttons, navigation, proof
 // of delivery, and taps that survive a lost connection. Everything goes through the rider API with the rider's token
 // (signed in by phone and code, or from a development link's #token=…; kept in sessionStorage, with the refresh

@@ -1,3 +1,4 @@
+// @ts-check
 // The customer's tracking page: follows the order's live stream with the tracking link's token.
 import { TileMap } from '../map.js';
 

@@ -1,3 +1,4 @@
+// @ts-check
 // Signing in and out, and the server's view of the rider: profile, active task, availability.
 import { offline } from './rider-api.js';
 import { claims } from '../../sign-in.js';

@@ -1,3 +1,4 @@
+// @ts-check
 // What the rider app knows and shares between its screens: the state, the services (API, GPS, fix uploader, tap
 // queue), the copy kept in localStorage for an offline start, and the task as the rider sees it.
 import { createApi } from './rider-api.js';
@@ -8,6 +9,8 @@ import { render, fixArrived } from '../rider-screens.js';
 import { refusedToken } from './rider-session.js';
 import { send, refused } from '../rider-taps.js';
 
+// The page's element of that id, typed any: callers use it as the input, form or dialog they know it is.
+/** @type {(id: string) => any} */
 export const $ = (id) => document.getElementById(id);
 const NEXT = {
   ACCEPTED: ['ARRIVED_AT_STORE'], ARRIVED_AT_STORE: ['PICKED_UP'], PICKED_UP: ['ARRIVED_AT_DESTINATION', 'FAILED'],

@@ -1,3 +1,4 @@
+// @ts-check
 // The rider stream (WS /api/v1/rider/stream): offers, cancellations and dispatcher decisions as they happen, with
 // reconnection and back-off.
 import { offline } from './rider-api.js';

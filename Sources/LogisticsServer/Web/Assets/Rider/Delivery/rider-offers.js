@@ -1,3 +1,4 @@
+// @ts-check
 // The offer screen (RDR-012): offers from the list and the stream, the countdown, road distances, Accept Task
 // (one retry when the answer is lost) and Decline.
 import { offline } from '../Connection/rider-api.js';

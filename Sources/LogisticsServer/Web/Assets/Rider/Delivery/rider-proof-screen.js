@@ -1,3 +1,4 @@
+// @ts-check
 // The proof of delivery on the task screen: Capture Photo (shrunk and uploaded by rider-proof.js, loaded on first
 // use), Enter OTP with the attempts left, and what became of the proof.
 import { offline } from '../Connection/rider-api.js';

@@ -1,3 +1,4 @@
+// @ts-check
 // The task screen (SEQ-UJ-003): the stops, the one primary status button, arrival far from the customer (RDR-018),
 // reporting a problem, marking failed, calling, and navigation (its code loaded on first use).
 import { offline } from '../Connection/rider-api.js';

@@ -1,3 +1,4 @@
+// @ts-check
 // The navigation's words: the manoeuvre's arrow, the instruction on the banner and what is spoken, in the page's
 // language.
 import { t, lang, distanceText } from '../rider-i18n.js';

@@ -1,3 +1,4 @@
+// @ts-check
 // The navigation screen (RDR-017): the route from GET /api/v1/rider/tasks/{taskId}/route on the shared map in the
 // colours of its traffic, the rider's position and heading, the next manoeuvre with its distance, what is left and
 // the ETA, spoken instructions, a re-route after a real deviation, "Searching for GPS signal", Re-center after a pan,
@@ -9,6 +10,8 @@ import { FollowingMap, FOLLOW_ZOOM } from './rider-nav-map.js';
 import { icon, instruction, announcement } from './rider-nav-words.js';
 import { Voice } from './rider-nav-voice.js';
 
+// The page's element of that id, typed any: callers use it as the input, form or dialog they know it is.
+/** @type {(id: string) => any} */
 const $ = (id) => document.getElementById(id);
 
 export class NavigationView {
