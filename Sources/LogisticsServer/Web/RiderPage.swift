@@ -15,6 +15,22 @@ struct RiderPage {
         var gpsLostAfterS = RiderAppRules.gpsLostAfterSeconds
         var offRouteM = RiderAppRules.offRouteDistanceM
         var offRouteFixes = RiderAppRules.offRouteFixes
+        /// The task's statuses as the server has them: a task comes with its own `allowedNext`, and a tap still
+        /// waiting in the offline queue moves the status on the phone alone; what follows that status, where the
+        /// rider heads and whether it ends the task come from here rather than a copy in the script.
+        var statuses = Dictionary(uniqueKeysWithValues: TaskStatus.allCases.map { ($0.rawValue, StatusRule($0)) })
+    }
+
+    struct StatusRule: Encodable {
+        var allowedNext: [TaskStatus]
+        var nextStop: StopKind?
+        var isFinal: Bool
+
+        init(_ status: TaskStatus) {
+            allowedNext = status.allowedNext
+            nextStop = status.nextStop
+            isFinal = status.isFinal
+        }
     }
 
     func register(on router: Router<LogisticsRequestContext>) {

@@ -47,6 +47,14 @@ struct RiderPageTests {
             #expect(settings["gpsLostAfterS"] as? Double == RiderAppRules.gpsLostAfterSeconds)
             #expect(settings["offRouteM"] as? Double == RiderAppRules.offRouteDistanceM)
             #expect(settings["offRouteFixes"] as? Int == RiderAppRules.offRouteFixes)
+            let statuses = settings["statuses"] as? [String: [String: Any]] ?? [:]
+            #expect(statuses.count == TaskStatus.allCases.count)
+            for status in TaskStatus.allCases {
+                let rule = statuses[status.rawValue] ?? [:]
+                #expect(rule["allowedNext"] as? [String] == status.allowedNext.map(\.rawValue), "\(status)")
+                #expect(rule["nextStop"] as? String == status.nextStop?.rawValue, "\(status)")
+                #expect(rule["isFinal"] as? Bool == status.isFinal, "\(status)")
+            }
             let english = try Self.attribute("data-texts", in: page.text)
             #expect(english.count > 20)
 

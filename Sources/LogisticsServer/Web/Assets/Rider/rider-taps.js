@@ -3,7 +3,7 @@
 import { uuid } from './Connection/rider-api.js';
 import { t } from './rider-i18n.js';
 import {
-  FINAL, state, api, geo, fixes, queue, saveCache, point, pendingFor, displayTask, tripTaskIds,
+  isFinal, state, api, geo, fixes, queue, saveCache, point, pendingFor, displayTask, tripTaskIds,
 } from './Connection/rider-state.js';
 import { notify, problemText, ask } from './rider-notice.js';
 import { render } from './rider-screens.js';
@@ -125,7 +125,7 @@ function serverTaskChanged(task) {
   // An ended task has no stops left: the trip as the page last had it tells whether other orders remain.
   const others = [...tripTaskIds(state.task), ...tripTaskIds(task)].filter((id) => id !== task.taskId);
   const trip = others.length > 0;
-  if (FINAL.includes(task.status)) {
+  if (isFinal(task.status)) {
     const previous = state.task;
     state.task = null;
     if (!trip) state.profile = { ...state.profile, availability: 'ONLINE', activeTaskId: null };
@@ -163,7 +163,7 @@ export async function refused(action, error) {
       if (answer === 'confirm') return { ...action, id: uuid(), confirmed: true };
       // Nothing that needed the arrival can go either.
       for (const item of pendingFor(action.taskId)) {
-        if (item.kind === 'otp' || item.kind === 'photo' || (item.kind === 'status' && FINAL.includes(item.status))) await queue.remove(item);
+        if (item.kind === 'otp' || item.kind === 'photo' || (item.kind === 'status' && isFinal(item.status))) await queue.remove(item);
       }
       render();
       return null;
