@@ -20,5 +20,4 @@ interface Window {
   // For Tests/Browser: the rider app's queue, screen and service worker; the dispatcher's markers on the map.
   riderApp: unknown;
   dispatchMarkers: () => { name: string; at: { x: number; y: number } }[];
-  dispatchPerformance: unknown;
 }

@@ -33,9 +33,6 @@ let lastList = 'orders';
 // Stream messages wait here for the next frame: a busy fleet is drawn once per frame, not once per fix.
 let pending = [];
 let frameRequested = false;
-// How long each batch of updates took in the page (apply + draw), for the benchmark and the curious.
-const performanceLog = { batches: [], messages: 0 };
-window.dispatchPerformance = performanceLog;
 // Where each named rider's marker is on the map (CSS pixels in the canvas): markers have no words, so the browser
 // test asks here where to tap.
 window.dispatchMarkers = () => [...state.riders.values()].filter((r) => r.lat != null && state.map)
@@ -151,7 +148,6 @@ function apply(data) {
 
 function flush() {
   frameRequested = false;
-  const started = performance.now();
   const batch = pending;
   pending = [];
   for (const text of batch) {
@@ -162,9 +158,6 @@ function flush() {
     }
   }
   drawMarkers();
-  performanceLog.messages += batch.length;
-  performanceLog.batches.push(performance.now() - started);
-  if (performanceLog.batches.length > 5000) performanceLog.batches.splice(0, 1000);
 }
 
 function connect() {

@@ -44,7 +44,6 @@ export const state = {
   navigation: null, navigationLoading: null, photoBusy: false, waitingForLocation: false,
 };
 export const app = {
-  frameTimes: [],
   queueLength: () => queue.count(),
   get reroutes() { return state.navigation ? state.navigation.reroutes : 0; },
   get screen() { return state.screen; },

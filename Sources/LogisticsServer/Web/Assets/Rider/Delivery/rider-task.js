@@ -4,7 +4,7 @@
 import { offline } from '../Connection/rider-api.js';
 import { t, config } from '../rider-i18n.js';
 import {
-  $, show, state, app, api, geo, pendingFor, displayTask, nextStopKind, metres, point, saveCache, tripTaskIds,
+  $, show, state, api, geo, pendingFor, displayTask, nextStopKind, metres, point, saveCache, tripTaskIds,
 } from '../Connection/rider-state.js';
 import { notify, ask } from '../rider-notice.js';
 import { render, envNotes, fillNotes } from '../rider-screens.js';
@@ -196,7 +196,7 @@ function navigationView() {
   if (!state.navigationLoading) {
     state.navigationLoading = import('../Navigation/rider-nav.js').then(({ NavigationView }) => {
       state.navigation = new NavigationView({
-        api, geo, config, frameTimes: app.frameTimes, onChange: () => render(),
+        api, geo, config, onChange: () => render(),
       });
       return state.navigation;
     });

@@ -9,22 +9,14 @@ const $ = (id) => document.getElementById(id);
 export const FOLLOW_ZOOM = 16;
 
 export class FollowingMap {
-  // frameTimes: every redraw's milliseconds (window.riderApp.frameTimes); isVisible(): whether navigation shows,
-  // since nothing is drawn behind the task screen.
-  constructor({ frameTimes, isVisible }) {
+  // isVisible(): whether navigation shows, since nothing is drawn behind the task screen.
+  constructor({ isVisible }) {
     this.isVisible = isVisible;
     this.follow = true;
     this.shown = null;
     this.target = null;
     this.animation = 0;
-    this.tiles = new TileMap($('map'), document.body.dataset.tileUrl || null, {
-      margin: 256,
-      onDraw: (ms) => {
-        const times = frameTimes;
-        times.push(ms);
-        if (times.length > 2000) times.splice(0, times.length - 2000);
-      },
-    });
+    this.tiles = new TileMap($('map'), document.body.dataset.tileUrl || null, { margin: 256 });
     this.tiles.enablePanning(() => {
       this.follow = false;
       $('recenter').hidden = false;

@@ -15,7 +15,7 @@ import { Voice } from './rider-nav-voice.js';
 const $ = (id) => document.getElementById(id);
 
 export class NavigationView {
-  // app: {api, geo, config, frameTimes, onChange(), onExit(), onError(text)}
+  // app: {api, geo, config, onChange(), onExit(), onError(text)}
   constructor(app) {
     this.app = app;
     this.task = null;
@@ -29,7 +29,7 @@ export class NavigationView {
     this.loading = false;
     this.arrived = false;
     this.signalTimer = null;
-    this.map = new FollowingMap({ frameTimes: app.frameTimes, isVisible: () => this.visible });
+    this.map = new FollowingMap({ isVisible: () => this.visible });
     $('exit-navigation').addEventListener('click', () => this.exit());
     const simulate = $('simulate');
     if (app.config.demo === true) {
