@@ -93,9 +93,11 @@ let package = Package(
                 .product(name: "CompressNIO", package: "compress-nio"),
             ],
             // The pages' HTML, CSS, scripts and icons, and the OpenAPI document's root and feature fragments: real
-            // files, embedded in the binary by the plugin below.
+            // files, embedded in the binary by the plugin below. Web/TypeCheck: tsc's settings for the pages'
+            // scripts, neither embedded nor compiled.
             exclude: [
-                "Web/Assets", "HTTP/OpenAPI/openapi.json", "Delivery/openapi.json", "Navigation/openapi.json",
+                "Web/Assets", "Web/TypeCheck", "HTTP/OpenAPI/openapi.json", "Delivery/openapi.json",
+                "Navigation/openapi.json",
                 "Dispatch/openapi.json", "Notifications/openapi.json", "Offers/openapi.json", "Operations/openapi.json",
                 "Orders/openapi.json",
                 "Riders/openapi.json", "Tracking/openapi.json", "Web/openapi.json", "People/openapi.json",

@@ -1,9 +1,9 @@
 import Foundation
 import PackagePlugin
 
-/// Embeds the files below `Web/Assets` of the target (in folders by page, keyed by bare name as they are served flat
-/// under `/web/`) into the binary as one generated Swift file, and every `openapi.json` below the target (the OpenAPI
-/// document's root and each feature's fragment, keyed by path) as another. SwiftPM's own `.embedInCode`
+/// Embeds the files below `Web/Assets` of the target (in folders by page, keyed by their path below it, as they are
+/// served under `/web/`) into the binary as one generated Swift file, and every `openapi.json` below the target (the
+/// OpenAPI document's root and each feature's fragment, keyed by path) as another. SwiftPM's own `.embedInCode`
 /// writes byte-array literals that took about a minute to compile per 200 KB here; string literals compile at once.
 @main
 struct EmbedWebAssets: BuildToolPlugin {
@@ -16,8 +16,7 @@ struct EmbedWebAssets: BuildToolPlugin {
             $0 == "openapi.json" || $0.hasSuffix("/openapi.json")
         }
         return [
-            try embed(
-                names, in: assets, as: "EmbeddedWebAssets", what: "web assets", byName: true, context: context),
+            try embed(names, in: assets, as: "EmbeddedWebAssets", what: "web assets", context: context),
             try embed(openAPI, in: target.directoryURL, as: "EmbeddedOpenAPI", what: "OpenAPI files", context: context),
         ]
     }
@@ -37,17 +36,16 @@ struct EmbedWebAssets: BuildToolPlugin {
         return files
     }
 
-    /// One generated `enum <name>` holding `files`, keyed by their paths below `folder` (or their bare names).
+    /// One generated `enum <name>` holding `files`, keyed by their paths below `folder`.
     private func embed(
-        _ files: [String], in folder: URL, as name: String, what: String, byName: Bool = false,
-        context: PluginContext
+        _ files: [String], in folder: URL, as name: String, what: String, context: PluginContext
     ) throws -> Command {
         let inputs = files.sorted().map { folder.appending(path: $0) }
         let output = context.pluginWorkDirectoryURL.appending(path: "\(name).swift")
         return .buildCommand(
             displayName: "Embedding \(inputs.count) \(what)",
             executable: try context.tool(named: "EmbedWebAssetsTool").url,
-            arguments: (byName ? ["--by-name"] : []) + [output.path, name, folder.path] + inputs.map(\.path),
+            arguments: [output.path, name, folder.path] + inputs.map(\.path),
             inputFiles: inputs,
             outputFiles: [output])
     }

@@ -1,32 +1,23 @@
 import Foundation
 
-// Writes `enum NAME { static let files: [String: String] }`: each file's key and its bytes in base64, which survives
-// any content (binary icons, quotes, backslashes) inside a plain string literal. The key is the file's path below
-// FOLDER, or with `--by-name` its bare name: the pages' files live in folders by page, but are served flat under
-// `/web/`, so two files of one name would be one URL and are refused.
-var arguments = Array(CommandLine.arguments.dropFirst())
-let byName = arguments.first == "--by-name"
-if byName { arguments.removeFirst() }
+// Writes `enum NAME { static let files: [String: String] }`: each file's path below FOLDER and its bytes in base64,
+// which survives any content (binary icons, quotes, backslashes) inside a plain string literal. The path is the key
+// the server serves the file by, so two files of one name in different folders stay two files.
+let arguments = Array(CommandLine.arguments.dropFirst())
 guard arguments.count >= 3 else {
-    FileHandle.standardError.write(Data("usage: EmbedWebAssetsTool [--by-name] OUTPUT NAME FOLDER FILE...\n".utf8))
+    FileHandle.standardError.write(Data("usage: EmbedWebAssetsTool OUTPUT NAME FOLDER FILE...\n".utf8))
     exit(2)
 }
 let (output, name) = (arguments[0], arguments[1])
 let folder = URL(fileURLWithPath: arguments[2]).standardizedFileURL.path + "/"
 var entries = ""
-var keys: [String: String] = [:]
 for path in arguments.dropFirst(3).sorted() {
     let url = URL(fileURLWithPath: path).standardizedFileURL
     guard url.path.hasPrefix(folder) else {
         FileHandle.standardError.write(Data("\(path) is not below \(folder)\n".utf8))
         exit(2)
     }
-    let key = byName ? url.lastPathComponent : String(url.path.dropFirst(folder.count))
-    if let other = keys[key] {
-        FileHandle.standardError.write(Data("\(path) and \(other) would both be served as \(key)\n".utf8))
-        exit(2)
-    }
-    keys[key] = url.path
+    let key = String(url.path.dropFirst(folder.count))
     let data = try Data(contentsOf: url)
     entries += "        \"\(key)\": \"\(data.base64EncodedString())\",\n"
 }

@@ -30,11 +30,12 @@ def main():
         page = link["url"]
 
         raw = zipped = served = 0
-        for address in [page] + [server.base + path for path in ["/web/track.js", "/web/map.js", "/web/track.css"]]:
+        assets = ["/web/Tracking/track.js", "/web/map.js", "/web/Tracking/track.css"]
+        for address in [page] + [server.base + path for path in assets]:
             body, _ = fetch(address)
             raw += len(body)
             zipped += len(gzip.compress(body, 9))
-            served += len(fetch(server.base + path, gzipped=True)[0])
+            served += len(fetch(address, gzipped=True)[0])
         print(f"tracking page weight (HTML + scripts + style, no tiles): {raw / 1024:.1f} KB raw, "
               f"{zipped / 1024:.1f} KB gzip -9, {served / 1024:.1f} KB as the server sends it to a browser")
 

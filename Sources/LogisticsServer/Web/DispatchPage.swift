@@ -13,6 +13,6 @@ struct DispatchPage {
     }
 
     static func html(tileServer: RasterTileServer?) -> String {
-        WebPage.render("dispatch.html", ["tileAttribute": WebPage.tileAttribute(tileServer)])
+        WebPage.render("Dispatch/dispatch.html", ["tileAttribute": WebPage.tileAttribute(tileServer)])
     }
 }

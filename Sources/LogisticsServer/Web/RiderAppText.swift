@@ -14,7 +14,7 @@ enum RiderAppText {
     /// The words of one language's file, read once; a file that is not one JSON object of strings stops the server
     /// at start rather than showing riders a page of keys.
     static func words(of language: String) -> [String: String] {
-        let name = "rider-text-\(language).json"
+        let name = "Rider/Text/rider-text-\(language).json"
         guard let words = try? JSONDecoder().decode([String: String].self, from: WebAssets[name].body.plain) else {
             preconditionFailure("\(name) is not a JSON object of strings")
         }

@@ -15,6 +15,22 @@ struct RiderPage {
         var gpsLostAfterS = RiderAppRules.gpsLostAfterSeconds
         var offRouteM = RiderAppRules.offRouteDistanceM
         var offRouteFixes = RiderAppRules.offRouteFixes
+        /// The task's statuses as the server has them: a task comes with its own `allowedNext`, and a tap still
+        /// waiting in the offline queue moves the status on the phone alone; what follows that status, where the
+        /// rider heads and whether it ends the task come from here rather than a copy in the script.
+        var statuses = Dictionary(uniqueKeysWithValues: TaskStatus.allCases.map { ($0.rawValue, StatusRule($0)) })
+    }
+
+    struct StatusRule: Encodable {
+        var allowedNext: [TaskStatus]
+        var nextStop: StopKind?
+        var isFinal: Bool
+
+        init(_ status: TaskStatus) {
+            allowedNext = status.allowedNext
+            nextStop = status.nextStop
+            isFinal = status.isFinal
+        }
     }
 
     func register(on router: Router<LogisticsRequestContext>) {
@@ -31,7 +47,7 @@ struct RiderPage {
         // A worker's scope may not reach above its own path: from the root it may control `/rider`.
         let worker = WebAsset(
             name: "rider-sw.js", contentType: WebAssets.contentType(of: "rider-sw.js"),
-            data: WebAssets["rider-sw.js"].body.plain, cacheControl: "no-cache")
+            data: WebAssets["Rider/rider-sw.js"].body.plain, cacheControl: "no-cache")
         router.get("/rider-sw.js") { request, _ in worker.response(for: request) }
     }
 
@@ -43,7 +59,7 @@ struct RiderPage {
             WebPage.escape(String(decoding: (try? encoder.encode(value)) ?? Data("{}".utf8), as: UTF8.self))
         }
         return WebPage.render(
-            "rider.html",
+            "Rider/rider.html",
             [
                 "lang": language, "texts": json(RiderAppText.all(language)), "config": json(settings),
                 "tileAttribute": WebPage.tileAttribute(configuration.tileServer),

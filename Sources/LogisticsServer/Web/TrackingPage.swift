@@ -72,7 +72,7 @@ struct TrackingPage {
         }
         return WebPage.html(
             WebPage.render(
-                "track.html",
+                "Tracking/track.html",
                 [
                     "lang": language, "title": WebPage.escape(text["title"]!),
                     // The status in words at once: before pickup there is nothing else to show.
@@ -93,7 +93,7 @@ struct TrackingPage {
     /// `details`: HTML already escaped, under the body.
     static func noticePage(language: String, title: String, body: String, details: String = "") -> String {
         WebPage.render(
-            "track-notice.html",
+            "Tracking/track-notice.html",
             ["lang": language, "title": WebPage.escape(title), "body": WebPage.escape(body), "details": details])
     }
 

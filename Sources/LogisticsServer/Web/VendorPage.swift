@@ -5,7 +5,7 @@ import Hummingbird
 /// open orders. Public and empty like the other pages: everything comes from the API with the staff's token.
 struct VendorPage {
     func register(on router: Router<LogisticsRequestContext>) {
-        let page = WebPage.fixed("vendor.html", html: WebPage.render("vendor.html", [:]), tileServer: nil)
+        let page = WebPage.fixed("vendor.html", html: WebPage.render("Vendor/vendor.html", [:]), tileServer: nil)
         router.get("/vendor") { request, _ in page.response(for: request) }
     }
 }

@@ -5,6 +5,7 @@ import Hummingbird
 /// One of the pages' files (scripts, styles, the manifest, icons), or a page the same for every visitor, served
 /// gzipped with a validator.
 struct WebAsset: Sendable {
+    /// The file's path below `Web/Assets` (`Rider/rider.js`), or a page's name.
     let name: String
     let contentType: String
     let body: CompressedBody
@@ -31,25 +32,29 @@ struct WebAsset: Sendable {
 }
 
 /// The files of `Web/Assets`, compiled into the binary by the EmbedWebAssets build plugin: edit them as files (no
-/// build step beyond `swift build`), deploy nothing beside the binary.
+/// build step beyond `swift build`), deploy nothing beside the binary. Each is known by its path below `Web/Assets`
+/// (`Rider/rider.js`, `map.js`) and served at `/web/` and that path, so a folder is part of a file's name.
 enum WebAssets {
-    static let files: [String: WebAsset] = {
+    static let files: [String: WebAsset] = assets(embedded: EmbeddedWebAssets.files)
+
+    /// The assets of embedded files (path to base64 bytes), keyed by path.
+    static func assets(embedded: [String: String]) -> [String: WebAsset] {
         var files: [String: WebAsset] = [:]
-        for (name, base64) in EmbeddedWebAssets.files {
-            guard let data = Data(base64Encoded: base64) else { preconditionFailure("\(name) was embedded garbled") }
-            files[name] = WebAsset(name: name, contentType: contentType(of: name), data: data)
+        for (path, base64) in embedded {
+            guard let data = Data(base64Encoded: base64) else { preconditionFailure("\(path) was embedded garbled") }
+            files[path] = WebAsset(name: path, contentType: contentType(of: path), data: data)
         }
         return files
-    }()
+    }
 
     /// The assets served under `/web/`. HTML files are templates the pages fill in and JSON files the words the
     /// server fills into them (`RiderAppText`): neither is served as it is.
-    static var served: [WebAsset] {
+    static func served(_ files: [String: WebAsset]) -> [WebAsset] {
         files.values.filter { !$0.name.hasSuffix(".html") && !$0.name.hasSuffix(".json") }.sorted { $0.name < $1.name }
     }
 
-    static subscript(name: String) -> WebAsset {
-        guard let asset = files[name] else { preconditionFailure("no web asset \(name) in Web/Assets") }
+    static subscript(path: String) -> WebAsset {
+        guard let asset = files[path] else { preconditionFailure("no web asset \(path) in Web/Assets") }
         return asset
     }
 
@@ -66,8 +71,8 @@ enum WebAssets {
         }
     }
 
-    static func register(on router: Router<LogisticsRequestContext>) {
-        for asset in served {
+    static func register(on router: Router<LogisticsRequestContext>, files: [String: WebAsset] = files) {
+        for asset in served(files) {
             router.get(RouterPath("/web/\(asset.name)")) { request, _ in asset.response(for: request) }
         }
     }

@@ -182,7 +182,7 @@ struct DispatcherDayTests {
             let page = try await server.send(.get, "/track/\(linkToken)")
             #expect(page.status == 200)
             #expect(page.text.contains("Going back to the store") && page.text.contains("Café de Paris"))
-            #expect(!page.text.contains("/web/track.js"), "no live map for a parcel going back")
+            #expect(!page.text.contains("/web/Tracking/track.js"), "no live map for a parcel going back")
             let snapshot = try await server.send(.get, "/track/\(linkToken)/snapshot")
             #expect(snapshot.code == "TRACKING_ENDED")
             let again = try await server.send(.post, path, token: scenario.dispatcher, json: ["reason": "twice"])

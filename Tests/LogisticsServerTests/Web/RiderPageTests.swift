@@ -20,9 +20,13 @@ struct RiderPageTests {
         return try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
     }
 
-    /// Every `/web/…` file a text names.
-    static func assetPaths(in text: String) -> [String] {
-        text.split(whereSeparator: { "\"'() ,".contains($0) }).map(String.init).filter { $0.hasPrefix("/web/") }
+    /// Every `/web/…` file a text names, and every module a script at `path` imports by a relative address.
+    static func assetPaths(in text: String, at path: String = "/") -> [String] {
+        let words = text.split(whereSeparator: { "\"'() ,".contains($0) }).map(String.init)
+        let folder = URL(string: "http://page" + path)!
+        let imports = words.filter { ($0.hasPrefix("./") || $0.hasPrefix("../")) && $0.hasSuffix(".js") }
+            .compactMap { URL(string: $0, relativeTo: folder)?.path }
+        return words.filter { $0.hasPrefix("/web/") } + imports
     }
 
     @Test("GET /rider: an HTML page of our own files, its words by language, the numbers RiderKit uses, no demo switch")
@@ -43,6 +47,14 @@ struct RiderPageTests {
             #expect(settings["gpsLostAfterS"] as? Double == RiderAppRules.gpsLostAfterSeconds)
             #expect(settings["offRouteM"] as? Double == RiderAppRules.offRouteDistanceM)
             #expect(settings["offRouteFixes"] as? Int == RiderAppRules.offRouteFixes)
+            let statuses = settings["statuses"] as? [String: [String: Any]] ?? [:]
+            #expect(statuses.count == TaskStatus.allCases.count)
+            for status in TaskStatus.allCases {
+                let rule = statuses[status.rawValue] ?? [:]
+                #expect(rule["allowedNext"] as? [String] == status.allowedNext.map(\.rawValue), "\(status)")
+                #expect(rule["nextStop"] as? String == status.nextStop?.rawValue, "\(status)")
+                #expect(rule["isFinal"] as? Bool == status.isFinal, "\(status)")
+            }
             let english = try Self.attribute("data-texts", in: page.text)
             #expect(english.count > 20)
 
@@ -57,18 +69,19 @@ struct RiderPageTests {
             // Every file the page names is served, secured, and so is everything those files name.
             var pending = Self.assetPaths(in: page.text)
             var seen = Set<String>()
-            #expect(pending.contains("/web/rider.js"))
+            #expect(pending.contains("/web/Rider/rider.js"))
             while let path = pending.popLast() {
                 guard seen.insert(path).inserted else { continue }
                 let asset = try await server.send(.get, path)
                 #expect(asset.status == 200, "\(path)")
                 TrackingPageTests.expectSecured(asset, path)
                 if asset.contentType?.hasPrefix("text/") == true || path.hasSuffix(".webmanifest") {
-                    pending += Self.assetPaths(in: asset.text)
+                    pending += Self.assetPaths(in: asset.text, at: path)
                 }
             }
+            #expect(seen.contains("/web/Rider/Navigation/rider-nav.js"), "modules loaded on first use are found too")
 
-            let manifest = try await server.send(.get, "/web/rider.webmanifest")
+            let manifest = try await server.send(.get, "/web/Rider/rider.webmanifest")
             #expect(manifest.contentType == "application/manifest+json")
             #expect(manifest["start_url"] as? String == "/rider")
             #expect(manifest["display"] as? String == "standalone")
@@ -85,8 +98,16 @@ struct RiderPageTests {
             #expect(worker.status == 200)
             #expect(worker.contentType == "text/javascript; charset=utf-8")
             #expect(worker.headers[.cacheControl] == "no-cache")
-            #expect(try await server.send(.get, "/web/rider.html").status == 404, "the template is not a file to fetch")
-            #expect(try await server.send(.get, "/web/rider-text-en.json").status == 404, "the words come in the page")
+            // The worker keeps every file the app may load, so the app opens offline and navigates offline.
+            let kept = Set(Self.assetPaths(in: worker.text))
+            #expect(seen.subtracting(kept).sorted() == [], "files the worker's list lacks")
+            #expect(kept.subtracting(seen).sorted() == [], "files in the worker's list the app does not load")
+            #expect(
+                try await server.send(.get, "/web/Rider/rider.html").status == 404,
+                "the template is not a file to fetch")
+            #expect(
+                try await server.send(.get, "/web/Rider/Text/rider-text-en.json").status == 404,
+                "the words come in the page")
         }
     }
 

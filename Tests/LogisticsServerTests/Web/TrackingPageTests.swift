@@ -34,7 +34,7 @@ struct TrackingPageTests {
             #expect(page.headers[.cacheControl] == "no-store")
             Self.expectSecured(page, "page")
             #expect(page.text.contains(#"data-order-id="\#(scenario.orderId)""#))
-            #expect(page.text.contains(#"<script type="module" src="/web/track.js"></script>"#))
+            #expect(page.text.contains(#"<script type="module" src="/web/Tracking/track.js"></script>"#))
             #expect(page.text.contains("© OpenStreetMap contributors"))
             #expect(page.text.contains(#"aria-live="polite""#))
             #expect(!page.text.contains("<script>"), "no inline script")
@@ -65,9 +65,10 @@ struct TrackingPageTests {
             #expect(!dispatch.text.contains("<script>"), "no inline script")
 
             for (name, type) in [
-                ("track.js", "text/javascript; charset=utf-8"), ("map.js", "text/javascript; charset=utf-8"),
-                ("track.css", "text/css; charset=utf-8"), ("dispatch.js", "text/javascript; charset=utf-8"),
-                ("dispatch.css", "text/css; charset=utf-8"),
+                ("Tracking/track.js", "text/javascript; charset=utf-8"), ("map.js", "text/javascript; charset=utf-8"),
+                ("Tracking/track.css", "text/css; charset=utf-8"),
+                ("Dispatch/dispatch.js", "text/javascript; charset=utf-8"),
+                ("Dispatch/dispatch.css", "text/css; charset=utf-8"),
             ] {
                 let asset = try await server.send(.get, "/web/\(name)")
                 #expect(asset.status == 200, "\(name)")
@@ -98,7 +99,7 @@ struct TrackingPageTests {
             // More than "ended": when (a time the page's script shows in the customer's zone) and from which store.
             #expect(gone.text.contains(#"Order cancelled at <time datetime=""#), "\(gone.text)")
             #expect(gone.text.contains("Café de Paris") && gone.text.contains("Order EXT-"))
-            #expect(gone.text.contains(#"<script type="module" src="/web/track-time.js"></script>"#))
+            #expect(gone.text.contains(#"<script type="module" src="/web/Tracking/track-time.js"></script>"#))
             let endedSnapshot = try await server.send(.get, "/track/\(token)/snapshot")
             #expect(endedSnapshot.status == 410)
             #expect(endedSnapshot.code == "TRACKING_ENDED")

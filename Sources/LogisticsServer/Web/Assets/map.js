@@ -1,3 +1,4 @@
+// @ts-check
 // A small canvas map drawn from the server's own road tiles (/map/tiles/z/x/y), or from the operator's raster tile
 // server when one is configured: no tile provider by default, no library.
 const TILE = 512; // CSS pixels per tile
@@ -26,7 +27,6 @@ export class TileMap {
   // options (all optional, for a moving map such as the rider's navigation):
   //   margin: CSS pixels of roads drawn beyond each edge, so a view that moves by less than that only shifts the
   //           road layer instead of drawing it again (default 0: the layer is redrawn whenever the view moves);
-  //   onDraw(ms): called after every redraw with its duration;
   //   plainRoads: every road in greys (the customer's map: coloured roads would read as traffic).
   constructor(canvas, rasterTemplate = document.body.dataset.tileUrl || null, options = {}) {
     this.canvas = canvas;
@@ -41,7 +41,6 @@ export class TileMap {
     this.baseCenter = null;
     this.tilesVersion = 0;
     this.margin = options.margin || 0;
-    this.onDraw = options.onDraw || null;
     this.roadStyle = options.plainRoads ? PLAIN : STYLE;
     this.route = null; // setRoute()
     this.position = null; // setPosition()
@@ -261,7 +260,6 @@ export class TileMap {
     const width = canvas.clientWidth;
     const height = canvas.clientHeight;
     if (width === 0 || height === 0 || this.center === null) return;
-    const started = this.onDraw ? performance.now() : 0;
     if (canvas.width !== Math.round(width * ratio)) canvas.width = Math.round(width * ratio);
     if (canvas.height !== Math.round(height * ratio)) canvas.height = Math.round(height * ratio);
     this.drawBase(width, height, ratio);
@@ -308,7 +306,6 @@ export class TileMap {
       }
     }
     if (this.position) this.drawPosition(g, width, height);
-    if (this.onDraw) this.onDraw(performance.now() - started);
   }
 
   // The route in traffic colours over a white casing; its points are projected once per zoom level, so a frame

@@ -1,8 +1,11 @@
+// @ts-check
 // Signing in with a phone number and the code sent by SMS, for the rider app, the dispatcher's and the store's
 // pages: the access token in sessionStorage (gone with the tab), the refresh token in localStorage (a reload or a new
 // window stays signed in; never in a URL). A new pair is asked for when the server refuses an expired access token.
 // The page brings the two forms (#sign-in-phone, #sign-in-code), says which roles it is for, and may bring its own
 // words (the rider app's are in the rider's language).
+// The page's element of that id, typed any: callers use it as the input, form or dialog they know it is.
+/** @type {(id: string) => any} */
 const $ = (id) => document.getElementById(id);
 
 // The English words; a page may give its own for any of them.

@@ -1,3 +1,4 @@
+// @ts-check
 // A new order from the page: the store (one known from earlier orders, or typed with a pin: there is no stores API
 // yet), the customer with an address and a pin dropped on the map (or an address an earlier order already placed),
 // notes, the kind of proof, and ready now or after a preparation time.

@@ -1,3 +1,4 @@
+// @ts-check
 // The decisions a dispatcher takes on an order that cannot go the usual way: cancel it, give it to another rider
 // before pickup, send it back to the store after, approve that it failed, or confirm it without proof. Each asks
 // for a reason, which the event log keeps, and says what will happen before it is confirmed.

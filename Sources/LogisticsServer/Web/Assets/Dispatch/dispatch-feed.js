@@ -1,3 +1,4 @@
+// @ts-check
 // The event feed: every order's events in words, naming riders and orders as people do, newest first. After a reload
 // it starts with the last hour of the event log, not with nothing.
 import { api } from './dispatch-api.js';

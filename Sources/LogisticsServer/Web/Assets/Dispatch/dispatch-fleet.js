@@ -1,3 +1,4 @@
+// @ts-check
 // The fleet: every rider from GET /api/v1/riders (those without a position too), moved by the stream's fixes, on
 // the map with their names and in the riders list with their state, current order, last fix and deliveries today.
 import { api } from './dispatch-api.js';

@@ -1,3 +1,4 @@
+// @ts-check
 // One order on the page: what it is and how long it has waited, the problem a rider reported, the offers and what
 // became of each, the decisions its status allows (dispatch-decisions.js asks for them), and its timeline with the
 // roads driven and the proof of delivery.
@@ -9,7 +10,7 @@ import { normalise } from './dispatch-problems.js';
 import {
   $, FINAL, OFFER_WORDS, ORDER_WORDS, ago, el, emit, on, reference, riderName, state, timeOfDay,
 } from './dispatch-state.js';
-import { decodePolyline } from './map.js';
+import { decodePolyline } from '../map.js';
 
 let selected = null; // the order id on the panel
 let generation = 0; // drops the answers of an earlier render

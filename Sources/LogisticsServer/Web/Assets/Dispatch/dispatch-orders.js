@@ -1,3 +1,4 @@
+// @ts-check
 // The orders: every open one (GET /api/v1/orders?open=true, page after page), problems first, then the longest
 // waiting; and the search for any order, finished ones included, by words, rider, day and status.
 import { api } from './dispatch-api.js';

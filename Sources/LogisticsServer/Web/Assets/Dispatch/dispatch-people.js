@@ -1,3 +1,4 @@
+// @ts-check
 // The admin's People tab: everyone who works in the operation, found by name or phone; add a rider, a dispatcher,
 // an admin or a store's staff member (each gets an invitation by SMS), add a store; suspend and reinstate; see a
 // person's sign-ins and end one.

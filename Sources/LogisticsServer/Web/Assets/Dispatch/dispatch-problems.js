@@ -1,3 +1,4 @@
+// @ts-check
 // What needs the dispatcher: a rider's issue report, a locked delivery code, a photo waiting for confirmation, an
 // order automatic dispatch gave up on, a round of offers nobody took. Read from the order events as they come (and
 // from each open order's log after a reload), and cleared by the decision that settles them.

@@ -1,3 +1,4 @@
+// @ts-check
 // A rider's card: what the page knows of them (the data model has no phone or vehicle yet; they show once the fleet
 // list carries them), the orders they carry, and their trail of the last 30 minutes drawn on the map.
 import { api } from './dispatch-api.js';

@@ -1,3 +1,4 @@
+// @ts-check
 // What the dispatcher's page modules share: the fleet, the orders seen, the problems waiting for a decision, and
 // the words the page uses for statuses. The page holds no data of its own: all of it comes from the API.
 export const state = {
@@ -10,6 +11,8 @@ export const state = {
   pins: [], // extra markers a panel shows (store, customer, a dropped pin)
 };
 
+// The page's element of that id, typed any: callers use it as the input, form or dialog they know it is.
+/** @type {(id: string) => any} */
 export const $ = (id) => document.getElementById(id);
 export const FINAL = ['DELIVERED', 'CANCELLED', 'FAILED', 'RETURNED'];
 export const STALE_AFTER_MS = 60_000;
@@ -147,9 +150,10 @@ export function moveTime(node, ms) {
   if (span && ms != null) span.dataset.since = String(ms);
 }
 
+/** @param {ParentNode} [root] */
 export function refreshTimes(root = document) {
   const now = Date.now();
-  for (const span of root.querySelectorAll('[data-since]')) {
+  for (const span of /** @type {NodeListOf<HTMLElement>} */ (root.querySelectorAll('[data-since]'))) {
     const text = since(Number(span.dataset.since), now);
     if (span.textContent !== text) span.textContent = text;
   }

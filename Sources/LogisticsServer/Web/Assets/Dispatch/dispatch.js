@@ -1,9 +1,10 @@
+// @ts-check
 // The dispatcher's page: a live map of the fleet (WS /api/v1/dispatch/stream moves the riders from
 // GET /api/v1/riders), the open orders, the riders, the event feed, an order's panel, a rider's card and a new order
 // form. This module signs in and out, keeps the stream and the lists fresh, and switches between the views; the
 // others each do one of those jobs.
 import { api, forgetToken, keepToken, onUnauthorised, REFRESH_KEY, token } from './dispatch-api.js';
-import { claims, createSignIn } from './sign-in.js';
+import { claims, createSignIn } from '../sign-in.js';
 
 const { wireSignIn, resetSignIn, refreshAccess, claimRenewal, logout } = createSignIn({
   refreshKey: REFRESH_KEY, roles: ['dispatcher', 'admin'],
@@ -18,7 +19,7 @@ import { keepOrder, loadOpenOrders, renderOrders, renderRiderChoice, wireSearch 
 import { forgetInspections, forgetRounds, inspectOpenOrders } from './dispatch-problems.js';
 import { closeRiderCard, openRiderCard, renderCard, shownRider } from './dispatch-rider-card.js';
 import { $, FINAL, on, refreshTimes, state } from './dispatch-state.js';
-import { TileMap } from './map.js';
+import { TileMap } from '../map.js';
 import { openPeople, wirePeople } from './dispatch-people.js';
 
 const MONACO = [{ lat: 43.745, lon: 7.435 }, { lat: 43.726, lon: 7.412 }];
@@ -32,9 +33,6 @@ let lastList = 'orders';
 // Stream messages wait here for the next frame: a busy fleet is drawn once per frame, not once per fix.
 let pending = [];
 let frameRequested = false;
-// How long each batch of updates took in the page (apply + draw), for the benchmark and the curious.
-const performanceLog = { batches: [], messages: 0 };
-window.dispatchPerformance = performanceLog;
 // Where each named rider's marker is on the map (CSS pixels in the canvas): markers have no words, so the browser
 // test asks here where to tap.
 window.dispatchMarkers = () => [...state.riders.values()].filter((r) => r.lat != null && state.map)
@@ -48,7 +46,7 @@ function show(next) {
   for (const name of ['orders', 'riders', 'feed', 'people', 'order', 'rider']) $(`view-${name}`).hidden = name !== next;
   $('create').hidden = next !== 'create';
   $('side').scrollTop = 0;
-  for (const tab of document.querySelectorAll('.tabs [role=tab]')) {
+  for (const tab of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('.tabs [role=tab]'))) {
     tab.setAttribute('aria-selected', String(tab.dataset.view === next));
   }
   if (next === 'riders') renderRiders();
@@ -150,7 +148,6 @@ function apply(data) {
 
 function flush() {
   frameRequested = false;
-  const started = performance.now();
   const batch = pending;
   pending = [];
   for (const text of batch) {
@@ -161,9 +158,6 @@ function flush() {
     }
   }
   drawMarkers();
-  performanceLog.messages += batch.length;
-  performanceLog.batches.push(performance.now() - started);
-  if (performanceLog.batches.length > 5000) performanceLog.batches.splice(0, 1000);
 }
 
 function connect() {
@@ -349,7 +343,7 @@ onUnauthorised(async () => {
   signOut('Your sign-in has ended (expired or revoked): sign in again');
 });
 
-for (const tab of document.querySelectorAll('.tabs [role=tab]')) {
+for (const tab of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('.tabs [role=tab]'))) {
   tab.addEventListener('click', () => {
     if (['order', 'rider', 'create'].includes(view)) closePanels();
     show(tab.dataset.view);

@@ -1,3 +1,4 @@
+// @ts-check
 // The page's words, from the server's message catalog (RiderAppText.swift), put on <body data-texts> in the
 // browser's language with English where a translation is missing.
 const body = document.body;
@@ -22,14 +23,15 @@ export function t(key, values = {}) {
 }
 
 // Every element with data-t gets its words (data-t-label: the aria-label, data-t-placeholder: the placeholder).
+/** @param {ParentNode} [root] */
 export function translate(root = document) {
-  for (const element of root.querySelectorAll('[data-t]')) {
+  for (const element of /** @type {NodeListOf<HTMLElement>} */ (root.querySelectorAll('[data-t]'))) {
     if (texts[element.dataset.t] != null) element.textContent = texts[element.dataset.t];
   }
-  for (const element of root.querySelectorAll('[data-t-label]')) {
+  for (const element of /** @type {NodeListOf<HTMLElement>} */ (root.querySelectorAll('[data-t-label]'))) {
     if (texts[element.dataset.tLabel] != null) element.setAttribute('aria-label', texts[element.dataset.tLabel]);
   }
-  for (const element of root.querySelectorAll('[data-t-placeholder]')) {
+  for (const element of /** @type {NodeListOf<HTMLInputElement>} */ (root.querySelectorAll('[data-t-placeholder]'))) {
     if (texts[element.dataset.tPlaceholder] != null) element.placeholder = texts[element.dataset.tPlaceholder];
   }
   if (texts.title) document.title = texts.title;

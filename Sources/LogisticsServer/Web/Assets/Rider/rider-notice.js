@@ -1,7 +1,8 @@
+// @ts-check
 // What the rider is told: the notice under the bar, the server's refusals in the requirement's words, and questions
 // with buttons.
 import { t } from './rider-i18n.js';
-import { $, show } from './rider-state.js';
+import { $, show } from './Connection/rider-state.js';
 
 // The requirement's words for the server's refusals (the server's own title where there is none).
 const REFUSALS = {
@@ -48,7 +49,7 @@ export function ask(text, choices) {
     return button;
   });
   $('dialog-buttons').replaceChildren(...buttons);
-  const opener = document.activeElement;
+  const opener = /** @type {HTMLElement | null} */ (document.activeElement);
   show(overlay, true);
   buttons[0].focus();
   return new Promise((resolve) => {
@@ -62,7 +63,7 @@ export function ask(text, choices) {
     };
     dialogAnswer = finish;
     overlay.onclick = (event) => {
-      const button = event.target.closest('button');
+      const button = /** @type {HTMLElement} */ (event.target).closest('button');
       if (button && button.dataset.value) finish(button.dataset.value);
     };
     overlay.onkeydown = (event) => {

@@ -1,10 +1,11 @@
+// @ts-check
 // Which screen shows (sign-in, home, offer, task) and the parts every screen shares: the bar with the rider's name
 // and Go Online / Go Offline, the retrying banner, notes about the browser; and what the GPS and fix uploader do.
-import { offline } from './rider-api.js';
+import { offline } from './Connection/rider-api.js';
 import { t, config } from './rider-i18n.js';
-import { $, show, state, geo, fixes, queue, displayTask, currentOffer } from './rider-state.js';
-import { renderOffer } from './rider-offers.js';
-import { renderTask } from './rider-task.js';
+import { $, show, state, geo, fixes, queue, displayTask, currentOffer } from './Connection/rider-state.js';
+import { renderOffer } from './Delivery/rider-offers.js';
+import { renderTask } from './Delivery/rider-task.js';
 
 function screenName() {
   // Until the queue is open and the token read, a signed-in rider must not see the sign-in form flash by.

@@ -1,22 +1,32 @@
+// @ts-check
 // The rider app's service worker (served at /rider-sw.js, scope /rider): keeps the app shell so /rider opens with no
 // network at all. The page and its files: the network first (always fresh when online), the cache when offline.
 // Map tiles: the cache first (they change only with the map), a bounded number. The API is never cached.
-const SHELL = 'rider-shell-v3';
+// A new name whenever the list's addresses change: activation deletes every other cache, the old copies with it.
+const SHELL = 'rider-shell-v4';
 const TILES = 'rider-tiles-v1';
 const MAX_TILES = 400;
 const FILES = [
   '/rider',
-  '/web/rider.css', '/web/rider.js', '/web/rider-state.js', '/web/rider-notice.js', '/web/rider-screens.js',
-  '/web/rider-session.js', '/web/rider-sign-in.js', '/web/sign-in.js', '/web/rider-stream.js', '/web/rider-offers.js', '/web/rider-task.js',
-  '/web/rider-proof-screen.js', '/web/rider-taps.js', '/web/rider-api.js', '/web/rider-i18n.js', '/web/rider-queue.js',
-  '/web/rider-geo.js', '/web/rider-fixes.js', '/web/rider-nav.js', '/web/rider-nav-map.js', '/web/rider-nav-words.js',
-  '/web/rider-nav-voice.js', '/web/rider-route.js', '/web/rider-proof.js',
-  '/web/map.js', '/web/rider.webmanifest', '/web/rider-icon-192.png', '/web/rider-icon-512.png',
+  '/web/Rider/rider.css', '/web/Rider/rider.js', '/web/Rider/rider-notice.js', '/web/Rider/rider-screens.js',
+  '/web/Rider/rider-taps.js', '/web/Rider/rider-i18n.js',
+  '/web/Rider/rider.webmanifest', '/web/Rider/rider-icon-192.png', '/web/Rider/rider-icon-512.png',
+  '/web/Rider/Connection/rider-state.js', '/web/Rider/Connection/rider-session.js',
+  '/web/Rider/Connection/rider-sign-in.js', '/web/Rider/Connection/rider-stream.js',
+  '/web/Rider/Connection/rider-api.js', '/web/Rider/Connection/rider-queue.js', '/web/Rider/Connection/rider-geo.js',
+  '/web/Rider/Connection/rider-fixes.js',
+  '/web/Rider/Delivery/rider-offers.js', '/web/Rider/Delivery/rider-task.js', '/web/Rider/Delivery/rider-proof-screen.js',
+  '/web/Rider/Delivery/rider-proof.js',
+  '/web/Rider/Navigation/rider-nav.js', '/web/Rider/Navigation/rider-nav-map.js', '/web/Rider/Navigation/rider-nav-words.js',
+  '/web/Rider/Navigation/rider-nav-voice.js', '/web/Rider/Navigation/rider-route.js',
+  '/web/map.js', '/web/sign-in.js',
 ];
+// The global of a service worker, which TypeScript's webworker types call a plain worker's.
+const worker = /** @type {ServiceWorkerGlobalScope} */ (/** @type {unknown} */ (self));
 // How long the network may take before a cached copy is used instead (a weak signal is not worth waiting on).
 const PATIENCE_MS = 4000;
 
-self.addEventListener('install', (event) => {
+worker.addEventListener('install', (event) => {
   event.waitUntil((async () => {
     const cache = await caches.open(SHELL);
     // One by one, so one missing file does not leave the rest uncached.
@@ -28,16 +38,16 @@ self.addEventListener('install', (event) => {
         // Fetched again on the next visit.
       }
     }));
-    await self.skipWaiting();
+    await worker.skipWaiting();
   })());
 });
 
-self.addEventListener('activate', (event) => {
+worker.addEventListener('activate', (event) => {
   event.waitUntil((async () => {
     for (const name of await caches.keys()) {
       if (![SHELL, TILES].includes(name)) await caches.delete(name);
     }
-    await self.clients.claim();
+    await worker.clients.claim();
   })());
 });
 
@@ -49,7 +59,7 @@ function shellKey(url) {
 
 async function networkFirst(request, key) {
   const cache = await caches.open(SHELL);
-  if (self.navigator && self.navigator.onLine === false) {
+  if (worker.navigator && worker.navigator.onLine === false) {
     const cached = await cache.match(key, { ignoreVary: true });
     if (cached) return cached;
   }
@@ -84,11 +94,11 @@ async function tile(request) {
   return response;
 }
 
-self.addEventListener('fetch', (event) => {
+worker.addEventListener('fetch', (event) => {
   const request = event.request;
   if (request.method !== 'GET') return;
   const url = new URL(request.url);
-  if (url.origin !== self.location.origin) return;
+  if (url.origin !== worker.location.origin) return;
   if (url.pathname.startsWith('/api/')) return; // the API is never cached
   if (url.pathname.startsWith('/map/tiles/')) {
     event.respondWith(tile(request));

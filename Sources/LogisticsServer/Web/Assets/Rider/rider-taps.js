@@ -1,13 +1,14 @@
+// @ts-check
 // Taps: stored at once in the queue, then sent in order; the server's answers and its refusals.
-import { uuid } from './rider-api.js';
+import { uuid } from './Connection/rider-api.js';
 import { t } from './rider-i18n.js';
 import {
-  FINAL, state, api, geo, fixes, queue, saveCache, point, pendingFor, displayTask, tripTaskIds,
-} from './rider-state.js';
+  isFinal, state, api, geo, fixes, queue, saveCache, point, pendingFor, displayTask, tripTaskIds,
+} from './Connection/rider-state.js';
 import { notify, problemText, ask } from './rider-notice.js';
 import { render } from './rider-screens.js';
-import { refresh, taskEnded } from './rider-session.js';
-import { fetchOffers } from './rider-offers.js';
+import { refresh, taskEnded } from './Connection/rider-session.js';
+import { fetchOffers } from './Delivery/rider-offers.js';
 
 export async function record(kind, fields) {
   const task = displayTask();
@@ -51,8 +52,7 @@ export async function send(action, onProgress) {
         // A tap before the first fix: it goes with the first fix that comes, or (a status) after a few seconds
         // without one.
         state.waitingForLocation = true;
-        const error = new Error('waiting for a location');
-        error.network = true;
+        const error = Object.assign(new Error('waiting for a location'), { network: true });
         throw error;
       }
       // No position to be had: the last one known, however old, or none; either way the server hears why.
@@ -82,7 +82,7 @@ export async function send(action, onProgress) {
       markProofAccepted(action.taskId);
       return;
     case 'photo': {
-      const { uploadPhoto } = await import('./rider-proof.js');
+      const { uploadPhoto } = await import('./Delivery/rider-proof.js');
       const proof = await uploadPhoto({ taskId: action.taskId, token: state.token, action: { ...action, location }, onProgress });
       // After a locked code the photo is evidence for the dispatcher, whose override completes the delivery.
       if (proof && proof.awaitingOverride) markAwaitingOverride(action.taskId);
@@ -125,7 +125,7 @@ function serverTaskChanged(task) {
   // An ended task has no stops left: the trip as the page last had it tells whether other orders remain.
   const others = [...tripTaskIds(state.task), ...tripTaskIds(task)].filter((id) => id !== task.taskId);
   const trip = others.length > 0;
-  if (FINAL.includes(task.status)) {
+  if (isFinal(task.status)) {
     const previous = state.task;
     state.task = null;
     if (!trip) state.profile = { ...state.profile, availability: 'ONLINE', activeTaskId: null };
@@ -163,7 +163,7 @@ export async function refused(action, error) {
       if (answer === 'confirm') return { ...action, id: uuid(), confirmed: true };
       // Nothing that needed the arrival can go either.
       for (const item of pendingFor(action.taskId)) {
-        if (item.kind === 'otp' || item.kind === 'photo' || (item.kind === 'status' && FINAL.includes(item.status))) await queue.remove(item);
+        if (item.kind === 'otp' || item.kind === 'photo' || (item.kind === 'status' && isFinal(item.status))) await queue.remove(item);
       }
       render();
       return null;

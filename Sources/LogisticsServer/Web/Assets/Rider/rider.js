@@ -1,29 +1,30 @@
+// @ts-check
 // The rider's app (GET /rider): sign-in, going online, offers, the task with its status buttons, navigation, proof
 // of delivery, and taps that survive a lost connection. Everything goes through the rider API with the rider's token
 // (signed in by phone and code, or from a development link's #token=…; kept in sessionStorage, with the refresh
 // token in localStorage so a reload or an app restart stays signed in). Navigation and the photo code load on
 // first use.
 // This module starts the app and wires the page's controls; each screen's work is in its own module.
-import { offline } from './rider-api.js';
+import { offline } from './Connection/rider-api.js';
 import { t, translate } from './rider-i18n.js';
-import { $, show, state, app, queue, fixes } from './rider-state.js';
+import { $, show, state, app, queue, fixes } from './Connection/rider-state.js';
 import { notify } from './rider-notice.js';
 import { render, dismissFinished } from './rider-screens.js';
-import { tokenFromAddress, signOut, begin, refresh, toggleAvailability } from './rider-session.js';
-import { wireSignIn, refreshAccess, storedRefreshToken } from './rider-sign-in.js';
-import { claims } from './sign-in.js';
+import { tokenFromAddress, signOut, begin, refresh, toggleAvailability } from './Connection/rider-session.js';
+import { wireSignIn, refreshAccess, storedRefreshToken } from './Connection/rider-sign-in.js';
+import { claims } from '../sign-in.js';
 
 // An access token whose time is up (with a minute to spare): not worth a request that will be refused.
 function expired(token) {
   const c = claims(token);
   return Boolean(c && c.exp && c.exp * 1000 < Date.now() + 60000);
 }
-import { connectSocket } from './rider-stream.js';
-import { fetchOffers, sweepOffers, accept, decline } from './rider-offers.js';
+import { connectSocket } from './Connection/rider-stream.js';
+import { fetchOffers, sweepOffers, accept, decline } from './Delivery/rider-offers.js';
 import {
   primaryTapped, navigate, resumeNavigation, reportProblem, markFailed, call,
-} from './rider-task.js';
-import { submitOtp, photoChosen } from './rider-proof-screen.js';
+} from './Delivery/rider-task.js';
+import { submitOtp, photoChosen } from './Delivery/rider-proof-screen.js';
 
 // --- The app shell works offline ------------------------------------------------------------------------------
 

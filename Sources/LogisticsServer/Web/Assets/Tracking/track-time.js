@@ -1,3 +1,4 @@
+// @ts-check
 // The ended tracking page: a time the server wrote in UTC, shown in the customer's own time.
 for (const element of document.querySelectorAll('time[datetime]')) {
   const at = new Date(element.getAttribute('datetime'));

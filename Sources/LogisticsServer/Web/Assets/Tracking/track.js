@@ -1,5 +1,6 @@
+// @ts-check
 // The customer's tracking page: follows the order's live stream with the tracking link's token.
-import { TileMap } from './map.js';
+import { TileMap } from '../map.js';
 
 const body = document.body;
 const orderId = body.dataset.orderId;

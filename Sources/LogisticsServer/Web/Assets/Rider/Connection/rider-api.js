@@ -1,3 +1,4 @@
+// @ts-check
 // The rider API over fetch: JSON in and out, the token as a Bearer header, and every failure as an ApiError —
 // the server's problem document (RFC 9457: status, code, title, detail and helpful extras), or `network` when no
 // answer came (no connection, a timeout), which is worth retrying.
@@ -43,6 +44,11 @@ export function problemOf(status, text, retryAfter) {
 }
 
 export function createApi(token) {
+  /**
+   * @param {string} method
+   * @param {string} path
+   * @param {{json?: unknown, body?: BodyInit, headers?: Record<string, string>, timeoutMs?: number}} options
+   */
   async function request(method, path, { json, body, headers = {}, timeoutMs = 15000 } = {}) {
     // A phone that knows it has no network is not asked to try (and the console stays quiet).
     if (offline()) throw new ApiError(0, {}, true);

@@ -1,3 +1,4 @@
+// @ts-check
 // Which GPS fixes leave the phone and when — RiderKit's LocationUploader policy: often while the rider moves on a
 // task, rarely while standing still or only online, in batches (POST /api/v1/rider/locations), nothing off duty.
 // A failed upload keeps its fixes (the newest 500) for the next batch.

@@ -1,3 +1,4 @@
+// @ts-check
 // Where the rider is: navigator.geolocation.watchPosition, or — in the demo only — "Simulate my drive", which moves
 // the position along the navigation route. Fixes are {lat, lon, accuracyM, headingDeg, speedMps, recordedAt (ms)}.
 

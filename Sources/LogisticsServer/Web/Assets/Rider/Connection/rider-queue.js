@@ -1,3 +1,4 @@
+// @ts-check
 // The rider's offline queue, with RiderKit's ActionQueue rules: every tap is written to IndexedDB before it is
 // attempted (with its own id, the tap's time and the GPS fix of that moment), sent strictly in the order tapped,
 // retried with backoff while the network is away ("No connection, retrying..."), and stopped at a refusal the server

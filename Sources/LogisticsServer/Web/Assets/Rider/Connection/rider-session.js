@@ -1,15 +1,16 @@
+// @ts-check
 // Signing in and out, and the server's view of the rider: profile, active task, availability.
 import { offline } from './rider-api.js';
-import { claims } from './sign-in.js';
-import { t } from './rider-i18n.js';
+import { claims } from '../../sign-in.js';
+import { t } from '../rider-i18n.js';
 import {
-  $, FINAL, state, api, queue, geo, fixes, saveCache, loadCache, pendingFor, displayTask,
+  $, isFinal, state, api, queue, geo, fixes, saveCache, loadCache, pendingFor, displayTask,
   tripTaskIds,
 } from './rider-state.js';
-import { notify, problemText, isSuspended } from './rider-notice.js';
-import { render, showFinished } from './rider-screens.js';
+import { notify, problemText, isSuspended } from '../rider-notice.js';
+import { render, showFinished } from '../rider-screens.js';
 import { connectSocket, closeSocket } from './rider-stream.js';
-import { fetchOffers } from './rider-offers.js';
+import { fetchOffers } from '../Delivery/rider-offers.js';
 import {
   refreshAccess, storedRefreshToken, forgetRefreshToken, claimRenewal, logout, resetSignIn,
 } from './rider-sign-in.js';
@@ -156,7 +157,7 @@ export async function adoptServerTask(task, { boot = false } = {}) {
   // With batching every task of the trip is live, not only the one to act on now.
   const live = tripTaskIds(task);
   if (previous && (!task || task.taskId !== previous.taskId)) {
-    const ending = pendingFor(previous.taskId).some((item) => item.kind === 'status' && FINAL.includes(item.status));
+    const ending = pendingFor(previous.taskId).some((item) => item.kind === 'status' && isFinal(item.status));
     await queue.reconcile(live);
     state.task = task;
     if (!ending && !live.includes(previous.taskId)) taskEnded(previous, 'cancelled');

@@ -1,19 +1,41 @@
+// @ts-check
 // What the rider app knows and shares between its screens: the state, the services (API, GPS, fix uploader, tap
 // queue), the copy kept in localStorage for an offline start, and the task as the rider sees it.
+import { config } from '../rider-i18n.js';
 import { createApi } from './rider-api.js';
 import { TapQueue } from './rider-queue.js';
 import { Geo } from './rider-geo.js';
 import { FixUploader } from './rider-fixes.js';
-import { render, fixArrived } from './rider-screens.js';
+import { render, fixArrived } from '../rider-screens.js';
 import { refusedToken } from './rider-session.js';
-import { send, refused } from './rider-taps.js';
+import { send, refused } from '../rider-taps.js';
 
+// The page's element of that id, typed any: callers use it as the input, form or dialog they know it is.
+/** @type {(id: string) => any} */
 export const $ = (id) => document.getElementById(id);
-const NEXT = {
-  ACCEPTED: ['ARRIVED_AT_STORE'], ARRIVED_AT_STORE: ['PICKED_UP'], PICKED_UP: ['ARRIVED_AT_DESTINATION', 'FAILED'],
-  ARRIVED_AT_DESTINATION: ['DELIVERED', 'FAILED'], RETURNING_TO_STORE: ['RETURNED_TO_STORE'],
-};
-export const FINAL = ['DELIVERED', 'FAILED', 'CANCELLED', 'RETURNED_TO_STORE'];
+
+// The task's statuses as the server has them (RiderPage.swift puts them in the page): what may follow each, where the
+// rider heads, whether it ends the task. A task brings its own allowedNext; these serve a status the queue's taps have
+// moved on the phone before the server heard of it.
+/** @typedef {{allowedNext: string[], nextStop?: 'STORE' | 'CUSTOMER', isFinal: boolean}} StatusRule */
+/** @type {Record<string, StatusRule>} */
+const STATUSES = config.statuses || {};
+
+/**
+ * Whether a task in this status has ended.
+ * @param {string} status
+ */
+export function isFinal(status) {
+  return Boolean(STATUSES[status] && STATUSES[status].isFinal);
+}
+
+/**
+ * Where a task in this status takes the rider: 'STORE', 'CUSTOMER', or null once it has ended.
+ * @param {string} status
+ */
+export function nextStopKind(status) {
+  return (STATUSES[status] && STATUSES[status].nextStop) || null;
+}
 
 export const state = {
   token: null, riderId: null, profile: null, task: null, offers: new Map(), dismissed: new Set(), accepting: false, availabilityBusy: false,
@@ -22,7 +44,6 @@ export const state = {
   navigation: null, navigationLoading: null, photoBusy: false, waitingForLocation: false,
 };
 export const app = {
-  frameTimes: [],
   queueLength: () => queue.count(),
   get reroutes() { return state.navigation ? state.navigation.reroutes : 0; },
   get screen() { return state.screen; },
@@ -82,11 +103,12 @@ export function pendingFor(taskId) {
 }
 
 function nextStopFor(task, status) {
-  if (['ACCEPTED', 'ARRIVED_AT_STORE', 'RETURNING_TO_STORE'].includes(status)) {
-    return { kind: 'STORE', name: task.vendor.name, address: task.vendor.address, location: task.vendor.location };
+  const kind = nextStopKind(status);
+  if (kind === 'STORE') {
+    return { kind, name: task.vendor.name, address: task.vendor.address, location: task.vendor.location };
   }
-  if (['PICKED_UP', 'ARRIVED_AT_DESTINATION'].includes(status)) {
-    return { kind: 'CUSTOMER', name: task.customer.name, address: task.customer.address, location: task.customer.location };
+  if (kind === 'CUSTOMER') {
+    return { kind, name: task.customer.name, address: task.customer.address, location: task.customer.location };
   }
   return null;
 }
@@ -104,9 +126,10 @@ export function displayTask() {
     // FAILED waits for the server's word (it may ask the rider to wait for the customer longer).
     if (item.kind === 'status' && item.status !== 'FAILED') status = item.status;
   }
-  if (FINAL.includes(status)) return null;
+  if (isFinal(status)) return null;
   if (status === task.status) return task;
-  return { ...task, status, allowedNext: NEXT[status] || [], nextStop: nextStopFor(task, status) };
+  const rule = STATUSES[status];
+  return { ...task, status, allowedNext: rule ? rule.allowedNext : [], nextStop: nextStopFor(task, status) };
 }
 
 export function currentOffer() {

@@ -1,9 +1,10 @@
+// @ts-check
 // The rider stream (WS /api/v1/rider/stream): offers, cancellations and dispatcher decisions as they happen, with
 // reconnection and back-off.
 import { offline } from './rider-api.js';
 import { state, queue } from './rider-state.js';
 import { refresh, refusedToken } from './rider-session.js';
-import { fetchOffers } from './rider-offers.js';
+import { fetchOffers } from '../Delivery/rider-offers.js';
 
 export function closeSocket() {
   clearTimeout(state.socketTimer);

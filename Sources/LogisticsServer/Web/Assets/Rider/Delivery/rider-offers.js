@@ -1,11 +1,12 @@
+// @ts-check
 // The offer screen (RDR-012): offers from the list and the stream, the countdown, road distances, Accept Task
 // (one retry when the answer is lost) and Decline.
-import { offline } from './rider-api.js';
-import { t, distanceText } from './rider-i18n.js';
-import { $, state, api, geo, saveCache, metres, currentOffer, tripTaskIds } from './rider-state.js';
-import { notify, problemText, isSuspended } from './rider-notice.js';
-import { render } from './rider-screens.js';
-import { refresh, refusedToken, adoptServerTask } from './rider-session.js';
+import { offline } from '../Connection/rider-api.js';
+import { t, distanceText } from '../rider-i18n.js';
+import { $, state, api, geo, saveCache, metres, currentOffer, tripTaskIds } from '../Connection/rider-state.js';
+import { notify, problemText, isSuspended } from '../rider-notice.js';
+import { render } from '../rider-screens.js';
+import { refresh, refusedToken, adoptServerTask } from '../Connection/rider-session.js';
 
 const ACCEPT_TIMEOUT_MS = 5000; // RiderKit's acceptTimeout, then one automatic retry
 

@@ -1,12 +1,13 @@
+// @ts-check
 // The proof of delivery on the task screen: Capture Photo (shrunk and uploaded by rider-proof.js, loaded on first
 // use), Enter OTP with the attempts left, and what became of the proof.
-import { offline } from './rider-api.js';
-import { t } from './rider-i18n.js';
-import { $, show, state, geo, queue, pendingFor, point } from './rider-state.js';
-import { notify } from './rider-notice.js';
-import { render } from './rider-screens.js';
+import { offline } from '../Connection/rider-api.js';
+import { t } from '../rider-i18n.js';
+import { $, show, state, geo, queue, pendingFor, point } from '../Connection/rider-state.js';
+import { notify } from '../rider-notice.js';
+import { render } from '../rider-screens.js';
 import { locationReady } from './rider-task.js';
-import { record } from './rider-taps.js';
+import { record } from '../rider-taps.js';
 
 export function proofAccepted(task) {
   const proof = task.proofOfDelivery || {};

@@ -1,6 +1,7 @@
+// @ts-check
 // Proof-of-delivery photos: shrunk in the browser (longest side at most 1600 px, JPEG) before they wait in the
 // queue, and uploaded with XMLHttpRequest for its progress events (fetch has none for uploads).
-import { ApiError, problemOf } from './rider-api.js';
+import { ApiError, problemOf } from '../Connection/rider-api.js';
 
 const LONGEST_SIDE = 1600;
 const QUALITY = 0.82;
@@ -8,7 +9,8 @@ const QUALITY = 0.82;
 async function decode(file) {
   if ('createImageBitmap' in window) {
     try {
-      return await createImageBitmap(file, { imageOrientation: 'from-image' });
+      // 'from-image' (the EXIF orientation) is newer than TypeScript 4.8's DOM types.
+      return await createImageBitmap(file, /** @type {ImageBitmapOptions} */ (/** @type {unknown} */ ({ imageOrientation: 'from-image' })));
     } catch (error) {
       // Older engines without the options, or a format the browser cannot draw: try an <img> next.
     }
@@ -34,14 +36,14 @@ export async function shrinkPhoto(file, preview) {
   } catch (error) {
     return { blob: file, width: 0, height: 0, shrunk: false };
   }
-  const width = image.width || image.naturalWidth;
-  const height = image.height || image.naturalHeight;
+  const width = image.width || ('naturalWidth' in image ? image.naturalWidth : 0);
+  const height = image.height || ('naturalHeight' in image ? image.naturalHeight : 0);
   const scale = Math.min(1, LONGEST_SIDE / Math.max(width, height));
   const canvas = document.createElement('canvas');
   canvas.width = Math.max(1, Math.round(width * scale));
   canvas.height = Math.max(1, Math.round(height * scale));
   canvas.getContext('2d').drawImage(image, 0, 0, canvas.width, canvas.height);
-  if (image.close) image.close();
+  if ('close' in image) image.close();
   const blob = await new Promise((resolve) => canvas.toBlob(resolve, 'image/jpeg', QUALITY));
   if (preview) {
     // A small copy on the page, so the rider sees which photo goes.

@@ -1,20 +1,23 @@
+// @ts-check
 // The task screen (SEQ-UJ-003): the stops, the one primary status button, arrival far from the customer (RDR-018),
 // reporting a problem, marking failed, calling, and navigation (its code loaded on first use).
-import { offline } from './rider-api.js';
-import { t, config } from './rider-i18n.js';
+import { offline } from '../Connection/rider-api.js';
+import { t, config } from '../rider-i18n.js';
 import {
-  $, show, state, app, api, geo, pendingFor, displayTask, metres, point, saveCache, tripTaskIds,
-} from './rider-state.js';
-import { notify, ask } from './rider-notice.js';
-import { render, envNotes, fillNotes } from './rider-screens.js';
-import { taskEnded } from './rider-session.js';
-import { record } from './rider-taps.js';
+  $, show, state, api, geo, pendingFor, displayTask, nextStopKind, metres, point, saveCache, tripTaskIds,
+} from '../Connection/rider-state.js';
+import { notify, ask } from '../rider-notice.js';
+import { render, envNotes, fillNotes } from '../rider-screens.js';
+import { taskEnded } from '../Connection/rider-session.js';
+import { record } from '../rider-taps.js';
 import { renderProof, proofAccepted } from './rider-proof-screen.js';
 
-const PRIMARY = {
-  ACCEPTED: ['ARRIVED_AT_STORE', 'arrivedAtStore'], ARRIVED_AT_STORE: ['PICKED_UP', 'pickedUp'],
-  PICKED_UP: ['ARRIVED_AT_DESTINATION', 'arrivedAtDestination'], ARRIVED_AT_DESTINATION: ['DELIVERED', 'delivered'],
-  RETURNING_TO_STORE: ['RETURNED_TO_STORE', 'returnedToStore'],
+// The primary button's words for each status a rider moves a task to; which one shows comes from the task's
+// allowedNext (FAILED has a button of its own, after a reported problem).
+/** @type {Record<string, string>} */
+const PRIMARY_WORDS = {
+  ARRIVED_AT_STORE: 'arrivedAtStore', PICKED_UP: 'pickedUp', ARRIVED_AT_DESTINATION: 'arrivedAtDestination',
+  DELIVERED: 'delivered', RETURNED_TO_STORE: 'returnedToStore',
 };
 const STEP_TEXT = {
   ACCEPTED: 'stepToStore', ARRIVED_AT_STORE: 'stepAtStore', PICKED_UP: 'stepToCustomer', ARRIVED_AT_DESTINATION: 'stepAtCustomer',
@@ -34,7 +37,7 @@ export function renderTask() {
   $('task-title').textContent = task.externalRef ? t('taskTitleRef', { ref: task.externalRef }) : t('taskTitle');
   $('task-status').textContent = t(STEP_TEXT[task.status] || 'stepToStore');
   // Before pickup, or sent back by the dispatcher: the store is where the rider goes.
-  const beforePickup = ['ACCEPTED', 'ARRIVED_AT_STORE', 'RETURNING_TO_STORE'].includes(task.status);
+  const beforePickup = nextStopKind(task.status) === 'STORE';
   $('store-card').classList.toggle('current', beforePickup);
   $('customer-card').classList.toggle('current', !beforePickup);
   $('store-name').textContent = task.vendor.name;
@@ -60,11 +63,12 @@ export function renderTask() {
   renderProof(task);
 
   const reported = state.reported && state.reported.taskId === task.taskId;
-  show($('mark-failed'), reported && ['PICKED_UP', 'ARRIVED_AT_DESTINATION'].includes(task.status));
+  show($('mark-failed'), reported && task.allowedNext.includes('FAILED'));
   const failing = pendingFor(task.taskId).some((item) => item.kind === 'status' && item.status === 'FAILED');
   $('mark-failed').disabled = failing;
 
-  const [status, key] = PRIMARY[task.status] || [null, null];
+  const status = task.allowedNext.find((next) => next in PRIMARY_WORDS) || null;
+  const key = status ? PRIMARY_WORDS[status] : null;
   const primary = $('primary');
   show(primary, Boolean(status));
   if (status) {
@@ -190,9 +194,9 @@ export async function markFailed() {
 
 function navigationView() {
   if (!state.navigationLoading) {
-    state.navigationLoading = import('./rider-nav.js').then(({ NavigationView }) => {
+    state.navigationLoading = import('../Navigation/rider-nav.js').then(({ NavigationView }) => {
       state.navigation = new NavigationView({
-        api, geo, config, frameTimes: app.frameTimes, onChange: () => render(),
+        api, geo, config, onChange: () => render(),
       });
       return state.navigation;
     });

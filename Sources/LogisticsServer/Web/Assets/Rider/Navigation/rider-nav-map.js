@@ -1,27 +1,22 @@
+// @ts-check
 // The navigation map that follows the rider: the marker glides to each new position, the map keeps it in the
 // middle until the rider pans, and Re-center brings it back.
-import { TileMap } from './map.js';
+import { TileMap } from '../../map.js';
 
+// The page's element of that id, typed any: callers use it as the input, form or dialog they know it is.
+/** @type {(id: string) => any} */
 const $ = (id) => document.getElementById(id);
 export const FOLLOW_ZOOM = 16;
 
 export class FollowingMap {
-  // frameTimes: every redraw's milliseconds (window.riderApp.frameTimes); isVisible(): whether navigation shows,
-  // since nothing is drawn behind the task screen.
-  constructor({ frameTimes, isVisible }) {
+  // isVisible(): whether navigation shows, since nothing is drawn behind the task screen.
+  constructor({ isVisible }) {
     this.isVisible = isVisible;
     this.follow = true;
     this.shown = null;
     this.target = null;
     this.animation = 0;
-    this.tiles = new TileMap($('map'), document.body.dataset.tileUrl || null, {
-      margin: 256,
-      onDraw: (ms) => {
-        const times = frameTimes;
-        times.push(ms);
-        if (times.length > 2000) times.splice(0, times.length - 2000);
-      },
-    });
+    this.tiles = new TileMap($('map'), document.body.dataset.tileUrl || null, { margin: 256 });
     this.tiles.enablePanning(() => {
       this.follow = false;
       $('recenter').hidden = false;

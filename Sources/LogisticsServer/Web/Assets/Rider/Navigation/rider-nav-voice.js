@@ -1,6 +1,9 @@
+// @ts-check
 // Spoken instructions (speechSynthesis, in the page's language) and Mute, remembered on the phone.
-import { t, lang } from './rider-i18n.js';
+import { t, lang } from '../rider-i18n.js';
 
+// The page's element of that id, typed any: callers use it as the input, form or dialog they know it is.
+/** @type {(id: string) => any} */
 const $ = (id) => document.getElementById(id);
 const VOICES = { en: 'en-IN', hi: 'hi-IN', mr: 'mr-IN' };
 

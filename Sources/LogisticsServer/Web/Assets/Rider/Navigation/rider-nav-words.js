@@ -1,6 +1,7 @@
+// @ts-check
 // The navigation's words: the manoeuvre's arrow, the instruction on the banner and what is spoken, in the page's
 // language.
-import { t, lang, distanceText } from './rider-i18n.js';
+import { t, lang, distanceText } from '../rider-i18n.js';
 
 const ICONS = {
   left: '↰', right: '↱', 'slight left': '↖', 'slight right': '↗', 'sharp left': '↰', 'sharp right': '↱',

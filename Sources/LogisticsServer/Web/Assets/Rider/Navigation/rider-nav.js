@@ -1,18 +1,21 @@
+// @ts-check
 // The navigation screen (RDR-017): the route from GET /api/v1/rider/tasks/{taskId}/route on the shared map in the
 // colours of its traffic, the rider's position and heading, the next manoeuvre with its distance, what is left and
 // the ETA, spoken instructions, a re-route after a real deviation, "Searching for GPS signal", Re-center after a pan,
 // and the screen kept awake. Loaded only when the rider first navigates, with the map (rider-nav-map.js), the words
 // (rider-nav-words.js) and the voice (rider-nav-voice.js).
 import { Guidance, decodePolyline, distanceM } from './rider-route.js';
-import { t, distanceText, minutesText, clockText } from './rider-i18n.js';
+import { t, distanceText, minutesText, clockText } from '../rider-i18n.js';
 import { FollowingMap, FOLLOW_ZOOM } from './rider-nav-map.js';
 import { icon, instruction, announcement } from './rider-nav-words.js';
 import { Voice } from './rider-nav-voice.js';
 
+// The page's element of that id, typed any: callers use it as the input, form or dialog they know it is.
+/** @type {(id: string) => any} */
 const $ = (id) => document.getElementById(id);
 
 export class NavigationView {
-  // app: {api, geo, config, frameTimes, onChange(), onExit(), onError(text)}
+  // app: {api, geo, config, onChange(), onExit(), onError(text)}
   constructor(app) {
     this.app = app;
     this.task = null;
@@ -26,7 +29,7 @@ export class NavigationView {
     this.loading = false;
     this.arrived = false;
     this.signalTimer = null;
-    this.map = new FollowingMap({ frameTimes: app.frameTimes, isVisible: () => this.visible });
+    this.map = new FollowingMap({ isVisible: () => this.visible });
     $('exit-navigation').addEventListener('click', () => this.exit());
     const simulate = $('simulate');
     if (app.config.demo === true) {

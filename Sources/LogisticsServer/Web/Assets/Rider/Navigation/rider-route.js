@@ -1,9 +1,10 @@
+// @ts-check
 // Turn-by-turn guidance along a route from the server, with the same rules as RiderKit's NavigationSession:
 // fixes are matched onto the route, each voice instruction is spoken once at its place, a real deviation (a few good
 // fixes in a row off the route) asks for a new route, and "Searching for GPS signal" follows a silence.
 // No DOM here: rider-nav.js shows what this decides.
 
-import { decodePolyline } from './map.js';
+import { decodePolyline } from '../../map.js';
 
 export { decodePolyline };
 
@@ -114,7 +115,7 @@ export class Guidance {
     this.route = route;
     this.line = new RouteLine(decodePolyline(route.geometry || ''));
     this.steps = steps(route);
-    this.announcements = this.announcementsOf(route);
+    this.announcements = this.announcementsOf();
     this.nextAnnouncement = 0;
     this.lastAlongM = 0;
     this.lastMatchedAt = null;
