@@ -1,6 +1,6 @@
 """Benchmark (not a test) of the rider web app (GET /rider), the issue's Numbers, in headless chromium on localhost.
 
-Run after `swift build`: python3 Tests/Browser/rider_bench.py [--taps 30] [--queue 50] [--drive-seconds 20]
+Run after `swift build`: python3 Benchmarks/browser/rider_bench.py [--taps 30] [--queue 50] [--drive-seconds 20]
 (LOGISTICS_BINARY=.build/release/logistics to drive a release server). Localhost only; Debian's chromium.
 
 What it measures, and how:
@@ -28,6 +28,12 @@ import statistics
 import sys
 import time
 import urllib.request
+
+import os  # noqa: E402
+import sys  # noqa: E402
+
+# The browser tests' page drivers and server helpers are shared with these benches.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Tests", "Browser"))
 
 import frame_timing
 import rider_app_test as app

@@ -1,6 +1,6 @@
 """Benchmark (not a test) of the web pages: page weight, time to the first drawn map, tile cutting.
 
-Run after `swift build`: python3 Tests/Browser/page_bench.py. Localhost only; Debian's chromium.
+Run after `swift build`: python3 Benchmarks/browser/page_bench.py. Localhost only; Debian's chromium.
 """
 
 import gzip
@@ -9,6 +9,12 @@ import time
 import urllib.request
 
 from selenium.webdriver.common.by import By
+
+import os  # noqa: E402
+import sys  # noqa: E402
+
+# The browser tests' page drivers and server helpers are shared with these benches.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Tests", "Browser"))
 
 import tracking_page_test as pages
 

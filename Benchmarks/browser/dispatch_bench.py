@@ -1,6 +1,6 @@
 """Benchmark (not a test): the dispatcher's live map with 1,000 simulated riders, each moving every 5 s.
 
-Run after `swift build`: python3 Tests/Browser/dispatch_bench.py [--riders 1000] [--seconds 60]
+Run after `swift build`: python3 Benchmarks/browser/dispatch_bench.py [--riders 1000] [--seconds 60]
 (LOGISTICS_BINARY=.build/release/logistics to drive a release server). Localhost only; Debian's chromium.
 Reports the time each animation-frame callback takes in the page (the page applies a frame's batch of stream
 messages and draws the map in one; timed from outside by frame_timing's observer): p50/p95/p99/max per frame, stream
@@ -19,6 +19,12 @@ import statistics
 import threading
 import time
 import uuid
+
+import os  # noqa: E402
+import sys  # noqa: E402
+
+# The browser tests' page drivers and server helpers are shared with these benches.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Tests", "Browser"))
 
 import frame_timing
 import tracking_page_test as pages
