@@ -1,5 +1,5 @@
 // What one small WebSocket-sized message costs this machine's kernel over loopback TCP, apart from any server:
-// the floor under `logistics bench tracking`, where every fix is three such messages (the rider's fix, its ack,
+// the floor under `logistics-bench tracking`, where every fix is three such messages (the rider's fix, its ack,
 // and on average half a customer's update) between processes that sleep between them.
 //
 //   cc -O2 -o /tmp/message_cost Benchmarks/loopback/message_cost.c && /tmp/message_cost 20000 1000

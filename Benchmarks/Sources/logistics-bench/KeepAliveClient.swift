@@ -4,8 +4,8 @@ import Synchronization
 
 /// Requests over plain keep-alive HTTP/1.1 connections, one in flight on each, like a phone: riders' fixes in the
 /// tracking bench, routes in the routing bench. The load generator shares this machine's two cores with the server,
-/// and AsyncHTTPClient's per-request machinery (and parsing every answer) made it spend most of a core on 2,000
-/// requests a second; this writes the request bytes and reads back the status line and Content-Length, nothing more.
+/// and AsyncHTTPClient's per-request machinery (and parsing every answer) made it compete with the server for CPU;
+/// this writes the request bytes and reads back the status line and Content-Length, nothing more.
 final class KeepAliveClient: Sendable {
     private let host: String
     private let port: Int

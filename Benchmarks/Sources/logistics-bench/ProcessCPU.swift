@@ -1,7 +1,7 @@
 import Foundation
 
 /// CPU time spent by processes, from `/proc`: a figure that holds still on a shared machine where latency under
-/// saturation does not (the same build's p99 spread 215–1,021 ms between runs on one day).
+/// saturation does not (the same build's p99 varied several-fold between runs on one day).
 enum ProcessCPU {
     /// User plus system seconds of one process, or 0 where `/proc` cannot tell; with `reapedChildren`, plus those
     /// of its children that exited and were waited for.

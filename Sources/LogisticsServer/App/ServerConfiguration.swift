@@ -58,7 +58,7 @@ public struct ServerConfiguration: Sendable {
     /// How often live speeds are customised into route choice (the built-in router).
     public var trafficCustomiseMilliseconds: Int = 30_000
     /// Whether the built-in router learns traffic from the fleet's fixes (live and time-of-day speeds). Off, routes
-    /// and ETAs use the profile's speeds and an external feed's only: the baseline `logistics bench eta` compares.
+    /// and ETAs use the profile's speeds and an external feed's only: the baseline `logistics-bench eta` compares.
     public var trafficLearning = true
     /// How often riders' new fixes are matched to the roads and learned from (the built-in router).
     public var trafficMatchMilliseconds: Int = 500

@@ -8,7 +8,7 @@ import Synchronization
 
 /// Keeps the ETAs a customer is promised on the way, next to the actual arrival: one at pickup, then one per order
 /// at most every `spacing` seconds of the rider's fixes, each from the fix's position to the door, timed from the
-/// fix. At the door each is scored into `eta_absolute_error_seconds{minutes_to_go}`; `logistics bench eta` reads
+/// fix. At the door each is scored into `eta_absolute_error_seconds{minutes_to_go}`; `logistics-bench eta` reads
 /// them back.
 final class EtaLedger: Sendable {
     let repository: any EtaRepository

@@ -3,7 +3,7 @@ import LogisticsCore
 
 /// How well the map matcher does on traces whose truth is known: routes driven on a map, fixes sampled along them
 /// with Gaussian GPS noise, and the share of fixes matched to the segment they were really on. Shared by the
-/// matcher's tests and `logistics bench matching`.
+/// matcher's tests and `logistics-bench matching`.
 public enum MatchingCheck {
     /// A trace sampled every `intervalS` along a route at `speedMps`, each fix moved by Gaussian noise of
     /// `noiseM`, with the arc each fix was really on.

@@ -3,7 +3,7 @@ import Foundation
 import LogisticsCore
 import RoadRouting
 
-/// `logistics bench dispatch`: travel matrices (Monaco and the generated grid) and automatic dispatch's time from
+/// `logistics-bench dispatch`: travel matrices (Monaco and the generated grid) and automatic dispatch's time from
 /// an order becoming ready to its offer, with many riders online.
 struct DispatchBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

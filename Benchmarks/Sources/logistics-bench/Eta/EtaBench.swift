@@ -7,7 +7,7 @@ import LogisticsServer
 import LogisticsStore
 import RoadRouting
 
-/// `logistics bench eta`: how far the ETAs customers are promised are from the arrivals, with and without the
+/// `logistics-bench eta`: how far the ETAs customers are promised are from the arrivals, with and without the
 /// traffic the server learns. Simulated riders ride Monaco on a clock the bench moves, on streets the scenario
 /// slows at chosen times; the server keeps every ETA from pickup on next to the arrival (`EtaLedger`), and the
 /// bench reads them back. Three runs: traffic learning off; on, from the measured ride alone (live speeds); on,

@@ -3,7 +3,7 @@ import Foundation
 import LogisticsCore
 import RoadRouting
 
-/// `logistics bench matching`: the HMM map matcher on noisy traces of known routes, its accuracy at each noise level
+/// `logistics-bench matching`: the HMM map matcher on noisy traces of known routes, its accuracy at each noise level
 /// beside the nearest-segment snapping it replaces, and its throughput on one core.
 struct MatchingBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

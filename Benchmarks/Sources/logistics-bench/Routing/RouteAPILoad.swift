@@ -81,7 +81,7 @@ enum RouteAPILoad {
     }
 
     /// Each client has its own keep-alive connection and one request in flight. Answers are checked for their
-    /// status, not parsed: parsing every route took a quarter of the machine's CPU from the server it measures.
+    /// status, not parsed: parsing every route took CPU from the server it measures.
     private static func measure(server: String, host: String, port: Int, requests: [String], concurrency: Int)
         async throws -> Result
     {

@@ -8,7 +8,7 @@ import LogisticsStore
 import Synchronization
 import TestSupport
 
-/// `logistics bench signin`: people signing in by phone at a steady rate against an in-process server, then
+/// `logistics-bench signin`: people signing in by phone at a steady rate against an in-process server, then
 /// refreshing. The codes are read from the `log` provider's lines (the server's logger is the bench's), so nothing
 /// leaves the machine. `GET /health/live` at the same rate in the same run is the floor to compare with.
 struct SignInBench: AsyncParsableCommand {

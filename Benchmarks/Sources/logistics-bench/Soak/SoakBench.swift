@@ -6,7 +6,7 @@ import LogisticsServer
 import Synchronization
 import TestSupport
 
-/// `logistics bench soak`: an hour of a city's steady day against one server in a child process. Riders send fixes,
+/// `logistics-bench soak`: an hour of a city's steady day against one server in a child process. Riders send fixes,
 /// customers watch their orders over sockets, and meanwhile orders are created, delivered and cancelled through the
 /// API. Every minute it prints the server's resident memory and open descriptors; at the end, whether memory stayed
 /// within ±10 % of the 10th minute's, descriptors stayed flat, and nothing was lost or answered 5xx.

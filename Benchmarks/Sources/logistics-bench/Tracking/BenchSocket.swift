@@ -15,7 +15,7 @@ protocol BenchSocketListener: AnyObject {
 
 /// The load generator's client WebSocket to a local server, served by callbacks on its event loop. The generator
 /// shares the machine's two cores with the servers it measures; a Swift task per socket and per message (as
-/// HummingbirdWSClient's async sequences have) took about a third of that machine at 14,000 sockets.
+/// HummingbirdWSClient's async sequences have) took a large share of that machine at ten thousand sockets.
 final class BenchSocket: ChannelInboundHandler {
     typealias InboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame

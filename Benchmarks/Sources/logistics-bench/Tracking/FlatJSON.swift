@@ -3,7 +3,7 @@ import LogisticsCore
 import LogisticsServer
 
 /// Top-level fields of one of the server's flat JSON messages, read off its bytes where they arrived. The load
-/// generator reads ~10,000 of them a second on the two cores the servers it measures run on: `JSONSerialization`,
+/// generator reads thousands of them a second on the cores the servers it measures run on: `JSONSerialization`,
 /// or even a `String` per message, would make the generator the bottleneck.
 ///
 /// A field is the first `"name":` in the message, as in `{"type":"location","seq":12,"lat":43.73,...}`; that is

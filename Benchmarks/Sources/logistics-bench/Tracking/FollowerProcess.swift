@@ -63,7 +63,7 @@ final class FollowerProcess: @unchecked Sendable {
     }
 }
 
-/// The child's side: `logistics bench followers`, started by `bench tracking --generators N`, not by people.
+/// The child's side: `logistics-bench followers`, started by `logistics-bench tracking --generators N`, not by people.
 struct FollowersBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "followers", abstract: "Customer sockets for `bench tracking --generators N`.",

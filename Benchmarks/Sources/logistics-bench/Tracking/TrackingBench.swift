@@ -11,7 +11,7 @@ import TestSupport
     import Glibc
 #endif
 
-/// `logistics bench tracking`: server instances in child processes (so their memory can be measured alone),
+/// `logistics-bench tracking`: server instances in child processes (so their memory can be measured alone),
 /// O orders in transit, C customer sockets following them, R riders sending a fix every 5 s for D seconds.
 struct TrackingBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -240,8 +240,8 @@ enum FileDescriptors {
     }
 }
 
-/// `logistics serve` in a child process (this binary, or LOGISTICS_BENCH_SERVER's), with its log in the data
-/// directory.
+/// `logistics serve` in a child process (the one LOGISTICS_BINARY names, or the one built beside this bench), with its
+/// log in the data directory.
 final class BenchServerProcess: Sendable {
     let process: Process
     let port: Int
@@ -352,8 +352,8 @@ extension TrackingBench {
 }
 
 /// The CPU spent between the first fix sent and the last one answered. Measured from before the riders signed in,
-/// it also held minting their tokens and 10,000 sockets' upgrades, and divided by the sending time alone it put the
-/// servers, generators and PostgreSQL at 2.2 cores on a 2-core machine.
+/// it also held minting their tokens and the sockets' upgrades, and divided by the sending time alone it put the
+/// servers, generators and PostgreSQL above the machine's core count.
 final class TrafficCPU: Sendable {
     private let sample: @Sendable () -> CPUSpent
     private let marks = Mutex<(start: CPUSpent?, end: CPUSpent?)>((nil, nil))
