@@ -23,17 +23,17 @@ struct BlobSweepTests {
                 .post, "/api/v1/rider/tasks/\(taskId)/pod", token: rider, raw: form.body, contentType: form.contentType)
             #expect(stored.status == 201)
             // What the route does before its transaction, without the transaction: the crash's leftover.
-            let orphan = try await server.services.blobs.put(Photos.png)
+            let orphan = try await server.components.blobs.put(Photos.png)
             #expect(try BlobFiles.count(in: directory) == 2)
 
-            let sweep = BlobSweep(repository: server.repository, blobs: server.services.blobs)
+            let sweep = BlobSweep(repository: server.repository, blobs: server.components.blobs)
             #expect(try await sweep.run(now: server.clock.now()) == 0)
             #expect(try BlobFiles.count(in: directory) == 2)
 
             server.clock.advance(by: 2 * 3600)
             #expect(try await sweep.run(now: server.clock.now()) == 1)
-            #expect(try await server.services.blobs.get(sha256: orphan) == nil)
-            #expect(try await server.services.blobs.get(sha256: stored["sha256"] as? String ?? "") == Photos.jpeg)
+            #expect(try await server.components.blobs.get(sha256: orphan) == nil)
+            #expect(try await server.components.blobs.get(sha256: stored["sha256"] as? String ?? "") == Photos.jpeg)
             #expect(try await sweep.run(now: server.clock.now()) == 0)
         }
     }

@@ -18,7 +18,7 @@ struct LocationWriteTests {
             let (working, _, taskId) = try await scenario.assigned()
             let idle = try await scenario.onlineRider(name: "Idle Rider").id
             let behind = try await scenario.onlineRider(name: "Late Rider").id
-            let locations = server.services.locations
+            let locations = server.components.repository
             let now = server.clock.now()
             func fix(_ lat: Double, secondsAgo: Double, accuracy: Double? = 5) -> LocationFix {
                 LocationFix(
@@ -89,7 +89,7 @@ struct LocationWriteTests {
             try await server.database.query("ANALYZE riders", [])
             var riders: [UUID] = []
             for index in 0..<40 { riders.append(try await scenario.onlineRider(name: "Rider \(index)").id) }
-            let locations = server.services.locations
+            let locations = server.components.repository
             let start = server.clock.now()
             // Each write moves every rider; the two lock the same rows, one from each end, unless the write orders
             // them. A deadlock fails one of the two transactions after PostgreSQL's deadlock_timeout.

@@ -21,7 +21,7 @@ struct PersonalDataRetentionTests {
             var logger = Logger(label: "test")
             logger.logLevel = .critical
             let housekeeping = Housekeeping(
-                repository: server.repository, blobs: server.services.blobs, clock: server.clock, logger: logger)
+                repository: server.repository, blobs: server.components.blobs, clock: server.clock, logger: logger)
             let scenario = try await DeliveryScenario.ready(server)
             let (riderId, rider, taskId) = try await scenario.assigned()
             try await scenario.arrive(taskId, rider: rider)

@@ -376,16 +376,11 @@ public struct ServerConfiguration: Sendable {
     /// The address tracking links are made on: the configured public URL, else the address the caller reached this
     /// server by (its `Host`, when it is a plain host and port), else where the server listens.
     public func linkBaseURL(requestAuthority: String?) -> String {
-        if let publicURL { return publicURL }
-        let scheme = tlsCertificateFile == nil ? "http" : "https"
-        if let authority = requestAuthority, !authority.isEmpty, authority.count <= 255,
-            authority.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || ".-:[]".contains($0)) })
-        {
-            return "\(scheme)://\(authority)"
-        }
-        let reachable = host == "0.0.0.0" || host == "::" ? "localhost" : host
-        let shown = reachable.contains(":") ? "[\(reachable)]" : reachable
-        return "\(scheme)://\(shown):\(port)"
+        publicAddress.base(requestAuthority: requestAuthority)
+    }
+
+    var publicAddress: PublicAddress {
+        PublicAddress(publicURL: publicURL, tls: tlsCertificateFile != nil, host: host, port: port)
     }
 
     static func parseInt(_ text: String, name: String, range: ClosedRange<Int>) throws -> Int {

@@ -81,18 +81,3 @@ struct AuthenticationMiddleware: RouterMiddleware {
         }
     }
 }
-
-extension LogisticsServices {
-    /// A socket's bearer token, checked and admitted like the `Authorization` header of a request.
-    func admit(bearer token: String) async throws -> Actor {
-        try await admission(bearer: token).actor
-    }
-
-    /// As `admit(bearer:)`, with the moment the token stops being accepted.
-    func admission(bearer token: String) async throws -> (actor: Actor, validUntil: Date) {
-        let admitted = try await verifier.admission(fromBearer: token)
-        try await AuthenticationMiddleware.admit(
-            admitted.actor, repository: repository, clock: clock, known: knownCallers)
-        return admitted
-    }
-}

@@ -1,7 +1,10 @@
 import Foundation
+import Logging
 import LogisticsCore
 import LogisticsStore
+import Prometheus
 import RoadRouting
+import ServiceLifecycle
 
 /// Where routes come from: the built-in OpenStreetMap router or an external directions service.
 /// Implementations throw `RoutingError`; the `Navigator` turns those into API errors, logs and metrics.
@@ -21,6 +24,25 @@ public protocol DirectionsProvider: Sendable {
     func match(_ trace: [MapMatcher.Fix], profile: RoutingProfile.Name?) throws -> MapMatcher.Match
     /// Takes an external feed's speeds as live traffic; per report, whether some map has its segment.
     func apply(_ reports: [SpeedReport]) throws -> [Bool]
+    /// The road graph map tiles are drawn from (the default profile's); nil without a map of our own.
+    var tileGraph: RoadGraph? { get }
+    /// How long an external feed's speed counts, for the feed's answer; nil when the provider takes no feed.
+    var trafficExpirySeconds: TimeInterval? { get }
+    /// The provider's own background work (learning traffic, customising routes for it), as services to run.
+    func backgroundServices(_ context: DirectionsUpkeepContext) -> [any Service]
+    /// Forgets what the provider only remembers for speed; returns how many entries went, by table.
+    func forget(now: Date, learnedTallies: Int) -> [String: Int]
+}
+
+/// What a provider's background services are given.
+public struct DirectionsUpkeepContext: Sendable {
+    let learnedSpeeds: any LearnedSpeedRepository
+    let trafficMatchInterval: Duration
+    let trafficCustomiseInterval: Duration
+    let learnedSpeedsStoreInterval: Duration
+    let clock: any WallClock
+    let registry: PrometheusCollectorRegistry
+    let logger: Logger
 }
 
 extension DirectionsProvider {
@@ -36,86 +58,14 @@ extension DirectionsProvider {
         throw RoutingError.providerUnavailable("the \(name) provider takes no speed feed")
     }
 
+    public var tileGraph: RoadGraph? { nil }
+    public var trafficExpirySeconds: TimeInterval? { nil }
+    public func backgroundServices(_ context: DirectionsUpkeepContext) -> [any Service] { [] }
+    public func forget(now: Date, learnedTallies: Int) -> [String: Int] { [:] }
+
     /// Only a provider holding the road graph can match a trace to it.
     public func match(_ trace: [MapMatcher.Fix], profile: RoutingProfile.Name?) throws -> MapMatcher.Match {
         throw RoutingError.providerUnavailable("the \(name) provider matches no traces")
-    }
-}
-
-/// The built-in router over the maps loaded at start, one per profile.
-public struct BuiltinDirections: DirectionsProvider {
-    public let maps: [RoutingProfile.Name: RoadMap]
-    public let defaultProfile: RoutingProfile.Name
-    public let maxSnapDistanceM: Double
-    public let customisers: TrafficCustomisers
-    /// Fixes waiting to be matched to the roads and learned from (`TrafficLearning`).
-    public let trails: TrafficTrails
-    /// Whether the fleet's fixes teach the maps traffic (`LOGISTICS_TRAFFIC_LEARNING`).
-    public let learnsTraffic: Bool
-
-    public init(
-        maps: [RoutingProfile.Name: RoadMap], defaultProfile: RoutingProfile.Name, maxSnapDistanceM: Double,
-        customisers: TrafficCustomisers = TrafficCustomisers(), learnsTraffic: Bool = true
-    ) {
-        self.learnsTraffic = learnsTraffic
-        self.trails = TrafficTrails()
-        self.maps = maps
-        self.defaultProfile = defaultProfile
-        self.maxSnapDistanceM = maxSnapDistanceM
-        self.customisers = customisers
-    }
-
-    public var name: String { "builtin" }
-
-    public var readiness: String {
-        maps.keys.sorted { $0.rawValue < $1.rawValue }.map { "\($0.rawValue): \(maps[$0]!.graph.nodeCount) nodes" }
-            .joined(separator: ", ")
-    }
-
-    public func route(_ request: RouteRequest, profile: RoutingProfile.Name?, now: Date) async throws -> Route {
-        let profile = profile ?? defaultProfile
-        guard let map = maps[profile] else { throw RoutingError.profileNotLoaded(profile) }
-        let planner = RoutePlanner(map: map, maxSnapDistanceM: maxSnapDistanceM)
-        // Past the reach of live speeds, a departure is routed on what was learned for its quarter hour.
-        if let departAt = request.departAt, request.metric == .time,
-            departAt.timeIntervalSince(now) >= map.traffic.expiry, let customiser = customisers.existing(for: map)
-        {
-            return try await OffPool.run {
-                try planner.route(request, now: now, snapshot: customiser.departureSnapshot(at: departAt, now: now))
-            }
-        }
-        return try planner.route(request, now: now)
-    }
-
-    public func table(from sources: [GeoPoint], to destinations: [GeoPoint], profile: RoutingProfile.Name?) throws
-        -> TravelTable
-    {
-        let profile = profile ?? defaultProfile
-        guard let map = maps[profile] else { throw RoutingError.profileNotLoaded(profile) }
-        return try RoutePlanner(map: map, maxSnapDistanceM: maxSnapDistanceM).table(from: sources, to: destinations)
-    }
-
-    public func match(_ trace: [MapMatcher.Fix], profile: RoutingProfile.Name?) throws -> MapMatcher.Match {
-        let profile = profile ?? defaultProfile
-        guard let map = maps[profile] else { throw RoutingError.profileNotLoaded(profile) }
-        return MapMatcher(map: map).match(trace)
-    }
-
-    public var roadTravelTime: RoadTravelTime? {
-        guard let map = maps[defaultProfile] else { return nil }
-        let planner = RoutePlanner(map: map, maxSnapDistanceM: maxSnapDistanceM)
-        return RoadTravelTime { from, to in
-            try? planner.route(RouteRequest(from: from, to: to), now: Date()).durationS
-        }
-    }
-
-    public func apply(_ reports: [SpeedReport]) throws -> [Bool] {
-        reports.map { report in maps.values.reduce(false) { $1.apply(report) || $0 } }
-    }
-
-    public func observe(_ fixes: [LocationFix], riderId: UUID) {
-        guard learnsTraffic else { return }
-        trails.add(fixes, riderId: riderId)
     }
 }
 

@@ -56,11 +56,7 @@ final class MapTileCache: Sendable {
 
     init(provider: any DirectionsProvider, capacity: Int = maximumCached) {
         cache = Mutex(LeastRecentlyUsed(capacity: capacity))
-        if let builtin = provider as? BuiltinDirections {
-            graph = builtin.maps[builtin.defaultProfile]?.graph
-        } else {
-            graph = nil
-        }
+        graph = provider.tileGraph
     }
 
     /// The tile, or nil when the server has no map.

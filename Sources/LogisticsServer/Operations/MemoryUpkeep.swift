@@ -42,15 +42,7 @@ struct MemoryUpkeep: Service {
             "verified_tokens": verifier.forgetExpired(),
             "known_callers": knownCallers.forgetOld(now: now),
         ]
-        if let builtin = directions as? BuiltinDirections {
-            for map in builtin.maps.values {
-                forgotten["learned_speeds", default: 0] += map.learned.cap(learnedTallies)
-                // Reading the fresh speeds drops the expired ones (a customisation does the same).
-                _ = map.traffic.freshSpeeds(now: now)
-                forgotten["departures", default: 0] +=
-                    builtin.customisers.existing(for: map)?.forgetDepartures(now: now) ?? 0
-            }
-        }
+        forgotten.merge(directions.forget(now: now, learnedTallies: learnedTallies)) { $0 + $1 }
         if forgotten.values.contains(where: { $0 > 0 }) {
             logger.debug(
                 "forgot what is no longer needed",

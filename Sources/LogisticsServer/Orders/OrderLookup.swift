@@ -33,13 +33,3 @@ struct OrderLookup: Sendable {
         return order
     }
 }
-
-extension LogisticsServices {
-    var orderLookup: OrderLookup { OrderLookup(orders: repository) }
-
-    var deliverySettings: DeliveryRules.Settings {
-        DeliveryRules.Settings(
-            geofenceRadiusM: configuration.geofenceRadiusM,
-            failedWaitSeconds: TimeInterval(configuration.failedWaitSeconds))
-    }
-}

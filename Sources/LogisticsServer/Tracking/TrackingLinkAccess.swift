@@ -1,11 +1,16 @@
 import Foundation
 import LogisticsCore
+import LogisticsStore
 
 /// What a tracking link opens now. A link works while its order runs, shows the order's end for a fixed time
 /// after it (`trackingLinkHoursAfterEnd`), and then never again; a revoked link stops at once, and sockets open
 /// on it are closed by the `AccessWatch`.
-struct TrackingLinkAccess {
-    let services: LogisticsServices
+struct TrackingLinkAccess: Sendable {
+    let links: TrackingLinks
+    let orders: any OrderRepository
+    let linkStore: any TrackingLinkRepository
+    let hoursAfterEnd: Int
+    let clock: any WallClock
 
     enum Resolution {
         case open(Order, linkId: UUID?)
@@ -17,15 +22,15 @@ struct TrackingLinkAccess {
     }
 
     func resolve(_ token: String) async throws -> Resolution {
-        switch services.trackingLinks.reference(fromToken: token) {
+        switch links.reference(fromToken: token) {
         case nil:
             return .unknown
         case .legacyOrder(let orderId):
-            guard let order = try await services.repository.order(id: orderId) else { return .unknown }
+            guard let order = try await orders.order(id: orderId) else { return .unknown }
             return within(order, linkId: nil)
         case .link(let linkId):
-            guard let link = try await services.repository.trackingLink(id: linkId),
-                let order = try await services.repository.order(id: link.orderId)
+            guard let link = try await linkStore.trackingLink(id: linkId),
+                let order = try await orders.order(id: link.orderId)
             else { return .unknown }
             if link.revokedAt != nil { return .revoked }
             return within(order, linkId: linkId)
@@ -45,8 +50,8 @@ struct TrackingLinkAccess {
     }
 
     private func within(_ order: Order, linkId: UUID?) -> Resolution {
-        let keptFor = TimeInterval(services.configuration.trackingLinkHoursAfterEnd) * 3600
-        if order.status.isFinal, services.clock.now().timeIntervalSince(order.updatedAt) > keptFor {
+        let keptFor = TimeInterval(hoursAfterEnd) * 3600
+        if order.status.isFinal, clock.now().timeIntervalSince(order.updatedAt) > keptFor {
             return .expired(order)
         }
         return .open(order, linkId: linkId)

@@ -1,12 +1,19 @@
 import Foundation
 import Hummingbird
 import LogisticsCore
-import RoadRouting
+import LogisticsStore
 
 /// The customer's live-tracking snapshot (`GET /api/v1/customer/orders/{orderId}/tracking`), for polling clients;
 /// the same document opens the WebSocket stream.
 struct TrackingRoutes {
-    let services: LogisticsServices
+    let lookup: OrderLookup
+    let linkStore: any TrackingLinkRepository
+    let links: TrackingLinks
+    let snapshots: TrackingSnapshots
+    let accessWatch: AccessWatch
+    let publicAddress: PublicAddress
+    let linkHoursAfterEnd: Int
+    let clock: any WallClock
 
     func register(in routes: inout RouteTable) {
         routes.get("/customer/orders/{orderId}/tracking", snapshot)
@@ -27,14 +34,14 @@ struct TrackingRoutes {
     /// dispatcher, vendor or customer.
     @Sendable func createLink(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
         _ = try context.caller(.dispatcher, .admin, .vendor, .customer)
-        let order = try await services.orderLookup.visibleOrder(context, allowed: OrderAccess.canView)
+        let order = try await lookup.visibleOrder(context, allowed: OrderAccess.canView)
         try Self.refuseIfEnded(order)
         let linkId = UUID()
-        try await services.repository.createTrackingLink(
-            id: linkId, orderId: order.id, by: try context.caller(), now: services.clock.now())
-        let token = services.trackingLinks.token(linkId: linkId)
-        let hours = services.configuration.trackingLinkHoursAfterEnd
-        let base = services.configuration.linkBaseURL(requestAuthority: request.head.authority)
+        try await linkStore.createTrackingLink(
+            id: linkId, orderId: order.id, by: try context.caller(), now: clock.now())
+        let token = links.token(linkId: linkId)
+        let hours = linkHoursAfterEnd
+        let base = publicAddress.base(requestAuthority: request.head.authority)
         return try .json(
             TrackingLink(
                 linkId: linkId.lowercased, orderId: order.id.lowercased, token: token, url: "\(base)/track/\(token)",
@@ -46,11 +53,12 @@ struct TrackingRoutes {
     /// second. Whoever may create links for the order may revoke them.
     @Sendable func revokeLink(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
         _ = try context.caller(.dispatcher, .admin, .vendor, .customer)
-        let order = try await services.orderLookup.visibleOrder(context, allowed: OrderAccess.canView)
+        let order = try await lookup.visibleOrder(context, allowed: OrderAccess.canView)
         let linkId = try context.uuidParameter("linkId")
-        guard try await services.repository.revokeTrackingLink(id: linkId, orderId: order.id, now: services.clock.now())
-        else { throw LogisticsError.notFound("tracking link") }
-        services.accessWatch.checkSoon()
+        guard try await linkStore.revokeTrackingLink(id: linkId, orderId: order.id, now: clock.now()) else {
+            throw LogisticsError.notFound("tracking link")
+        }
+        accessWatch.checkSoon()
         return APIResponse(status: .noContent, body: Data(), contentType: "application/json", location: nil)
     }
 
@@ -74,8 +82,8 @@ struct TrackingRoutes {
     }
 
     @Sendable func snapshot(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
-        let order = try await services.orderLookup.customersOwnOrder(context)
-        return try .json(try await Self.snapshot(of: order, services: services))
+        let order = try await lookup.customersOwnOrder(context)
+        return try .json(try await snapshots.snapshot(of: order))
     }
 
     /// 410 TRACKING_ENDED for an order that is over, or on its way back to the store: its stream and its links are
@@ -85,49 +93,5 @@ struct TrackingRoutes {
         throw LogisticsError(
             .trackingEnded, "The order is \(order.status.rawValue)",
             extras: ["currentStatus": .string(order.status.rawValue)])
-    }
-
-    /// The order's live channel: 409 before pickup, 410 once it has ended (**R** BR-001).
-    @discardableResult
-    static func openChannel(of order: Order, services: LogisticsServices) async throws -> TrackingChannel {
-        try Self.refuseIfEnded(order)
-        guard TrackingChannel.isTrackable(order.status), let riderId = order.assignedRiderId else {
-            throw LogisticsError(
-                .trackingNotAvailable, "Live tracking starts when the rider has picked up the order",
-                extras: ["currentStatus": .string(order.status.rawValue)])
-        }
-        // Memory first; the database knows the riders who report to another instance.
-        var stored = services.ingest.newestShowable(riderId: riderId)
-        if stored == nil { stored = try await services.locations.lastShowableFix(riderId: riderId) }
-        return services.tracking.channel(
-            orderId: order.id, riderId: riderId, status: order.status, lastFix: stored, now: services.clock.now())
-    }
-
-    /// The snapshot of a trackable order, with the router's ETA when a map is loaded.
-    static func snapshot(of order: Order, services: LogisticsServices) async throws -> Snapshot {
-        let channel = try await openChannel(of: order, services: services)
-        let now = services.clock.now()
-        let rider = channel.lastShown
-        var eta: Route?
-        if let rider {
-            // Without a map or a route the snapshot still shows where the rider is.
-            eta = try? await services.navigator.route(
-                RouteRequest(from: rider.point, to: order.customer.location), profile: nil, now: now)
-        }
-        return Snapshot(
-            seq: channel.seq, stream: channel.stream, status: channel.status, vendor: order.vendor,
-            destination: .init(address: order.customer.address, location: order.customer.location), rider: rider,
-            stale: rider.map { now.timeIntervalSince($0.recordedAt) >= channel.staleAfterSeconds } ?? true,
-            etaSeconds: eta.map { Int($0.durationS.rounded()) }, remainingDistanceM: eta?.distanceM)
-    }
-}
-
-/// The live part of an order's view (where the rider is, whether that is stale, the ETA), for routes outside
-/// tracking that show it.
-struct TrackingSnapshots: Sendable {
-    let services: LogisticsServices
-
-    func snapshot(of order: Order) async throws -> TrackingRoutes.Snapshot {
-        try await TrackingRoutes.snapshot(of: order, services: services)
     }
 }

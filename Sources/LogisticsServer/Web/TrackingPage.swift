@@ -1,11 +1,15 @@
 import Foundation
 import Hummingbird
 import LogisticsCore
+import LogisticsStore
 
 /// `GET /track/{trackingToken}`: the customer's live map, reached from a tracking link without signing in. The
 /// page is HTML and our own script; it follows the order's WebSocket stream with the link's token.
 struct TrackingPage {
-    let services: LogisticsServices
+    let linkAccess: TrackingLinkAccess
+    let snapshots: TrackingSnapshots
+    let riders: any RiderRepository
+    let tileServer: RasterTileServer?
 
     /// The page and its assets on the router; the snapshot, an API answer, in the route table the OpenAPI document
     /// is checked against.
@@ -14,19 +18,17 @@ struct TrackingPage {
         routes.get("/track/{token}/snapshot") { _, context in try await snapshot(context: context) }
     }
 
-    var tileServer: RasterTileServer? { services.configuration.tileServer }
-
     private func link(_ context: LogisticsRequestContext) async throws -> TrackingLinkAccess.Resolution {
         guard let token = context.parameters.get("token") else { return .unknown }
-        return try await TrackingLinkAccess(services: services).resolve(token)
+        return try await linkAccess.resolve(token)
     }
 
     /// The tracking snapshot for the link's holder (the page refreshes its ETA and distance with it): the same
     /// document as `GET /api/v1/customer/orders/{orderId}/tracking`, authorised by the link instead of a sign-in.
     func snapshot(context: LogisticsRequestContext) async throws -> APIResponse {
         guard let token = context.parameters.get("token") else { throw LogisticsError.notFound("tracking link") }
-        let (order, _) = try await TrackingLinkAccess(services: services).order(token)
-        var response = try APIResponse.json(try await TrackingRoutes.snapshot(of: order, services: services))
+        let (order, _) = try await linkAccess.order(token)
+        var response = try APIResponse.json(try await snapshots.snapshot(of: order))
         WebPage.secure(&response)
         response.extraHeaders[.cacheControl] = "no-store"
         return response
@@ -63,7 +65,7 @@ struct TrackingPage {
         let trackable = TrackingChannel.isTrackable(order.status)
         // Customers are told who is coming: the rider's first name only.
         var riderLine = ""
-        if let riderId = order.assignedRiderId, let rider = try? await services.repository.rider(id: riderId),
+        if let riderId = order.assignedRiderId, let rider = try? await riders.rider(id: riderId),
             let firstName = rider.name?.split(separator: " ").first
         {
             riderLine =

@@ -101,7 +101,7 @@ struct Demo: AsyncParsableCommand {
         } catch {
             throw Console.failure("cannot start the demo: \(ServerRunner.describe(error))")
         }
-        let seeded = try await DemoFleet.seed(built.services)
+        let seeded = try await DemoFleet.seed(built.components)
         let traffic = try SimulatedTraffic.named(slow, timeZone: "UTC")
         // Made last: a client of its own (one that trusts the demo's certificate) must be shut down on every way out.
         let local = DemoLocal(
@@ -112,16 +112,16 @@ struct Demo: AsyncParsableCommand {
         // every 2 s would otherwise keep a connection busy and the server from finishing its shutdown.
         application.addServices(
             DemoRideService(
-                services: built.services, local: local, dataDirectory: dataDirectory, ports: ports, seeded: seeded,
+                services: built.components, local: local, dataDirectory: dataDirectory, ports: ports, seeded: seeded,
                 fleet: riders == 0
                     ? nil
                     : "\(riders) simulated riders (RiderKit) deliver around the map, a count every 30 s"
                         + (traffic.slowdowns.isEmpty
                             ? "" : "; slower: " + traffic.slowdowns.map(\.description).joined(separator: ", "))),
             DemoFleetService(
-                services: built.services, local: local, ports: fleetPorts, riders: riders, traffic: traffic),
-            DemoAppRiderService(services: built.services, local: local, ports: appPorts),
-            DemoEventsService(services: built.services))
+                services: built.components, local: local, ports: fleetPorts, riders: riders, traffic: traffic),
+            DemoAppRiderService(services: built.components, local: local, ports: appPorts),
+            DemoEventsService(services: built.components))
         do {
             try await application.runService()
         } catch {
@@ -156,7 +156,7 @@ struct DemoLocal: Sendable {
 /// Prints the links to open first, the seeded orders with their delivery codes and where the shell walkthrough is,
 /// then keeps the demo rider delivering until shutdown.
 struct DemoRideService: Service {
-    let services: LogisticsServices
+    let services: ServerComponents
     let local: DemoLocal
     let dataDirectory: String
     let ports: AsyncStream<Int>
@@ -257,7 +257,7 @@ struct DemoRideService: Service {
 /// Simulated riders (RiderKit, as `logistics simulate` runs them) delivering orders around the map for as long
 /// as the demo runs, so the dispatcher stream and the order list are always busy.
 struct DemoFleetService: Service {
-    let services: LogisticsServices
+    let services: ServerComponents
     let local: DemoLocal
     let ports: AsyncStream<Int>
     let riders: Int

@@ -10,7 +10,7 @@ import ServiceLifecycle
 /// a browser. Each offer's delivery code is printed, also of the simulated stores' orders automatic dispatch sends
 /// them.
 struct DemoAppRiderService: Service {
-    let services: LogisticsServices
+    let services: ServerComponents
     let local: DemoLocal
     let ports: AsyncStream<Int>
 
@@ -46,7 +46,7 @@ struct DemoAppRiderService: Service {
         guard let state = try await services.repository.rider(id: rider.id), state.availability == .online,
             state.activeTaskId == nil
         else { return }
-        if let (offer, order) = try await services.deliveries.openOffers(riderId: rider.id, now: services.clock.now())
+        if let (offer, order) = try await services.repository.openOffers(riderId: rider.id, now: services.clock.now())
             .first
         {
             guard announced.insert(offer.id).inserted else { return }
@@ -58,7 +58,7 @@ struct DemoAppRiderService: Service {
                     + "gives it at the door)")
             return
         }
-        let near = try await services.locations.lastPosition(riderId: rider.id)?.0 ?? DemoFleet.store.location
+        let near = try await services.repository.lastPosition(riderId: rider.id)?.0 ?? DemoFleet.store.location
         let trip = MonacoPlaces.shortTrip(near: near)
         _ = try await office.orderFor(riderId: rider.id, store: trip.store, home: trip.home)
     }

@@ -6,7 +6,7 @@ import ServiceLifecycle
 /// One console line per delivery event a person watching the demo cares about (assigned, picked up, delivered,
 /// a problem, cancelled), from the event log, with the order's reference and the rider's name.
 struct DemoEventsService: Service {
-    let services: LogisticsServices
+    let services: ServerComponents
     static let every: Duration = .seconds(2)
 
     func run() async throws {

@@ -59,7 +59,7 @@ enum DemoFleet {
     )
 
     /// The people and the store as records with phones; kept from an earlier run (ids are fixed).
-    static func seedPeople(_ services: LogisticsServices, now: Date) async throws {
+    static func seedPeople(_ services: ServerComponents, now: Date) async throws {
         let people = services.repository
         if try await people.vendor(id: vendor.id) == nil {
             try await people.addVendor(
@@ -90,11 +90,11 @@ enum DemoFleet {
         }
     }
 
-    static func seed(_ services: LogisticsServices) async throws -> Seeded {
+    static func seed(_ services: ServerComponents) async throws -> Seeded {
         let now = services.clock.now()
         for (rider, position) in zip(riders, riderPositions) {
             _ = try await services.repository.provisionRider(rider, now: now)
-            try await services.locations.recordFixes(
+            try await services.repository.recordFixes(
                 [LocationFix(lat: position.lat, lon: position.lon, accuracyM: 8, recordedAt: now)], riderId: rider.id,
                 now: now)
             do {
@@ -106,7 +106,7 @@ enum DemoFleet {
         // Left offline: going online in the app is the person's first tap.
         _ = try await services.repository.provisionRider(appRider, now: now)
         try await seedPeople(services, now: now)
-        try await services.locations.recordFixes(
+        try await services.repository.recordFixes(
             [LocationFix(lat: appRiderPosition.lat, lon: appRiderPosition.lon, accuracyM: 8, recordedAt: now)],
             riderId: appRider.id, now: now)
         var generator = SystemRandomNumberGenerator()
@@ -128,7 +128,7 @@ enum DemoFleet {
     /// Writes the shell walkthrough (tokens as exports, then curl commands for a whole delivery) to `path`, where a
     /// person sources it; the console names the file instead of scrolling the links away.
     static func writeWalkthrough(
-        _ seeded: Seeded, services: LogisticsServices, base: String, curlOptions: String, to path: String
+        _ seeded: Seeded, services: ServerComponents, base: String, curlOptions: String, to path: String
     ) async throws {
         guard let tokens = services.tokens else { return }
         let dispatcherToken = try await tokens.token(

@@ -9,7 +9,7 @@ import RoadRouting
 /// driving the router's route at city speed and sending a fix every 2 s — so a demo user always has an order
 /// in transit to follow live.
 struct DemoRide {
-    let services: LogisticsServices
+    let services: ServerComponents
     let base: String
     let http: HTTPClient
     /// Told the tracking page's address once the order is on its way.

@@ -45,7 +45,7 @@ struct PhotoLimitTests {
             #expect(try BlobFiles.count(in: blobs) == DeliveryRules.maximumPhotosPerTask)
 
             // The transaction checks again, for a photo that passed the early check while another was stored.
-            let task = try #require(try await server.services.deliveries.task(id: UUID(uuidString: taskId)!))
+            let task = try #require(try await server.components.repository.task(id: UUID(uuidString: taskId)!))
             let riderActor = Actor(id: task.riderId, role: .rider)
             let late = ProofOfDelivery(
                 id: UUID(), taskId: task.id, orderId: task.orderId, type: "PHOTO",
@@ -54,7 +54,7 @@ struct PhotoLimitTests {
                 location: GeoPoint(lat: 43.7347, lon: 7.4240, accuracyM: 5), createdBy: riderActor.id,
                 createdAt: server.clock.now())
             let error = await #expect(throws: LogisticsError.self) {
-                _ = try await server.services.deliveries.recordPhotoProof(
+                _ = try await server.components.repository.recordPhotoProof(
                     late, by: riderActor, now: server.clock.now(), geofenceRadiusM: 500, storeFile: {})
             }
             #expect(error?.code == .conflict)

@@ -161,7 +161,7 @@ struct AutoDispatchTests {
     @Test("twenty dispatchers deciding on one order at once open exactly one offer", arguments: StoreKind.available)
     func racingDispatchers(kind: StoreKind) async throws {
         try await TestServer.run(kind, configure: Self.automatic()) { server in
-            let dispatcher = try #require(server.services.autoDispatcher)
+            let dispatcher = try #require(server.components.autoDispatcher)
             let dispatcherToken = try await server.token(.dispatcher)
             let setup = DeliveryScenario(
                 server: server, dispatcher: dispatcherToken, orderId: "", customerId: UUID(), customer: "")

@@ -87,7 +87,7 @@ struct FleetListTests {
             let fixes = [(-2400.0, 43.7300), (-1200.0, 43.7320), (-300.0, 43.7340), (-10.0, 43.7360)].map {
                 LocationFix(lat: $0.1, lon: 7.4200, accuracyM: 5, speedMps: 6, headingDeg: 90, recordedAt: now + $0.0)
             }
-            try await server.services.locations.recordFixes(fixes, riderId: riderId, now: now)
+            try await server.components.repository.recordFixes(fixes, riderId: riderId, now: now)
 
             let path = "/api/v1/riders/\(riderId.lowercased)/trail"
             let halfHour = try await server.send(.get, path, token: dispatcher)

@@ -93,10 +93,12 @@ struct LearnedTrafficTests {
             // Another instance on the same database learns it from storage, not from riders.
             var logger = Logger(label: "second")
             logger.logLevel = .critical
-            let second = try await buildApplication(server.services.configuration, clock: server.clock, logger: logger)
+            let second = try await buildApplication(
+                server.components.configuration, clock: server.clock, logger: logger)
             try await second.application.test(.live) { client in
                 let other = TestServer(
-                    client: client, services: second.services, clock: server.clock, kind: kind, routes: second.routes)
+                    client: client, components: second.components, clock: server.clock, kind: kind,
+                    routes: second.routes)
                 let token = try await other.token(.dispatcher)
                 let taught = try await eventually { () -> Double? in
                     let reply = try await other.send(.get, sameSlot, token: token)
@@ -144,7 +146,7 @@ struct LearnedTrafficTests {
             let before = try await server.send(.get, Self.route, token: dispatcher)
             let geometry = try #require(Polyline.decode(before["geometry"] as? String ?? ""))
             // The route's longest segment, in the direction driven, by its OSM nodes.
-            let map = try #require((server.services.navigator.provider as? BuiltinDirections)?.maps[.motorcycle])
+            let map = try #require((server.components.navigator.provider as? BuiltinDirections)?.maps[.motorcycle])
             let (a, b) = try #require(
                 zip(geometry, geometry.dropFirst()).max { $0.0.distanceM(to: $0.1) < $1.0.distanceM(to: $1.1) })
             let snap = try #require(

@@ -35,7 +35,7 @@ struct TileCacheEvictionTests {
     @Test("tiles: one more than the cap evicts the tile asked longest ago, not the whole cache")
     func tileCache() async throws {
         try await TestServer.run(.sqlite, configure: MapFixture.monaco) { server in
-            let tiles = MapTileCache(provider: server.services.navigator.provider, capacity: 3)
+            let tiles = MapTileCache(provider: server.components.navigator.provider, capacity: 3)
             let addresses = (0..<4).map { TileAddress(z: 15, x: 17058 + $0, y: 11948)! }
             for address in addresses.prefix(3) { #expect(tiles.tile(address) != nil) }
             // The first is in use again; the second is now the one asked longest ago.

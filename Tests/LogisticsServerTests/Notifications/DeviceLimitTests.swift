@@ -89,7 +89,7 @@ struct DeviceLimitTests {
             }
             for index in 0..<300 { try await insert(outbox: 1_000 + index, destination: "flooder", order: UUID()) }
             try await insert(outbox: 2_000, destination: "neighbour", order: UUID())
-            _ = try await server.services.notifications.claimNotifications(
+            _ = try await server.components.repository.claimNotifications(
                 owner: "test", limit: 50, leaseUntil: due.addingTimeInterval(3_600), now: due.addingTimeInterval(1))
             let claimed = try await server.database.query(
                 "SELECT destination_id FROM notification_deliveries WHERE lease_owner = 'test'")

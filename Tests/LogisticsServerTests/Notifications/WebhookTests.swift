@@ -231,22 +231,22 @@ struct WebhookTests {
         try await FakeProviders.withServer(kind) { fake, server, port in
             _ = try await Self.subscribe(server, port: port, name: "new", events: ["*"])
             // As an older version stored it.
-            try await server.services.notifications.createWebhook(
+            try await server.components.repository.createWebhook(
                 WebhookSubscription(
                     id: UUID(), url: "http://127.0.0.1:\(port)/hooks/old", events: ["*"],
                     secret: Fixtures.webhookSecret,
                     createdAt: server.clock.now()),
                 createdBy: UUID())
-            let sealer = server.services.secretSealer
+            let sealer = server.components.secretSealer
             try await WebhookSecrets.sealStored(
-                repository: server.services.notifications, sealer: sealer, logger: Logger(label: "test"))
+                repository: server.components.repository, sealer: sealer, logger: Logger(label: "test"))
             let stored = try await server.database.query("SELECT secret FROM webhooks").map { try $0.string("secret") }
             #expect(stored.count == 2)
             #expect(
                 stored.allSatisfy { SecretSealer.isSealed($0) && !$0.contains(Fixtures.webhookSecret) }, "\(stored)")
             #expect(Set(stored).count == 2, "a fresh nonce for each")
             #expect(try stored.map(sealer.open) == [Fixtures.webhookSecret, Fixtures.webhookSecret])
-            #expect(try await server.services.notifications.rewriteWebhookSecrets { _ in nil } == 0)
+            #expect(try await server.components.repository.rewriteWebhookSecrets { _ in nil } == 0)
 
             let dispatcher = try await server.token(.dispatcher)
             #expect(

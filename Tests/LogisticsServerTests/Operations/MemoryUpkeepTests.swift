@@ -16,8 +16,8 @@ struct MemoryUpkeepTests {
             var logger = Logger(label: "test")
             logger.logLevel = .critical
             let upkeep = MemoryUpkeep(
-                ingest: server.services.ingest, etas: server.services.etas, verifier: server.services.verifier,
-                knownCallers: server.services.knownCallers, directions: server.services.navigator.provider,
+                ingest: server.components.ingest, etas: server.components.etas, verifier: server.components.verifier,
+                knownCallers: server.components.knownCallers, directions: server.components.navigator.provider,
                 clock: server.clock, logger: logger)
             // Twenty riders report once, with tokens that last an hour; ten customers sign in.
             for index in 0..<20 {
@@ -29,16 +29,16 @@ struct MemoryUpkeepTests {
                 let customer = try await server.token(.customer)
                 #expect(try await server.send(.get, "/api/v1/customer/orders/\(UUID())", token: customer).status == 404)
             }
-            #expect(server.services.ingest.trackedRiders == 20)
-            #expect(server.services.etas.watchedRiders == 20)
-            #expect(server.services.verifier.rememberedTokens >= 30)
-            #expect(server.services.knownCallers.count == 30)
+            #expect(server.components.ingest.trackedRiders == 20)
+            #expect(server.components.etas.watchedRiders == 20)
+            #expect(server.components.verifier.rememberedTokens >= 30)
+            #expect(server.components.knownCallers.count == 30)
 
             // A minute on, nothing is over yet.
             server.clock.advance(by: 60)
             let early = upkeep.tidy()
             #expect(early["rider_trails"] == 0 && early["verified_tokens"] == 0 && early["known_callers"] == 0)
-            #expect(server.services.ingest.trackedRiders == 20)
+            #expect(server.components.ingest.trackedRiders == 20)
 
             // Two hours on: every rider has gone quiet, every token has expired; one rider is still reporting.
             server.clock.advance(by: 7200)
@@ -48,10 +48,10 @@ struct MemoryUpkeepTests {
             #expect(late["rider_trails"] == 20)
             #expect(late["eta_watches"] == 20)
             #expect(late["verified_tokens"]! >= 30)
-            #expect(server.services.ingest.trackedRiders == 1)
-            #expect(server.services.etas.watchedRiders == 1)
-            #expect(server.services.verifier.rememberedTokens == 1)
-            #expect(server.services.knownCallers.count == 1)
+            #expect(server.components.ingest.trackedRiders == 1)
+            #expect(server.components.etas.watchedRiders == 1)
+            #expect(server.components.verifier.rememberedTokens == 1)
+            #expect(server.components.knownCallers.count == 1)
         }
     }
 }

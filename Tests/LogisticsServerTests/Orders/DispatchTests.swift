@@ -47,7 +47,7 @@ struct DispatchTests {
             #expect((expiredList["offers"] as? [Any])?.isEmpty == true)
             // The background sweeper may already have expired them; this pass catches the rest. On PostgreSQL a row
             // the sweeper holds is skipped here (SKIP LOCKED) and is closed when the sweeper commits.
-            _ = try await server.services.deliveries.expireOffers(now: server.clock.now())
+            _ = try await server.components.repository.expireOffers(now: server.clock.now())
             #expect(
                 try await server.count("offers", "order_id = ? AND status = 'DECLINED'", [.text(scenario.orderId)]) == 1
             )
@@ -79,10 +79,10 @@ struct DispatchTests {
             let seenLast = try await scenario.onlineRider(name: "Luca Rossi")
             let neverSeen = try await scenario.onlineRider(name: "Mia Weber")
             let now = server.clock.now()
-            try await server.services.locations.recordFixes(
+            try await server.components.repository.recordFixes(
                 [LocationFix(lat: 43.7400, lon: 7.4280, accuracyM: 5, recordedAt: now.addingTimeInterval(-30))],
                 riderId: seenFirst.id, now: now)
-            try await server.services.locations.recordFixes(
+            try await server.components.repository.recordFixes(
                 [LocationFix(lat: 43.7350, lon: 7.4200, accuracyM: 5, recordedAt: now.addingTimeInterval(-5))],
                 riderId: seenLast.id, now: now)
             let offers = try await scenario.offer(to: [seenFirst.id])

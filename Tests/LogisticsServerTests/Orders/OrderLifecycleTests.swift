@@ -86,7 +86,7 @@ struct OrderLifecycleTests {
                 if case .text(let text) = value { #expect(text != code) }
             }
             let order = try #require(try await server.repository.order(id: UUID(uuidString: orderId)!))
-            #expect(server.services.otp.verify(orderId: order.id, attempt: code, storedHash: order.otpHash!))
+            #expect(server.components.otp.verify(orderId: order.id, attempt: code, storedHash: order.otpHash!))
 
             let stranger = try await server.token(.customer)
             let other = try await server.send(.get, "/api/v1/customer/orders/\(orderId)", token: stranger)

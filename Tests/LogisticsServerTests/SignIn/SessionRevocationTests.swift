@@ -69,10 +69,10 @@ struct SessionRevocationTests {
             try await first.application.test(.live) { clientA in
                 try await second.application.test(.live) { clientB in
                     let serverA = TestServer(
-                        client: clientA, services: first.services, clock: clock, kind: .postgres,
+                        client: clientA, components: first.components, clock: clock, kind: .postgres,
                         routes: first.routes)
                     let serverB = TestServer(
-                        client: clientB, services: second.services, clock: clock, kind: .postgres,
+                        client: clientB, components: second.components, clock: clock, kind: .postgres,
                         routes: second.routes)
                     let rider = try await SignInTests.invite(serverA, twilio, phone: "+37799441122", name: "Lena Vogel")
                     let signedIn = try await SignInTests.signIn(serverA, twilio, phone: rider.phone)

@@ -324,7 +324,7 @@ struct SignInTests {
             #expect(try await server.count("sign_in_requests") == 2)
             #expect(try await server.count("refresh_tokens") == 1)
             server.clock.advance(by: 601)
-            let services = server.services
+            let services = server.components
             await Housekeeping(
                 repository: services.repository, blobs: services.blobs, clock: services.clock, logger: services.logger
             ).pruneOnce()

@@ -148,7 +148,7 @@ struct TextMessageProviderTests {
             let built = try await buildApplication(configuration, clock: ManualWallClock(Date()), logger: logger)
             try await built.application.test(.live) { client in
                 let server = TestServer(
-                    client: client, services: built.services, clock: built.services.clock as! ManualWallClock,
+                    client: client, components: built.components, clock: built.components.clock as! ManualWallClock,
                     kind: .sqlite, routes: built.routes)
                 let invited = try await SignInTests.invite(server, twilio, phone: "+37799110003", name: "Quiet Rider")
                 try await twilio.wait("the invitation") { !$0.messages.isEmpty }

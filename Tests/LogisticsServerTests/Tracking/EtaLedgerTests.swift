@@ -54,7 +54,7 @@ struct EtaLedgerTests {
                 taskId, "ARRIVED_AT_DESTINATION", rider: rider, occurredAt: arrivedAt, eventId: eventId)
             #expect(arrived.status == 200, "\(arrived.text)")
 
-            let etas = try #require(server.services.repository as? any EtaRepository)
+            let etas = try #require(server.components.repository as? any EtaRepository)
             let kept = try await etas.settledEtaPredictions(since: pickedUpAt).filter { $0.orderId == orderId }
             #expect(kept.count == steps + 1, "\(kept)")
             #expect(kept.allSatisfy { $0.arrivedAt.map { abs($0.timeIntervalSince(arrivedAt)) < 0.01 } ?? false })
@@ -101,7 +101,7 @@ struct EtaLedgerTests {
                     .post, "/api/v1/rider/locations", token: rider, json: ["fixes": [fix]])
                 #expect(posted.status == 202)
             }
-            let etas = try #require(server.services.repository as? any EtaRepository)
+            let etas = try #require(server.components.repository as? any EtaRepository)
             let arrived = try await scenario.status(
                 taskId, "ARRIVED_AT_DESTINATION", rider: rider, occurredAt: server.clock.now())
             #expect(arrived.status == 200, "\(arrived.text)")
@@ -117,7 +117,7 @@ struct EtaLedgerTests {
         arguments: StoreKind.available)
     func ordersInTransit(kind: StoreKind) async throws {
         try await TestServer.run(kind, configure: { $0.rateLimits = .off }) { server in
-            let etas = try #require(server.services.repository as? any EtaRepository)
+            let etas = try #require(server.components.repository as? any EtaRepository)
             let scenario = try await DeliveryScenario.ready(server)
             let (riderId, rider, taskId) = try await scenario.assigned()
             let strangers = (0..<1_500).map { _ in UUID() }

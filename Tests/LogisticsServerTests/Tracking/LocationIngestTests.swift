@@ -109,7 +109,7 @@ struct LocationIngestTests {
             #expect(mixed["rejected"] as? Int == 1)
             #expect((mixed["rejections"] as? [[String: Any]])?.first?["index"] as? Int == 0)
             #expect(try await Self.stored(server, riderId) == (10, 43.7400))
-            let shown = try await server.services.locations.lastShowableFix(riderId: riderId)
+            let shown = try await server.components.repository.lastShowableFix(riderId: riderId)
             #expect(shown?.lat == 43.7322)
         }
     }

@@ -51,7 +51,7 @@ struct MultiInstanceTests {
         try await first.application.test(.live) { clientA in
             try await second.application.test(.live) { clientB in
                 let serverA = TestServer(
-                    client: clientA, services: first.services, clock: clock, kind: .postgres, routes: first.routes)
+                    client: clientA, components: first.components, clock: clock, kind: .postgres, routes: first.routes)
                 let ports = [clientA.port!, clientB.port!]
                 for round in 0..<10 {
                     let scenario = try await DeliveryScenario.ready(serverA)
@@ -107,7 +107,7 @@ struct MultiInstanceTests {
                 await first.waitUntilTrackingIsShared()
                 await second.waitUntilTrackingIsShared()
                 let serverA = TestServer(
-                    client: clientA, services: first.services, clock: clock, kind: .postgres, routes: first.routes)
+                    client: clientA, components: first.components, clock: clock, kind: .postgres, routes: first.routes)
                 let (scenario, rider, taskId) = try await DeliveryScenario.inTransit(serverA)
                 let follower = TrackingFollower(
                     port: clientB.port!, orderId: scenario.orderId, token: scenario.customer)
@@ -160,9 +160,10 @@ struct MultiInstanceTests {
             try await second.application.test(.live) { clientB in
                 let servers = [
                     TestServer(
-                        client: clientA, services: first.services, clock: clock, kind: .postgres, routes: first.routes),
+                        client: clientA, components: first.components, clock: clock, kind: .postgres,
+                        routes: first.routes),
                     TestServer(
-                        client: clientB, services: second.services, clock: clock, kind: .postgres,
+                        client: clientB, components: second.components, clock: clock, kind: .postgres,
                         routes: second.routes),
                 ]
                 _ = try await WebhookTests.subscribe(servers[0], port: port, name: "oms", events: ["*"])

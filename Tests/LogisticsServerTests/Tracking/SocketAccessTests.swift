@@ -128,7 +128,7 @@ struct SocketAccessTests {
     func legacyLink() async throws {
         try await TestServer.run(.sqlite) { server in
             let (scenario, _, _) = try await DeliveryScenario.inTransit(server)
-            let legacy = server.services.trackingLinks.legacyToken(orderId: UUID(uuidString: scenario.orderId)!)
+            let legacy = server.components.trackingLinks.legacyToken(orderId: UUID(uuidString: scenario.orderId)!)
             #expect(try await server.send(.get, "/track/\(legacy)/snapshot").status == 200)
         }
     }

@@ -175,7 +175,7 @@ struct SocketTokenExpiryTests {
     static func lapsing(_ server: TestServer, _ role: Role, subject: UUID = UUID(), in seconds: Double) async throws
         -> String
     {
-        try await server.services.tokens!.token(
+        try await server.components.tokens!.token(
             subject: subject, role: role, ttl: 1, now: server.clock.now().addingTimeInterval(seconds - 31))
     }
 

@@ -32,7 +32,7 @@ struct TrackingSnapshotTests {
             #expect(first["status"] as? String == "IN_TRANSIT")
             #expect(first["stale"] as? Bool == true)
             let orderId = try #require(UUID(uuidString: scenario.orderId))
-            let (startSeq, stream) = try #require(server.services.tracking.subscribe(orderId: orderId))
+            let (startSeq, stream) = try #require(server.components.tracking.subscribe(orderId: orderId))
 
             func post(_ lat: Double, _ lon: Double, accuracy: Double, after seconds: TimeInterval) async throws {
                 let fix: [String: Any] = [
@@ -106,7 +106,7 @@ struct TrackingSnapshotTests {
     ) async throws {
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
-            if case .messages(let all) = server.services.tracking.replay(orderId: orderId, after: seq),
+            if case .messages(let all) = server.components.tracking.replay(orderId: orderId, after: seq),
                 all.contains(where: match)
             {
                 return

@@ -166,7 +166,7 @@ extension TrackingPageTests {
 /// A well-formed tracking token for a link that does not exist.
 enum TrackingLinksFixture {
     static func unknownOrderToken(_ server: TestServer) -> String {
-        server.services.trackingLinks.token(linkId: UUID())
+        server.components.trackingLinks.token(linkId: UUID())
     }
 
     /// The token with one character of its signature changed, away from the end: replacing the last two with

@@ -12,14 +12,14 @@ import Synchronization
 /// A running server on an ephemeral port, its clock, and helpers to talk to it like a client would.
 struct TestServer: Sendable {
     let client: any TestClientProtocol
-    let services: LogisticsServices
+    let components: ServerComponents
     let clock: ManualWallClock
     let kind: StoreKind
     let routes: [RegisteredRoute]
 
     var port: Int { client.port ?? 0 }
-    var database: any SQLDatabase { services.database }
-    var repository: any LogisticsRepository { services.repository }
+    var database: any SQLDatabase { components.database }
+    var repository: SQLLogisticsRepository { components.repository }
 
     /// Boots the real application (migrations included) and runs `body` against it over HTTP.
     static func run(
@@ -51,7 +51,7 @@ struct TestServer: Sendable {
             try await built.application.test(.live) { client in
                 try await body(
                     TestServer(
-                        client: client, services: built.services, clock: clock, kind: kind, routes: built.routes))
+                        client: client, components: built.components, clock: clock, kind: kind, routes: built.routes))
             }
         } catch {
             await schema?.drop()
@@ -61,7 +61,7 @@ struct TestServer: Sendable {
     }
 
     func token(_ role: Role, _ subject: UUID = UUID(), name: String? = nil) async throws -> String {
-        try await services.tokens!.token(subject: subject, role: role, name: name, now: clock.now())
+        try await components.tokens!.token(subject: subject, role: role, name: name, now: clock.now())
     }
 
     /// Sends a request; `json` is encoded as the body with `application/json` unless `raw` is given.

@@ -11,13 +11,13 @@ final class DispatchStreamSocket: TokenSocketStream {
 
     private enum Phase { case awaitingToken, signingIn, watching, done }
 
-    private let services: LogisticsServices
+    private let access: StreamAccess
     private let token: String?
     private var socket: LoopSocket?
     private var phase = Phase.awaitingToken
 
-    init(services: LogisticsServices, token: String?) {
-        self.services = services
+    init(_ access: StreamAccess, token: String?) {
+        self.access = access
         self.token = token
     }
 
@@ -40,7 +40,7 @@ final class DispatchStreamSocket: TokenSocketStream {
         guard let socket else { return }
         phase = .signingIn
         LoopSocketToken.signIn(
-            token, services: services, on: socket, for: self,
+            token, admission: access.admission, on: socket, for: self,
             admit: {
                 guard $0.role == .dispatcher || $0.role == .admin else {
                     throw LogisticsError(.forbidden, "The dispatch stream is for dispatchers and admins")
@@ -50,12 +50,12 @@ final class DispatchStreamSocket: TokenSocketStream {
     }
 
     private func signedIn(_ actor: Actor, validUntil: Date) {
-        guard phase == .signingIn, let socket, socket.admit(.signedIn(actor.id), limits: services.callers) else {
+        guard phase == .signingIn, let socket, socket.admit(.signedIn(actor.id), limits: access.callers) else {
             return
         }
-        socket.closeWhenTokenExpires(validUntil, now: services.clock.now())
-        socket.closeWhenSignInEnds(actor, watch: services.accessWatch)
-        let (hub, handle) = (services.tracking, socket.handle(self))
+        socket.closeWhenTokenExpires(validUntil, now: access.clock.now())
+        socket.closeWhenSignInEnds(actor, watch: access.accessWatch)
+        let (hub, handle) = (access.hub, socket.handle(self))
         let watcher = hub.watchEverything { message in handle.execute { $0.socket?.send(text: message) } }
         socket.onEnd { hub.stopWatching(watcher) }
         socket.send(text: #"{"type":"ready"}"#)

@@ -31,19 +31,23 @@ extension LoopSocketStream {
 
 /// A stream that needs nothing from its upgrade request but the token: registered by its path alone.
 protocol TokenSocketStream: LoopSocketStream {
+    /// What the stream is made with, besides its token.
+    associatedtype Collaborators: Sendable
     static var path: String { get }
     /// The stream's label in `websocket_connections` and `websocket_cut_off_total`.
     static var name: String { get }
-    init(services: LogisticsServices, token: String?)
+    init(_ collaborators: Collaborators, token: String?)
 }
 
 extension TokenSocketStream {
-    static func register(in router: Router<LogisticsRequestContext>, services: LogisticsServices) {
+    static func register(
+        in router: Router<LogisticsRequestContext>, access: StreamAccess, _ collaborators: Collaborators
+    ) {
         router.registerSocket(path) { request, _ in
             let token = SocketPolicy.bearerToken(request.headers)
             return LoopSocketOpening(
-                name: name, path: path, metrics: services.metrics, pingInterval: services.configuration.socketPing
-            ) { Self(services: services, token: token) }
+                name: name, path: path, metrics: access.metrics, pingInterval: access.pingInterval
+            ) { Self(collaborators, token: token) }
         }
     }
 }
@@ -463,7 +467,7 @@ struct LoopSocketToken {
     /// Checks the token off the loop, then hands the caller and until when its token is accepted back to
     /// `stream` on the loop; a token refused, or a caller `admit` refuses (by throwing), closes the socket.
     static func signIn<Stream: LoopSocketStream>(
-        _ token: String, services: LogisticsServices, on socket: LoopSocket, for stream: Stream,
+        _ token: String, admission: BearerAdmission, on socket: LoopSocket, for stream: Stream,
         admit: @escaping @Sendable (Actor) throws -> Void,
         then signedIn: @escaping @Sendable (Stream, Actor, Date) -> Void
     ) {
@@ -471,7 +475,7 @@ struct LoopSocketToken {
         let refusing = socket.handle(socket)
         Task {
             do {
-                let (actor, validUntil) = try await services.admission(bearer: token)
+                let (actor, validUntil) = try await admission.admission(bearer: token)
                 try admit(actor)
                 handle.execute { signedIn($0, actor, validUntil) }
             } catch {

@@ -20,8 +20,13 @@ final class RiderStreamSocket: TokenSocketStream {
 
     private enum Phase { case awaitingToken, signingIn, ready, done }
 
-    private let services: LogisticsServices
-    /// Made once: copying the services into every message's task retained and released each of them.
+    struct Collaborators: Sendable {
+        let access: StreamAccess
+        let ingest: LocationIngest
+    }
+
+    private let access: StreamAccess
+    /// Made once: copying the collaborators into every message's task retained and released each of them.
     private let answers: RiderStreamAnswers
     private let token: String?
     private var socket: LoopSocket?
@@ -42,9 +47,9 @@ final class RiderStreamSocket: TokenSocketStream {
     static let waitingLimit = 16
     static let waitingBytesLimit = 1024 * 1024
 
-    init(services: LogisticsServices, token: String?) {
-        self.services = services
-        answers = RiderStreamAnswers(ingest: services.ingest, clock: services.clock, path: Self.path)
+    init(_ collaborators: Collaborators, token: String?) {
+        access = collaborators.access
+        answers = RiderStreamAnswers(ingest: collaborators.ingest, clock: collaborators.access.clock, path: Self.path)
         self.token = token
     }
 
@@ -87,20 +92,20 @@ final class RiderStreamSocket: TokenSocketStream {
         guard let socket else { return }
         phase = .signingIn
         LoopSocketToken.signIn(
-            token, services: services, on: socket, for: self,
+            token, admission: access.admission, on: socket, for: self,
             admit: { guard $0.role == .rider else { throw LogisticsError(.forbidden, "This stream is for riders") } }
         ) { $0.signedIn($1, validUntil: $2) }
     }
 
     private func signedIn(_ rider: Actor, validUntil: Date) {
-        guard phase == .signingIn, let socket, socket.admit(.signedIn(rider.id), limits: services.callers) else {
+        guard phase == .signingIn, let socket, socket.admit(.signedIn(rider.id), limits: access.callers) else {
             return
         }
         self.rider = rider
-        socket.closeWhenTokenExpires(validUntil, now: services.clock.now())
-        socket.closeWhenAccessLost(.rider(rider.id), watch: services.accessWatch)
-        socket.closeWhenSignInEnds(rider, watch: services.accessWatch)
-        let (hub, handle) = (services.tracking, socket.handle(self))
+        socket.closeWhenTokenExpires(validUntil, now: access.clock.now())
+        socket.closeWhenAccessLost(.rider(rider.id), watch: access.accessWatch)
+        socket.closeWhenSignInEnds(rider, watch: access.accessWatch)
+        let (hub, handle) = (access.hub, socket.handle(self))
         let reader = hub.receive(for: rider.id) { message in handle.execute { $0.socket?.send(text: message) } }
         socket.onEnd { hub.stopReceiving(for: rider.id, reader: reader) }
         socket.send(text: #"{"type":"ready"}"#)

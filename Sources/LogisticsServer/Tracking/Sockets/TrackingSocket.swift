@@ -45,13 +45,13 @@ final class TrackingSocket: LoopSocketStream {
         self.requestedOrder = requestedOrder
     }
 
-    static func register(in router: Router<LogisticsRequestContext>, services: LogisticsServices) {
+    static func register(in router: Router<LogisticsRequestContext>, opener: TrackingOpener) {
         router.registerSocket(path) { request, context in
             let token = SocketPolicy.bearerToken(request.headers)
             let order = context.parameters.get("orderId")
             return LoopSocketOpening(
-                name: name, path: path, metrics: services.metrics, pingInterval: services.configuration.socketPing
-            ) { TrackingSocket(opener: TrackingOpener(services: services), token: token, requestedOrder: order) }
+                name: name, path: path, metrics: opener.access.metrics, pingInterval: opener.access.pingInterval
+            ) { TrackingSocket(opener: opener, token: token, requestedOrder: order) }
         }
     }
 
@@ -105,18 +105,18 @@ final class TrackingSocket: LoopSocketStream {
     }
 
     private func didOpen(_ opened: TrackingOpener.Opened) {
-        let hub = opener.services.tracking
-        guard phase == .opening, let socket, socket.admit(opened.caller, limits: opener.services.callers) else {
+        let hub = opener.access.hub
+        guard phase == .opening, let socket, socket.admit(opened.caller, limits: opener.access.callers) else {
             hub.unfollow(orderId: opened.orderId, subscriber: opened.subscriber)
             return
         }
         orderId = opened.orderId
         socket.onEnd { hub.unfollow(orderId: opened.orderId, subscriber: opened.subscriber) }
         if let validUntil = opened.validUntil {
-            socket.closeWhenTokenExpires(validUntil, now: opener.services.clock.now())
+            socket.closeWhenTokenExpires(validUntil, now: opener.access.clock.now())
         }
         if let linkId = opened.linkId {
-            socket.closeWhenAccessLost(.trackingLink(linkId), watch: opener.services.accessWatch)
+            socket.closeWhenAccessLost(.trackingLink(linkId), watch: opener.access.accessWatch)
         }
         sendSnapshot(opened.snapshot)
     }
@@ -169,7 +169,7 @@ final class TrackingSocket: LoopSocketStream {
         guard let request = try? JSONDecoder().decode(ResumeRequest.self, from: Data(text.utf8)),
             let orderId, let socket
         else { return }
-        switch opener.services.tracking.replay(orderId: orderId, after: request.resumeFrom, stream: request.stream) {
+        switch opener.access.hub.replay(orderId: orderId, after: request.resumeFrom, stream: request.stream) {
         case .messages(let missed):
             for message in missed {
                 socket.send(text: message.jsonText)
@@ -207,7 +207,10 @@ final class TrackingSocket: LoopSocketStream {
 
 /// The customer stream's work off the event loop: who may follow the order, its channel, and snapshots.
 struct TrackingOpener: Sendable {
-    let services: LogisticsServices
+    let access: StreamAccess
+    let snapshots: TrackingSnapshots
+    let linkAccess: TrackingLinkAccess
+    let lookup: OrderLookup
 
     struct Snapshot: Sendable {
         var seq: Int
@@ -229,8 +232,8 @@ struct TrackingOpener: Sendable {
     func open(token: String, orderId: String?, _ follower: TrackingHub.Follower) async throws -> Opened {
         let (order, validUntil, caller, linkId) = try await authorize(token: token, orderId: orderId)
         // 409 before pickup and 410 after the end; this also opens the order's channel.
-        try await TrackingRoutes.openChannel(of: order, services: services)
-        guard let (_, subscriber) = services.tracking.follow(orderId: order.id, follower) else {
+        try await snapshots.openChannel(of: order)
+        guard let (_, subscriber) = access.hub.follow(orderId: order.id, follower) else {
             throw LogisticsError(.trackingEnded, "The order's tracking has ended")
         }
         do {
@@ -238,18 +241,18 @@ struct TrackingOpener: Sendable {
                 orderId: order.id, caller: caller, validUntil: validUntil, linkId: linkId, subscriber: subscriber,
                 snapshot: try await snapshot(of: order))
         } catch {
-            services.tracking.unfollow(orderId: order.id, subscriber: subscriber)
+            access.hub.unfollow(orderId: order.id, subscriber: subscriber)
             throw error
         }
     }
 
     func snapshot(orderId: UUID) async throws -> Snapshot? {
-        guard let order = try await services.repository.order(id: orderId) else { return nil }
+        guard let order = try await lookup.orders.order(id: orderId) else { return nil }
         return try await snapshot(of: order)
     }
 
     private func snapshot(of order: Order) async throws -> Snapshot {
-        let snapshot = try await TrackingRoutes.snapshot(of: order, services: services)
+        let snapshot = try await snapshots.snapshot(of: order)
         return Snapshot(seq: snapshot.seq, text: String(decoding: try APIJSON.encoder.encode(snapshot), as: UTF8.self))
     }
 
@@ -261,18 +264,18 @@ struct TrackingOpener: Sendable {
         guard let text, let id = UUID(uuidString: text) else {
             throw LogisticsError.validation(field: "orderId", "must be a UUID")
         }
-        if services.trackingLinks.reference(fromToken: token) != nil {
-            let (order, linkId) = try await TrackingLinkAccess(services: services).order(token)
+        if linkAccess.links.reference(fromToken: token) != nil {
+            let (order, linkId) = try await linkAccess.order(token)
             guard order.id == id else { throw LogisticsError.notFound("order") }
             // A link of an earlier version has no id of its own: its order stands for it.
             return (order, nil, .trackingLink(linkId ?? order.id), linkId)
         }
-        let (actor, validUntil) = try await services.admission(bearer: token)
+        let (actor, validUntil) = try await access.admission.admission(bearer: token)
         guard actor.role == .customer else {
             throw LogisticsError(.forbidden, "Live tracking is for the order's customer")
         }
         return (
-            try await services.orderLookup.customersOwnOrder(id: id, customer: actor), validUntil, .signedIn(actor.id),
+            try await lookup.customersOwnOrder(id: id, customer: actor), validUntil, .signedIn(actor.id),
             nil
         )
     }

@@ -1,0 +1,56 @@
+import Foundation
+import Logging
+import LogisticsCore
+import LogisticsStore
+import ServiceLifecycle
+
+/// What runs beside the routers until graceful shutdown: the outbox and notification dispatchers, housekeeping,
+/// memory upkeep, the access watch, the tracking relay and sweeper, automatic dispatch, and the directions
+/// provider's own work (learning traffic). The database closes last, after in-flight requests have drained.
+func backgroundServices(_ components: ServerComponents, senders: [NotificationChannel: any NotificationSender])
+    -> [any Service]
+{
+    let (configuration, repository, clock, logger) = (
+        components.configuration, components.repository, components.clock, components.logger
+    )
+    var services: [any Service] = [
+        DatabaseLifecycle(database: components.database),
+        TrackingSweeper(hub: components.tracking, clock: clock),
+        MemoryUpkeep(
+            ingest: components.ingest, etas: components.etas, verifier: components.verifier,
+            knownCallers: components.knownCallers, directions: components.navigator.provider, clock: clock,
+            logger: logger),
+        components.accessWatch,
+        Housekeeping(
+            repository: repository, blobs: components.blobs, clock: clock, logger: logger,
+            policy: RetentionPolicy(
+                locationFixesDays: configuration.retainFixesDays, photosDays: configuration.retainPhotosDays,
+                personalDataDays: configuration.retainPersonalDataDays)),
+        OutboxDispatcher(
+            repository: repository, deliveries: repository, notifications: repository,
+            channels: Set(senders.keys), subscribers: [TrackingEventFeed(relay: components.relay)],
+            clock: clock, logger: logger),
+        NotificationDispatcher(
+            repository: repository, senders: senders, policies: NotificationSetup.policies(configuration),
+            clock: clock, registry: components.metrics.registry, logger: logger),
+    ]
+    if let relay = components.postgresRelay { services.append(relay) }
+    if let dispatcher = components.autoDispatcher { services.append(dispatcher) }
+    services += components.navigator.provider.backgroundServices(
+        DirectionsUpkeepContext(
+            learnedSpeeds: repository, trafficMatchInterval: .milliseconds(configuration.trafficMatchMilliseconds),
+            trafficCustomiseInterval: .milliseconds(configuration.trafficCustomiseMilliseconds),
+            learnedSpeedsStoreInterval: .milliseconds(configuration.learnedSpeedsStoreMilliseconds), clock: clock,
+            registry: components.metrics.registry, logger: logger))
+    return services
+}
+
+/// Closes the database after the server has drained its in-flight requests.
+struct DatabaseLifecycle: Service {
+    let database: any SQLDatabase
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        await database.close()
+    }
+}

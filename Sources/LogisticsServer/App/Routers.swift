@@ -1,0 +1,160 @@
+import Foundation
+import Hummingbird
+import LogisticsCore
+import LogisticsStore
+
+/// The API's router: middleware outermost first, the open routes (pages, health, sign-in, provider callbacks), then
+/// the authenticated `/api/v1` routes, each feature given only its own collaborators.
+func makeRouter(_ components: ServerComponents, twilioAuthToken: Redacted?) -> (
+    Router<LogisticsRequestContext>, [RegisteredRoute]
+) {
+    let (configuration, repository, clock) = (components.configuration, components.repository, components.clock)
+    let metrics = components.metrics
+    let router = Router(context: LogisticsRequestContext.self)
+    if let hsts = strictTransportSecurity(configuration) { router.add(middleware: hsts) }
+    router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
+    router.add(middleware: RequestIdMiddleware())
+    router.add(middleware: AccessLogMiddleware())
+    let catalog = RouteCatalog()
+    router.add(middleware: ProblemMiddleware(catalog: catalog))
+    if let limit = addressLimit(components) { router.add(middleware: limit) }
+    let idempotency = IdempotencyGuard(
+        repository: repository, clock: clock, crashAfterCommit: configuration.crashAfterCommit)
+    var operations = RouteTable(group: router.group(), prefix: "", idempotency: idempotency, catalog: catalog)
+    OperationsRoutes(
+        admission: components.admission, database: components.database, navigator: components.navigator,
+        metrics: metrics
+    ).register(in: &operations)
+    MapTileRoutes(tiles: components.mapTiles).register(in: &operations)
+    TrackingPage(
+        linkAccess: components.linkAccess, snapshots: components.snapshots, riders: repository,
+        tileServer: configuration.tileServer
+    ).register(on: router, in: &operations)
+    DispatchPage(tileServer: configuration.tileServer).register(on: router)
+    RiderPage(configuration: configuration).register(on: router)
+    VendorPage().register(on: router)
+    WebAssets.register(on: router)
+
+    let api = router.group("/api/v1")
+        .add(
+            middleware: AuthenticationMiddleware(
+                verifier: components.verifier, repository: repository, clock: clock, known: components.knownCallers))
+    if let limiter = components.callers.requests {
+        api.add(middleware: CallerRateLimitMiddleware(limiter: limiter, clock: clock))
+    }
+    var routes = RouteTable(group: api, prefix: "/api/v1", idempotency: idempotency, catalog: catalog)
+    let sessionEnding = SessionEnding(
+        signIn: repository, knownCallers: components.knownCallers, accessWatch: components.accessWatch)
+    let signIn = SignInRoutes(
+        signIn: repository, people: repository, codes: components.signInCodes, issuer: components.tokens,
+        settings: configuration.signIn, configuration: configuration,
+        addressLimiter: RateLimiter(
+            RateRule(
+                perSecond: Double(configuration.signIn.codeRequestsPerAddress) / 600,
+                burst: Double(configuration.signIn.codeRequestsPerAddress)), what: "sign-in codes"),
+        sessionEnding: sessionEnding, clock: clock)
+    // Signing in needs no token: its routes sit beside the API's, outside the authentication middleware.
+    var open = RouteTable(
+        group: router.group("/api/v1"), prefix: "/api/v1", idempotency: idempotency, catalog: catalog)
+    signIn.registerOpen(in: &open)
+    TwilioReceiptRoutes(
+        notifications: repository, configuration: configuration, authToken: twilioAuthToken, clock: clock
+    ).registerOpen(in: &open)
+    signIn.register(in: &routes)
+    PeopleRoutes(
+        people: repository, riders: repository, signIn: repository, configuration: configuration,
+        knownCallers: components.knownCallers, sessionEnding: sessionEnding, clock: clock
+    ).register(in: &routes)
+    OrderRoutes(
+        orders: repository, intake: components.intake, dispatcher: components.autoDispatcher, clock: clock
+    ).register(in: &routes)
+    RiderRoutes(riders: repository, clock: clock).register(in: &routes)
+    RiderAdministrationRoutes(
+        riders: repository, knownCallers: components.knownCallers, sessionEnding: sessionEnding, clock: clock
+    ).register(in: &routes)
+    CustomerRoutes(
+        lookup: components.orderLookup, riders: repository, otp: components.otp, tracking: components.snapshots
+    ).register(in: &routes)
+    OfferRoutes(
+        deliveries: repository, lookup: components.orderLookup, locations: repository,
+        navigator: components.navigator, dispatcher: components.autoDispatcher, configuration: configuration,
+        clock: clock
+    ).register(in: &routes)
+    MatrixRoutes(
+        navigator: components.navigator, settings: configuration.dispatch,
+        maxSnapDistanceM: configuration.maxSnapDistanceM
+    ).register(in: &routes)
+    MatchRoutes(navigator: components.navigator, orders: repository, locations: repository).register(in: &routes)
+    PlanRoutes(
+        navigator: components.navigator, settings: configuration.dispatch,
+        maxSnapDistanceM: configuration.maxSnapDistanceM
+    ).register(in: &routes)
+    DispatcherDecisionRoutes(
+        deliveries: repository, lookup: components.orderLookup, configuration: configuration,
+        dispatcher: components.autoDispatcher, clock: clock
+    ).register(in: &routes)
+    OrderNotificationRoutes(outbox: repository, lookup: components.orderLookup).register(in: &routes)
+    RiderTaskRoutes(
+        deliveries: repository, locations: repository, navigator: components.navigator, etas: components.etas,
+        configuration: configuration, settings: components.deliverySettings, clock: clock
+    ).register(in: &routes)
+    ProofOfDeliveryRoutes(
+        deliveries: repository, orders: repository, blobs: components.blobs, otp: components.otp,
+        geofenceRadiusM: configuration.geofenceRadiusM, clock: clock
+    ).register(in: &routes)
+    LocationRoutes(ingest: components.ingest, clock: clock).register(in: &routes)
+    NavigationRoutes(
+        navigator: components.navigator, deliveries: repository, orders: repository, locations: repository,
+        clock: clock
+    ).register(in: &routes)
+    TrafficFeedRoutes(
+        navigator: components.navigator, registry: metrics.registry, clock: clock,
+        trafficExpiry: components.navigator.provider.trafficExpirySeconds ?? 600
+    ).register(in: &routes)
+    TrackingRoutes(
+        lookup: components.orderLookup, linkStore: repository, links: components.trackingLinks,
+        snapshots: components.snapshots, accessWatch: components.accessWatch,
+        publicAddress: configuration.publicAddress, linkHoursAfterEnd: configuration.trackingLinkHoursAfterEnd,
+        clock: clock
+    ).register(in: &routes)
+    DeviceRoutes(notifications: repository, clock: clock).register(in: &routes)
+    WebhookRoutes(
+        notifications: repository, sealer: components.secretSealer, environment: configuration.environment,
+        clock: clock
+    ).register(in: &routes)
+    return (router, catalog.all)
+}
+
+/// WebSocket upgrades get their own small router: they authenticate with the subprotocol, not `Authorization`.
+func makeSocketRouter(_ components: ServerComponents) -> Router<LogisticsRequestContext> {
+    let router = Router(context: LogisticsRequestContext.self)
+    if let hsts = strictTransportSecurity(components.configuration) { router.add(middleware: hsts) }
+    router.add(middleware: RequestIdMiddleware())
+    router.add(middleware: ProblemMiddleware(catalog: RouteCatalog()))
+    if let limit = addressLimit(components) { router.add(middleware: limit) }
+    let access = components.streamAccess
+    TrackingSocket.register(
+        in: router,
+        opener: TrackingOpener(
+            access: access, snapshots: components.snapshots, linkAccess: components.linkAccess,
+            lookup: components.orderLookup))
+    RiderStreamSocket.register(in: router, access: access, .init(access: access, ingest: components.ingest))
+    DispatchStreamSocket.register(in: router, access: access, access)
+    return router
+}
+
+/// One limiter per address for both routers, so socket upgrades and requests draw on the same allowance.
+private func addressLimit(_ components: ServerComponents) -> AddressRateLimitMiddleware? {
+    components.addressLimiter.map {
+        AddressRateLimitMiddleware(
+            limiter: $0, trustedProxies: Set(components.configuration.trustedProxies), clock: components.clock)
+    }
+}
+
+/// Outermost on both routers, so nothing answers without it; only when the binary itself speaks TLS (behind a
+/// proxy that terminates TLS, HSTS is the proxy's to send).
+private func strictTransportSecurity(_ configuration: ServerConfiguration) -> StrictTransportSecurityMiddleware<
+    LogisticsRequestContext
+>? {
+    configuration.tlsCertificateFile == nil ? nil : StrictTransportSecurityMiddleware()
+}

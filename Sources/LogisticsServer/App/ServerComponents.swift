@@ -1,0 +1,72 @@
+import Foundation
+import Logging
+import LogisticsCore
+import LogisticsStore
+
+/// What `buildApplication` assembles once: the store, keys, the navigator, the tracking hub and the limits. The
+/// routers and background services are built from it, and tests and the demo look inside a running server
+/// through it; nothing below `App/` takes it whole: each route, page, socket and service is given its own
+/// collaborators.
+public struct ServerComponents: Sendable {
+    public let configuration: ServerConfiguration
+    public let database: any SQLDatabase
+    /// The one store, whichever of its repositories a collaborator is given.
+    public let repository: SQLLogisticsRepository
+    public let blobs: any BlobStore
+    public let clock: any WallClock
+    public let otp: DeliveryOTP
+    let signInCodes: SignInCodes
+    public let intake: OrderIntake
+    public let verifier: AccessTokenVerifier
+    public let tokens: AccessTokenIssuer?
+    public let navigator: Navigator
+    public let tracking: TrackingHub
+    public let logger: Logger
+    let relay: any TrackingRelay
+    /// The relay again when it crosses instances over PostgreSQL: a background service of its own.
+    let postgresRelay: PostgresTrackingRelay?
+    let ingest: LocationIngest
+    let etas: EtaLedger
+    let trackingLinks: TrackingLinks
+    let accessWatch: AccessWatch
+    let secretSealer: SecretSealer
+    let knownCallers: KnownCallers
+    let mapTiles: MapTileCache
+    let metrics: RequestMetrics
+    /// Shared by the API and socket routers (one allowance per client address).
+    let addressLimiter: RateLimiter?
+    /// Shared by API requests and socket messages (one allowance per caller), with the caps on open sockets.
+    let callers: CallerLimits
+    /// Present when automatic dispatch is on for some vendor: told of ready orders and declined offers.
+    let autoDispatcher: AutoDispatcher?
+}
+
+extension ServerComponents {
+    var admission: BearerAdmission {
+        BearerAdmission(verifier: verifier, repository: repository, clock: clock, knownCallers: knownCallers)
+    }
+
+    var orderLookup: OrderLookup { OrderLookup(orders: repository) }
+
+    var deliverySettings: DeliveryRules.Settings {
+        DeliveryRules.Settings(
+            geofenceRadiusM: configuration.geofenceRadiusM,
+            failedWaitSeconds: TimeInterval(configuration.failedWaitSeconds))
+    }
+
+    var snapshots: TrackingSnapshots {
+        TrackingSnapshots(hub: tracking, ingest: ingest, locations: repository, navigator: navigator, clock: clock)
+    }
+
+    var linkAccess: TrackingLinkAccess {
+        TrackingLinkAccess(
+            links: trackingLinks, orders: repository, linkStore: repository,
+            hoursAfterEnd: configuration.trackingLinkHoursAfterEnd, clock: clock)
+    }
+
+    var streamAccess: StreamAccess {
+        StreamAccess(
+            admission: admission, callers: callers, accessWatch: accessWatch, hub: tracking, clock: clock,
+            metrics: metrics, pingInterval: configuration.socketPing)
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import LogisticsCore
+import LogisticsStore
+import RoadRouting
+
+/// An order's live channel and its snapshot (where the rider is, whether that is stale, the ETA): for the polling
+/// route, the customer's socket, the tracking page, and the customer's view of the order.
+struct TrackingSnapshots: Sendable {
+    let hub: TrackingHub
+    let ingest: LocationIngest
+    let locations: any LocationRepository
+    let navigator: Navigator
+    let clock: any WallClock
+
+    /// The order's live channel: 409 before pickup, 410 once it has ended (**R** BR-001).
+    @discardableResult
+    func openChannel(of order: Order) async throws -> TrackingChannel {
+        try TrackingRoutes.refuseIfEnded(order)
+        guard TrackingChannel.isTrackable(order.status), let riderId = order.assignedRiderId else {
+            throw LogisticsError(
+                .trackingNotAvailable, "Live tracking starts when the rider has picked up the order",
+                extras: ["currentStatus": .string(order.status.rawValue)])
+        }
+        // Memory first; the database knows the riders who report to another instance.
+        var stored = ingest.newestShowable(riderId: riderId)
+        if stored == nil { stored = try await locations.lastShowableFix(riderId: riderId) }
+        return hub.channel(orderId: order.id, riderId: riderId, status: order.status, lastFix: stored, now: clock.now())
+    }
+
+    /// The snapshot of a trackable order, with the router's ETA when a map is loaded.
+    func snapshot(of order: Order) async throws -> TrackingRoutes.Snapshot {
+        let channel = try await openChannel(of: order)
+        let now = clock.now()
+        let rider = channel.lastShown
+        var eta: Route?
+        if let rider {
+            // Without a map or a route the snapshot still shows where the rider is.
+            eta = try? await navigator.route(
+                RouteRequest(from: rider.point, to: order.customer.location), profile: nil, now: now)
+        }
+        return TrackingRoutes.Snapshot(
+            seq: channel.seq, stream: channel.stream, status: channel.status, vendor: order.vendor,
+            destination: .init(address: order.customer.address, location: order.customer.location), rider: rider,
+            stale: rider.map { now.timeIntervalSince($0.recordedAt) >= channel.staleAfterSeconds } ?? true,
+            etaSeconds: eta.map { Int($0.durationS.rounded()) }, remainingDistanceM: eta?.distanceM)
+    }
+}
