@@ -13,7 +13,7 @@ struct Migrate: AsyncParsableCommand {
         let configuration = try options.resolve()
         let logger = Logger(label: "rider-logistics.migrate")
         let location: StoreFactory.Location =
-            if let url = configuration.databaseURL {
+            if let url = configuration.database.url {
                 .postgres(.init(url: url, poolSize: 2))
             } else {
                 .sqlite(path: configuration.sqlitePath)

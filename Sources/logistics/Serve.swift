@@ -16,7 +16,7 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         var configuration = try options.resolve()
-        configuration.migrate = !noMigrate
+        configuration.database.migrate = !noMigrate
         if let tlsCertificate { configuration.tlsCertificateFile = tlsCertificate }
         if let tlsKey { configuration.tlsKeyFile = tlsKey }
         try await ServerRunner.run(configuration)

@@ -28,8 +28,8 @@ struct ServerOptions: ParsableArguments {
             configuration.port = port
         }
         if let dataDirectory { configuration.dataDirectory = dataDirectory }
-        if let databaseURL { configuration.databaseURL = databaseURL }
-        if let map { configuration.mapPath = map }
+        if let databaseURL { configuration.database.url = databaseURL }
+        if let map { configuration.routing.mapPath = map }
         if developmentOnNetwork { configuration.developmentOnNetwork = true }
         return configuration
     }

@@ -27,7 +27,7 @@ struct Token: AsyncParsableCommand {
         logger.logLevel = .error
         let secret = try JWTSecret.resolve(configuration, logger: logger)
         let issuer = await AccessTokenIssuer(
-            secret: secret, issuer: configuration.jwtIssuer, audience: configuration.jwtAudience)
+            secret: secret, issuer: configuration.tokens.issuer, audience: configuration.tokens.audience)
         print(try await issuer.token(subject: subject, role: role, name: name, ttl: seconds))
     }
 

@@ -92,10 +92,10 @@ struct AnonymisationTests {
 
     @Test("LOGISTICS_RETAIN_PERSONAL_DATA_DAYS: 90 by default, 1 to 3650")
     func setting() throws {
-        #expect(try ServerConfiguration.fromEnvironment([:]).retainPersonalDataDays == 90)
+        #expect(try ServerConfiguration.fromEnvironment([:]).retention.personalDataDays == 90)
         #expect(
             try ServerConfiguration.fromEnvironment(["LOGISTICS_RETAIN_PERSONAL_DATA_DAYS": "30"])
-                .retainPersonalDataDays == 30)
+                .retention.personalDataDays == 30)
         #expect(throws: ConfigurationError.self) {
             try ServerConfiguration.fromEnvironment(["LOGISTICS_RETAIN_PERSONAL_DATA_DAYS": "0"])
         }

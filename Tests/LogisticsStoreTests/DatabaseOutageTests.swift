@@ -19,10 +19,10 @@ struct DatabaseOutageTests {
             try await TestServer.run(
                 .sqlite,
                 configure: {
-                    $0.databaseURL = database.url
-                    $0.databasePoolSize = 2
+                    $0.database.url = database.url
+                    $0.database.poolSize = 2
                     // Long enough for migrations on a busy machine; an outage still answers 503 after it.
-                    $0.databaseTimeoutSeconds = 5
+                    $0.database.timeoutSeconds = 5
                 }
             ) { server in
                 let dispatcher = try await server.token(.dispatcher)

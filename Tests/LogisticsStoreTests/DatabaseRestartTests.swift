@@ -34,10 +34,10 @@ struct DatabaseRestartTests {
             try await TestServer.run(
                 .sqlite,
                 configure: {
-                    $0.databaseURL = database.url
-                    $0.databasePoolSize = 4
-                    $0.databaseTimeoutSeconds = 5
-                    $0.webhookRetryBaseSeconds = 0.2
+                    $0.database.url = database.url
+                    $0.database.poolSize = 4
+                    $0.database.timeoutSeconds = 5
+                    $0.notifications.webhookRetryBaseSeconds = 0.2
                     $0.rateLimits = .off
                 }
             ) { server in

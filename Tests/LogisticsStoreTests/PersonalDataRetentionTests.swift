@@ -102,11 +102,11 @@ struct PersonalDataRetentionTests {
     @Test("LOGISTICS_RETAIN_FIXES_DAYS and LOGISTICS_RETAIN_PHOTOS_DAYS: defaults 30 and 90, 1 to 3650 days")
     func settings() throws {
         let defaults = try ServerConfiguration.fromEnvironment([:])
-        #expect(defaults.retainFixesDays == 30 && defaults.retainPhotosDays == 90)
+        #expect(defaults.retention.fixesDays == 30 && defaults.retention.photosDays == 90)
         let set = try ServerConfiguration.fromEnvironment([
             "LOGISTICS_RETAIN_FIXES_DAYS": "7", "LOGISTICS_RETAIN_PHOTOS_DAYS": "180",
         ])
-        #expect(set.retainFixesDays == 7 && set.retainPhotosDays == 180)
+        #expect(set.retention.fixesDays == 7 && set.retention.photosDays == 180)
         let policy = RetentionPolicy(locationFixesDays: 7, photosDays: 180)
         #expect(policy.locationFixes == 7 * Self.day && policy.photos == 180 * Self.day)
         for bad in ["0", "-1", "3651", "a week"] {

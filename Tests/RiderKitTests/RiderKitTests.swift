@@ -265,7 +265,7 @@ struct RiderKitTests {
 
     @Test("the arrival question uses the server's configured geofence radius, sent with the task")
     func arrivalRadiusFromServer() async throws {
-        try await TestServer.run(.sqlite, configure: { $0.geofenceRadiusM = 2_000 }) { server in
+        try await TestServer.run(.sqlite, configure: { $0.delivery.geofenceRadiusM = 2_000 }) { server in
             let scenario = try await DeliveryScenario.ready(server)
             let (_, rider, taskId) = try await scenario.assigned()
             let phone = try Self.phone(server, token: rider)

@@ -91,11 +91,11 @@ actor Harness {
         configuration.dataDirectory =
             FileManager.default.temporaryDirectory
             .appendingPathComponent("request-cost-\(UUID())").path
-        configuration.inMemoryDatabase = true
-        configuration.jwtSecret = "request-cost-benchmark-secret-0123456789abcdef"
+        configuration.database.inMemory = true
+        configuration.tokens.jwtSecret = "request-cost-benchmark-secret-0123456789abcdef"
         configuration.rateLimits = .off
         let built = try await buildApplication(configuration)
-        let token = try await built.services.tokens!.token(subject: UUID(), role: .dispatcher, ttl: 86_400)
+        let token = try await built.components.tokens!.token(subject: UUID(), role: .dispatcher, ttl: 86_400)
         let (stream, continuation) = AsyncStream.makeStream(of: Job.self)
         Task {
             try await built.application.test(.router) { client in

@@ -58,8 +58,8 @@ struct DeliveryBench: AsyncParsableCommand {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("logistics-bench-\(UUID())")
         defer { try? FileManager.default.removeItem(at: directory) }
         var configuration = InProcessServer.configuration(directory: directory)
-        configuration.databaseURL = databaseURL
-        configuration.databasePoolSize = 16
+        configuration.database.url = databaseURL
+        configuration.database.poolSize = 16
         let logger = InProcessServer.logger
         let (ports, reporter) = AsyncStream.makeStream(of: Int.self)
         Console.line("Starting an in-process server on \(databaseURL == nil ? "SQLite" : "PostgreSQL") ...")
@@ -71,7 +71,8 @@ struct DeliveryBench: AsyncParsableCommand {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await built.application.runService() }
             for await port in ports {
-                try await measure(base: "http://127.0.0.1:\(port)", secret: configuration.jwtSecret!, store: store)
+                try await measure(
+                    base: "http://127.0.0.1:\(port)", secret: configuration.tokens.jwtSecret!, store: store)
             }
             group.cancelAll()
         }

@@ -35,7 +35,7 @@ public func buildApplication(
 
     let database = try await StoreFactory.open(configuration.storeLocation, logger: logger)
     do {
-        if configuration.migrate {
+        if configuration.database.migrate {
             try await Migrator(database: database, logger: logger).migrate()
         }
         let components = try await ServerComponents.assemble(
@@ -78,8 +78,8 @@ struct ServerKeys {
 
     static func resolve(_ configuration: ServerConfiguration, logger: Logger) throws -> ServerKeys {
         let secret: String? =
-            configuration.jwtPublicKeyFile == nil ? try JWTSecret.resolve(configuration, logger: logger) : nil
-        guard let otpSecret = configuration.otpSecret ?? secret else {
+            configuration.tokens.publicKeyFile == nil ? try JWTSecret.resolve(configuration, logger: logger) : nil
+        guard let otpSecret = configuration.tokens.otpSecret ?? secret else {
             throw ConfigurationError("LOGISTICS_OTP_SECRET is required when tokens are verified with a public key")
         }
         return ServerKeys(jwtSecret: secret, serverSecret: Array(otpSecret.utf8))
@@ -89,13 +89,13 @@ struct ServerKeys {
 extension ServerConfiguration {
     /// SQLite in the data directory (or in memory), or PostgreSQL when a database URL is set.
     var storeLocation: StoreFactory.Location {
-        if let url = databaseURL {
+        if let url = database.url {
             .postgres(
                 .init(
-                    url: url, poolSize: databasePoolSize, schema: databaseSchema,
-                    operationTimeout: .seconds(databaseTimeoutSeconds)))
+                    url: url, poolSize: database.poolSize, schema: database.schema,
+                    operationTimeout: .seconds(database.timeoutSeconds)))
         } else {
-            .sqlite(path: inMemoryDatabase ? nil : sqlitePath)
+            .sqlite(path: database.inMemory ? nil : sqlitePath)
         }
     }
 }

@@ -24,8 +24,8 @@ func backgroundServices(_ components: ServerComponents, senders: [NotificationCh
         Housekeeping(
             repository: repository, blobs: components.blobs, clock: clock, logger: logger,
             policy: RetentionPolicy(
-                locationFixesDays: configuration.retainFixesDays, photosDays: configuration.retainPhotosDays,
-                personalDataDays: configuration.retainPersonalDataDays)),
+                locationFixesDays: configuration.retention.fixesDays, photosDays: configuration.retention.photosDays,
+                personalDataDays: configuration.retention.personalDataDays)),
         OutboxDispatcher(
             repository: repository, deliveries: repository, notifications: repository,
             channels: Set(senders.keys), subscribers: [TrackingEventFeed(relay: components.relay)],
@@ -38,9 +38,11 @@ func backgroundServices(_ components: ServerComponents, senders: [NotificationCh
     if let dispatcher = components.autoDispatcher { services.append(dispatcher) }
     services += components.navigator.provider.backgroundServices(
         DirectionsUpkeepContext(
-            learnedSpeeds: repository, trafficMatchInterval: .milliseconds(configuration.trafficMatchMilliseconds),
-            trafficCustomiseInterval: .milliseconds(configuration.trafficCustomiseMilliseconds),
-            learnedSpeedsStoreInterval: .milliseconds(configuration.learnedSpeedsStoreMilliseconds), clock: clock,
+            learnedSpeeds: repository,
+            trafficMatchInterval: .milliseconds(configuration.routing.trafficMatchMilliseconds),
+            trafficCustomiseInterval: .milliseconds(configuration.routing.trafficCustomiseMilliseconds),
+            learnedSpeedsStoreInterval: .milliseconds(configuration.routing.learnedSpeedsStoreMilliseconds),
+            clock: clock,
             registry: components.metrics.registry, logger: logger))
     return services
 }

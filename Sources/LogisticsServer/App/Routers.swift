@@ -31,7 +31,7 @@ func makeRouter(_ components: ServerComponents, twilioAuthToken: Redacted?) -> (
         tileServer: configuration.tileServer
     ).register(on: router, in: &operations)
     DispatchPage(tileServer: configuration.tileServer).register(on: router)
-    RiderPage(configuration: configuration).register(on: router)
+    RiderPage(tileServer: configuration.tileServer, demo: configuration.riderAppDemo).register(on: router)
     VendorPage().register(on: router)
     WebAssets.register(on: router)
 
@@ -47,7 +47,8 @@ func makeRouter(_ components: ServerComponents, twilioAuthToken: Redacted?) -> (
         signIn: repository, knownCallers: components.knownCallers, accessWatch: components.accessWatch)
     let signIn = SignInRoutes(
         signIn: repository, people: repository, codes: components.signInCodes, issuer: components.tokens,
-        settings: configuration.signIn, configuration: configuration,
+        settings: configuration.signIn, trustedProxies: Set(configuration.trustedProxies),
+        publicURL: configuration.publicURL,
         addressLimiter: RateLimiter(
             RateRule(
                 perSecond: Double(configuration.signIn.codeRequestsPerAddress) / 600,
@@ -58,11 +59,12 @@ func makeRouter(_ components: ServerComponents, twilioAuthToken: Redacted?) -> (
         group: router.group("/api/v1"), prefix: "/api/v1", idempotency: idempotency, catalog: catalog)
     signIn.registerOpen(in: &open)
     TwilioReceiptRoutes(
-        notifications: repository, configuration: configuration, authToken: twilioAuthToken, clock: clock
+        notifications: repository, publicAddress: configuration.publicAddress, authToken: twilioAuthToken,
+        clock: clock
     ).registerOpen(in: &open)
     signIn.register(in: &routes)
     PeopleRoutes(
-        people: repository, riders: repository, signIn: repository, configuration: configuration,
+        people: repository, riders: repository, signIn: repository, publicAddress: configuration.publicAddress,
         knownCallers: components.knownCallers, sessionEnding: sessionEnding, clock: clock
     ).register(in: &routes)
     OrderRoutes(
@@ -77,30 +79,30 @@ func makeRouter(_ components: ServerComponents, twilioAuthToken: Redacted?) -> (
     ).register(in: &routes)
     OfferRoutes(
         deliveries: repository, lookup: components.orderLookup, locations: repository,
-        navigator: components.navigator, dispatcher: components.autoDispatcher, configuration: configuration,
+        navigator: components.navigator, dispatcher: components.autoDispatcher, delivery: configuration.delivery,
         clock: clock
     ).register(in: &routes)
     MatrixRoutes(
         navigator: components.navigator, settings: configuration.dispatch,
-        maxSnapDistanceM: configuration.maxSnapDistanceM
+        maxSnapDistanceM: configuration.routing.maxSnapDistanceM
     ).register(in: &routes)
     MatchRoutes(navigator: components.navigator, orders: repository, locations: repository).register(in: &routes)
     PlanRoutes(
         navigator: components.navigator, settings: configuration.dispatch,
-        maxSnapDistanceM: configuration.maxSnapDistanceM
+        maxSnapDistanceM: configuration.routing.maxSnapDistanceM
     ).register(in: &routes)
     DispatcherDecisionRoutes(
-        deliveries: repository, lookup: components.orderLookup, configuration: configuration,
+        deliveries: repository, lookup: components.orderLookup, delivery: configuration.delivery,
         dispatcher: components.autoDispatcher, clock: clock
     ).register(in: &routes)
     OrderNotificationRoutes(outbox: repository, lookup: components.orderLookup).register(in: &routes)
     RiderTaskRoutes(
         deliveries: repository, locations: repository, navigator: components.navigator, etas: components.etas,
-        configuration: configuration, settings: components.deliverySettings, clock: clock
+        delivery: configuration.delivery, settings: components.deliverySettings, clock: clock
     ).register(in: &routes)
     ProofOfDeliveryRoutes(
         deliveries: repository, orders: repository, blobs: components.blobs, otp: components.otp,
-        geofenceRadiusM: configuration.geofenceRadiusM, clock: clock
+        geofenceRadiusM: configuration.delivery.geofenceRadiusM, clock: clock
     ).register(in: &routes)
     LocationRoutes(ingest: components.ingest, clock: clock).register(in: &routes)
     NavigationRoutes(
@@ -114,7 +116,7 @@ func makeRouter(_ components: ServerComponents, twilioAuthToken: Redacted?) -> (
     TrackingRoutes(
         lookup: components.orderLookup, linkStore: repository, links: components.trackingLinks,
         snapshots: components.snapshots, accessWatch: components.accessWatch,
-        publicAddress: configuration.publicAddress, linkHoursAfterEnd: configuration.trackingLinkHoursAfterEnd,
+        publicAddress: configuration.publicAddress, linkHoursAfterEnd: configuration.tracking.linkHoursAfterEnd,
         clock: clock
     ).register(in: &routes)
     DeviceRoutes(notifications: repository, clock: clock).register(in: &routes)

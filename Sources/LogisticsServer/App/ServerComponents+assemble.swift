@@ -16,10 +16,10 @@ extension ServerComponents {
         let metrics = RequestMetrics()
         let directions = try await DirectionsSetup.provider(configuration, logger: logger)
         let navigator = Navigator(provider: directions, registry: metrics.registry, logger: logger)
-        let hub = TrackingHub(staleAfterSeconds: TimeInterval(configuration.trackingStaleSeconds))
+        let hub = TrackingHub(staleAfterSeconds: TimeInterval(configuration.tracking.staleSeconds))
         // With PostgreSQL, several instances may serve one fleet: tracking updates cross over LISTEN/NOTIFY.
         let postgresRelay = (database as? PostgresDatabase).map {
-            PostgresTrackingRelay(hub: hub, database: $0, schema: configuration.databaseSchema, logger: logger)
+            PostgresTrackingRelay(hub: hub, database: $0, schema: configuration.database.schema, logger: logger)
         }
         let relay: any TrackingRelay = postgresRelay ?? LocalTrackingRelay(hub: hub)
         // The watch that closes a suspended rider's sockets also makes this instance's API ask about them again.
@@ -34,7 +34,7 @@ extension ServerComponents {
                 configuration: configuration, secret: keys.jwtSecret, clock: clock),
             tokens: await keys.jwtSecret.asyncMap {
                 await AccessTokenIssuer(
-                    secret: $0, issuer: configuration.jwtIssuer, audience: configuration.jwtAudience)
+                    secret: $0, issuer: configuration.tokens.issuer, audience: configuration.tokens.audience)
             },
             navigator: navigator,
             tracking: hub,
@@ -60,7 +60,8 @@ extension ServerComponents {
                 ? nil
                 : AutoDispatcher(
                     repository: repository, navigator: navigator, settings: configuration.dispatch,
-                    offerTTL: TimeInterval(configuration.offerTTLSeconds), clock: clock, registry: metrics.registry,
+                    offerTTL: TimeInterval(configuration.delivery.offerTTLSeconds), clock: clock,
+                    registry: metrics.registry,
                     logger: logger))
     }
 }

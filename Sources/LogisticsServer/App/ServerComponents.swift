@@ -50,8 +50,8 @@ extension ServerComponents {
 
     var deliverySettings: DeliveryRules.Settings {
         DeliveryRules.Settings(
-            geofenceRadiusM: configuration.geofenceRadiusM,
-            failedWaitSeconds: TimeInterval(configuration.failedWaitSeconds))
+            geofenceRadiusM: configuration.delivery.geofenceRadiusM,
+            failedWaitSeconds: TimeInterval(configuration.delivery.failedWaitSeconds))
     }
 
     var snapshots: TrackingSnapshots {
@@ -61,12 +61,12 @@ extension ServerComponents {
     var linkAccess: TrackingLinkAccess {
         TrackingLinkAccess(
             links: trackingLinks, orders: repository, linkStore: repository,
-            hoursAfterEnd: configuration.trackingLinkHoursAfterEnd, clock: clock)
+            hoursAfterEnd: configuration.tracking.linkHoursAfterEnd, clock: clock)
     }
 
     var streamAccess: StreamAccess {
         StreamAccess(
             admission: admission, callers: callers, accessWatch: accessWatch, hub: tracking, clock: clock,
-            metrics: metrics, pingInterval: configuration.socketPing)
+            metrics: metrics, pingInterval: configuration.tracking.socketPing)
     }
 }

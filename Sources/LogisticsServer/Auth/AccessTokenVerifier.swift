@@ -21,15 +21,15 @@ public struct AccessTokenVerifier: Sendable {
         -> AccessTokenVerifier
     {
         let keys: TokenKeys
-        if let file = configuration.jwtPublicKeyFile {
-            keys = try await TokenKeys.file(file, configuredAlgorithm: configuration.jwtAlgorithm)
+        if let file = configuration.tokens.publicKeyFile {
+            keys = try await TokenKeys.file(file, configuredAlgorithm: configuration.tokens.publicKeyAlgorithm)
         } else if let secret {
             keys = await TokenKeys.secret(secret)
         } else {
             throw ConfigurationError("no JWT secret or public key configured")
         }
         return AccessTokenVerifier(
-            keys: keys, issuer: configuration.jwtIssuer, audience: configuration.jwtAudience, clock: clock)
+            keys: keys, issuer: configuration.tokens.issuer, audience: configuration.tokens.audience, clock: clock)
     }
 
     /// Forgets the verified tokens that have expired (housekeeping of memory, once a minute).

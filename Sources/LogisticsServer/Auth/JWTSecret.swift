@@ -6,7 +6,7 @@ public enum JWTSecret {
     public static let minimumProductionBytes = 32
 
     public static func resolve(_ configuration: ServerConfiguration, logger: Logger) throws -> String {
-        if let secret = configuration.jwtSecret {
+        if let secret = configuration.tokens.jwtSecret {
             if configuration.environment == .production && secret.utf8.count < minimumProductionBytes {
                 throw ConfigurationError(
                     "LOGISTICS_JWT_SECRET must be at least \(minimumProductionBytes) bytes in production")

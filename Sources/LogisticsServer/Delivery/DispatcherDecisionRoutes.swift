@@ -9,7 +9,7 @@ import RoadRouting
 struct DispatcherDecisionRoutes {
     let deliveries: any DeliveryRepository
     let lookup: OrderLookup
-    let configuration: ServerConfiguration
+    let delivery: DeliverySettings
     let dispatcher: AutoDispatcher?
     let clock: any WallClock
 
@@ -50,7 +50,7 @@ struct DispatcherDecisionRoutes {
         let order = try await lookup.visibleOrder(context, allowed: OrderAccess.canView)
         let (task, returning) = try await deliveries.returnToStore(
             orderId: order.id, reason: reason, by: actor, now: clock.now())
-        return try .json(TaskRepresentation(task, returning, configuration: configuration))
+        return try .json(TaskRepresentation(task, returning, delivery: delivery))
     }
 
     /// A decision that changes someone's day says why, in a few words the event log keeps.
@@ -81,7 +81,7 @@ struct DispatcherDecisionRoutes {
         if let riders = body.riderIds {
             offers = try await deliveries.makeOffers(
                 orderId: ready.id, to: .riders(riders.filter { $0 != order.assignedRiderId }),
-                ttl: TimeInterval(configuration.offerTTLSeconds), by: actor, now: now
+                ttl: TimeInterval(delivery.offerTTLSeconds), by: actor, now: now
             ).map { OfferRepresentation($0) }
         } else {
             dispatcher?.orderNeedsRider(ready.id)
@@ -101,7 +101,7 @@ struct DispatcherDecisionRoutes {
         let order = try await lookup.visibleOrder(context, allowed: OrderAccess.canView)
         let task = try await deliveries.overrideProof(
             orderId: order.id, reason: reason, by: actor, now: clock.now())
-        return try .json(TaskRepresentation(task, order, configuration: configuration))
+        return try .json(TaskRepresentation(task, order, delivery: delivery))
     }
 
     @Sendable func approveFailure(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
@@ -113,6 +113,6 @@ struct DispatcherDecisionRoutes {
         let order = try await lookup.visibleOrder(context, allowed: OrderAccess.canView)
         let task = try await deliveries.approveFailure(
             orderId: order.id, reason: body.reason, by: actor, now: clock.now())
-        return try .json(TaskRepresentation(task, order, configuration: configuration))
+        return try .json(TaskRepresentation(task, order, delivery: delivery))
     }
 }

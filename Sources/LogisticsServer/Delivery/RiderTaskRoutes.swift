@@ -10,7 +10,7 @@ struct RiderTaskRoutes {
     let locations: any LocationRepository
     let navigator: Navigator
     let etas: EtaLedger
-    let configuration: ServerConfiguration
+    let delivery: DeliverySettings
     let settings: DeliveryRules.Settings
     let clock: any WallClock
 
@@ -26,7 +26,7 @@ struct RiderTaskRoutes {
         guard let current = trip.current else {
             throw LogisticsError(.noActiveTask, "You have no delivery in progress")
         }
-        var representation = TaskRepresentation(current.task, current.order, configuration: configuration, trip: trip)
+        var representation = TaskRepresentation(current.task, current.order, delivery: delivery, trip: trip)
         // The route to the next stop from the last fix; the task is shown even when no route can be made.
         if let stop = representation.nextStop?.location,
             let (position, _) = try await locations.lastPosition(riderId: rider.id)
@@ -70,7 +70,7 @@ struct RiderTaskRoutes {
             break
         }
         return try .json(
-            try await TaskRepresentation.forRider(task, order, deliveries: deliveries, configuration: configuration))
+            try await TaskRepresentation.forRider(task, order, deliveries: deliveries, delivery: delivery))
     }
 
     @Sendable func reportIssue(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {

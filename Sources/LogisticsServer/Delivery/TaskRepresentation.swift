@@ -71,7 +71,7 @@ struct TaskRepresentation: Encodable {
     }
 
     /// `trip`, the rider's unfinished tasks, gives the stops when the task is one of several.
-    init(_ task: DeliveryTask, _ order: Order, configuration: ServerConfiguration, trip: RiderTrip? = nil) {
+    init(_ task: DeliveryTask, _ order: Order, delivery: DeliverySettings, trip: RiderTrip? = nil) {
         taskId = task.id.lowercased
         orderId = order.id.lowercased
         externalRef = order.externalRef
@@ -86,7 +86,7 @@ struct TaskRepresentation: Encodable {
         let underWay = OrderAccess.riderSeesCustomer(task, order)
         let contact = CustomerForRider(
             name: order.customer.name, address: order.customer.address, location: order.customer.location,
-            phoneMasked: order.customer.maskedPhone, phone: configuration.riderContactNumber)
+            phoneMasked: order.customer.maskedPhone, phone: delivery.riderContactNumber)
         customer = NullWhenAbsent(underWay ? contact : nil)
         switch underWay ? task.status.nextStop : nil {
         case .store:
@@ -100,7 +100,7 @@ struct TaskRepresentation: Encodable {
             nextStop = nil
         }
         notes = underWay ? order.notes : nil
-        geofenceRadiusM = configuration.geofenceRadiusM
+        geofenceRadiusM = delivery.geofenceRadiusM
         acceptedAt = task.acceptedAt
         updatedAt = task.updatedAt
         let sequence: [RiderTrip.Stop]
@@ -128,11 +128,11 @@ struct TaskRepresentation: Encodable {
 
     /// The task as its rider sees it, with the whole trip's stops when it is one of several (batching).
     static func forRider(
-        _ task: DeliveryTask, _ order: Order, deliveries: any DeliveryRepository, configuration: ServerConfiguration
+        _ task: DeliveryTask, _ order: Order, deliveries: any DeliveryRepository, delivery: DeliverySettings
     ) async throws -> TaskRepresentation {
         // A task never on a trip is its own trip.
         let trip = task.wasBatched ? try await deliveries.activeTrip(riderId: task.riderId) : nil
-        return TaskRepresentation(task, order, configuration: configuration, trip: trip)
+        return TaskRepresentation(task, order, delivery: delivery, trip: trip)
     }
 }
 

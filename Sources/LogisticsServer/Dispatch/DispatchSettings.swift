@@ -38,56 +38,43 @@ public struct DispatchSettings: Sendable, Equatable {
         }
     }
 
-    /// `LOGISTICS_AUTO_DISPATCH` (`on`, `off`, or vendor ids separated by commas) and its tuning variables.
-    mutating func apply(_ environment: [String: String]) throws {
-        if let scope = environment["LOGISTICS_AUTO_DISPATCH"], !scope.isEmpty {
-            switch scope.lowercased() {
-            case "on", "true", "1": automatic = .everyVendor
-            case "off", "false", "0": automatic = .off
-            default:
-                let ids = scope.split(separator: ",").map { UUID(uuidString: $0.trimmingCharacters(in: .whitespaces)) }
-                guard !ids.contains(nil) else {
-                    throw ConfigurationError(
-                        "LOGISTICS_AUTO_DISPATCH must be on, off, or vendor ids separated by commas, not \(scope)")
+    /// `LOGISTICS_AUTO_DISPATCH` (`on`, `off`, or vendor ids separated by commas) and its tuning variables; batching
+    /// is read before its delay, which only applies with it on.
+    static var environment: [EnvironmentSetting<Self>] {
+        [
+            .custom("LOGISTICS_AUTO_DISPATCH") { settings, scope in
+                switch scope.lowercased() {
+                case "on", "true", "1": settings.automatic = .everyVendor
+                case "off", "false", "0": settings.automatic = .off
+                default:
+                    let ids = scope.split(separator: ",").map {
+                        UUID(uuidString: $0.trimmingCharacters(in: .whitespaces))
+                    }
+                    guard !ids.contains(nil) else {
+                        throw ConfigurationError(
+                            "LOGISTICS_AUTO_DISPATCH must be on, off, or vendor ids separated by commas, not \(scope)")
+                    }
+                    settings.automatic = .vendors(Set(ids.compactMap { $0 }))
                 }
-                automatic = .vendors(Set(ids.compactMap { $0 }))
-            }
-        }
-        if let rounds = environment["LOGISTICS_AUTO_DISPATCH_ROUNDS"] {
-            self.rounds = try ServerConfiguration.parseInt(
-                rounds, name: "LOGISTICS_AUTO_DISPATCH_ROUNDS", range: 1...100)
-        }
-        if let seconds = environment["LOGISTICS_AUTO_DISPATCH_MAX_ROAD_SECONDS"] {
-            ranking.maxRoadSeconds = Double(
-                try ServerConfiguration.parseInt(
-                    seconds, name: "LOGISTICS_AUTO_DISPATCH_MAX_ROAD_SECONDS", range: 60...86_400))
-        }
-        if let seconds = environment["LOGISTICS_AUTO_DISPATCH_TIE_SECONDS"] {
-            ranking.tieSeconds = Double(
-                try ServerConfiguration.parseInt(seconds, name: "LOGISTICS_AUTO_DISPATCH_TIE_SECONDS", range: 0...600))
-        }
-        if let batching = environment["LOGISTICS_BATCHING"], !batching.isEmpty {
-            switch batching.lowercased() {
-            case "on", "true", "1": self.batching = self.batching ?? TripPlanner.Settings()
-            case "off", "false", "0": self.batching = nil
-            default: throw ConfigurationError("LOGISTICS_BATCHING must be on or off, not \(batching)")
-            }
-        }
-        if let seconds = environment["LOGISTICS_BATCH_MAX_DELAY_SECONDS"] {
-            let limit = try ServerConfiguration.parseInt(
-                seconds, name: "LOGISTICS_BATCH_MAX_DELAY_SECONDS", range: 0...3_600)
-            batching?.maxDelaySeconds = Double(limit)
-        }
-        if let count = environment["LOGISTICS_BATCH_MAX_ORDERS"] {
-            batchMaxOrders = try ServerConfiguration.parseInt(count, name: "LOGISTICS_BATCH_MAX_ORDERS", range: 2...4)
-        }
-        if let count = environment["LOGISTICS_PLAN_MAX_TASKS"] {
-            planMaxTasks = try ServerConfiguration.parseInt(count, name: "LOGISTICS_PLAN_MAX_TASKS", range: 1...5_000)
-        }
-        if let count = environment["LOGISTICS_MATRIX_MAX_LOCATIONS"] {
-            matrixMaxLocations = try ServerConfiguration.parseInt(
-                count, name: "LOGISTICS_MATRIX_MAX_LOCATIONS", range: 1...10_000)
-        }
+            },
+            .whole("LOGISTICS_AUTO_DISPATCH_ROUNDS", \.rounds, in: 1...100),
+            .whole("LOGISTICS_AUTO_DISPATCH_MAX_ROAD_SECONDS", \.ranking.maxRoadSeconds, in: 60...86_400),
+            .whole("LOGISTICS_AUTO_DISPATCH_TIE_SECONDS", \.ranking.tieSeconds, in: 0...600),
+            .custom("LOGISTICS_BATCHING") { settings, batching in
+                switch batching.lowercased() {
+                case "on", "true", "1": settings.batching = settings.batching ?? TripPlanner.Settings()
+                case "off", "false", "0": settings.batching = nil
+                default: throw ConfigurationError("LOGISTICS_BATCHING must be on or off, not \(batching)")
+                }
+            },
+            EnvironmentSetting(name: "LOGISTICS_BATCH_MAX_DELAY_SECONDS") { settings, seconds in
+                let limit = try wholeNumber(seconds, name: "LOGISTICS_BATCH_MAX_DELAY_SECONDS", in: 0...3_600)
+                settings.batching?.maxDelaySeconds = Double(limit)
+            },
+            .whole("LOGISTICS_BATCH_MAX_ORDERS", \.batchMaxOrders, in: 2...4),
+            .whole("LOGISTICS_PLAN_MAX_TASKS", \.planMaxTasks, in: 1...5_000),
+            .whole("LOGISTICS_MATRIX_MAX_LOCATIONS", \.matrixMaxLocations, in: 1...10_000),
+        ]
     }
 
     /// The line `logistics serve` prints at start.

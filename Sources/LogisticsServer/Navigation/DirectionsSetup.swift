@@ -7,14 +7,14 @@ import RoadRouting
 /// Chooses and prepares the directions provider the configuration names.
 enum DirectionsSetup {
     static func provider(_ configuration: ServerConfiguration, logger: Logger) async throws -> any DirectionsProvider {
-        switch configuration.routingProvider {
+        switch configuration.routing.provider {
         case .external:
-            guard let url = configuration.routingURL, URL(string: url)?.host != nil else {
+            guard let url = configuration.routing.url, URL(string: url)?.host != nil else {
                 throw ConfigurationError(
                     "LOGISTICS_ROUTING_URL must be an http(s) URL for the external routing provider")
             }
             var key: String?
-            if let file = configuration.routingKeyFile {
+            if let file = configuration.routing.keyFile {
                 guard let contents = FileManager.default.contents(atPath: file) else {
                     throw ConfigurationError("LOGISTICS_ROUTING_KEY_FILE \(file) cannot be read")
                 }
@@ -22,7 +22,7 @@ enum DirectionsSetup {
             }
             return ExternalDirections(baseURL: url, key: key, client: .shared, timeout: .seconds(2))
         case .builtin:
-            guard let path = configuration.mapPath else {
+            guard let path = configuration.routing.mapPath else {
                 logger.warning("no map configured: navigation answers 503 until LOGISTICS_MAP is set")
                 return UnavailableDirections(cause: "no map loaded; set LOGISTICS_MAP")
             }
@@ -37,9 +37,9 @@ enum DirectionsSetup {
     ) throws -> BuiltinDirections {
         let profiles: [RoutingProfile.Name] =
             path.hasSuffix(".pbf")
-            ? [configuration.routingProfile]
-                + RoutingProfile.Name.allCases.filter { $0 != configuration.routingProfile }
-            : [configuration.routingProfile]
+            ? [configuration.routing.profile]
+                + RoutingProfile.Name.allCases.filter { $0 != configuration.routing.profile }
+            : [configuration.routing.profile]
         var maps: [RoutingProfile.Name: RoadMap] = [:]
         let cache = configuration.mapCacheDirectory
         for profile in profiles {
@@ -56,7 +56,7 @@ enum DirectionsSetup {
             } catch {
                 throw ConfigurationError("cannot load the map \(path): \(error)")
             }
-            map.learned.timeZone = configuration.timeZone
+            map.learned.timeZone = configuration.routing.timeZone
             maps[map.profile] = map
             logger.info(
                 "map loaded",
@@ -65,13 +65,14 @@ enum DirectionsSetup {
                     "seconds": "\(String(format: "%.2f", Date().timeIntervalSince(started)))",
                 ])
         }
-        let defaultProfile = maps[configuration.routingProfile] != nil ? configuration.routingProfile : maps.keys.first!
-        if defaultProfile != configuration.routingProfile {
+        let defaultProfile =
+            maps[configuration.routing.profile] != nil ? configuration.routing.profile : maps.keys.first!
+        if defaultProfile != configuration.routing.profile {
             logger.warning("the prepared graph is for \(defaultProfile.rawValue); using it as the default profile")
         }
         return BuiltinDirections(
-            maps: maps, defaultProfile: defaultProfile, maxSnapDistanceM: configuration.maxSnapDistanceM,
-            learnsTraffic: configuration.trafficLearning)
+            maps: maps, defaultProfile: defaultProfile, maxSnapDistanceM: configuration.routing.maxSnapDistanceM,
+            learnsTraffic: configuration.routing.trafficLearning)
     }
 
     private static func describe(_ event: RoadMapLoader.Event) -> String {

@@ -28,23 +28,25 @@ enum NotificationSetup {
                 connection: WebhookConnection(allowPrivateAddresses: configuration.environment == .development),
                 clock: clock, sealer: sealer)
         ]
-        if let file = configuration.fcmServiceAccountFile {
+        if let file = configuration.notifications.fcmServiceAccountFile {
             let account = try GoogleServiceAccount.load(path: file)
             senders[.fcm] = FCMSender(
-                concurrency: pushConcurrency, baseURL: trimmed(configuration.fcmBaseURL), projectId: account.projectId,
+                concurrency: pushConcurrency, baseURL: trimmed(configuration.notifications.fcmBaseURL),
+                projectId: account.projectId,
                 tokens: try await GoogleAccessTokens(account: account, http: http, clock: clock), http: http,
                 clock: clock)
         }
-        if let file = configuration.apnsKeyFile {
-            guard let keyId = configuration.apnsKeyId, let teamId = configuration.apnsTeamId,
-                let topic = configuration.apnsTopic
+        if let file = configuration.notifications.apnsKeyFile {
+            guard let keyId = configuration.notifications.apnsKeyId,
+                let teamId = configuration.notifications.apnsTeamId,
+                let topic = configuration.notifications.apnsTopic
             else {
                 throw ConfigurationError(
                     "LOGISTICS_APNS_KEY_FILE needs LOGISTICS_APNS_KEY_ID, LOGISTICS_APNS_TEAM_ID and LOGISTICS_APNS_TOPIC"
                 )
             }
             var apnsHTTP = http
-            if let caFile = configuration.apnsCAFile {
+            if let caFile = configuration.notifications.apnsCAFile {
                 let roots: [NIOSSLCertificate]
                 do { roots = try NIOSSLCertificate.fromPEMFile(caFile) } catch {
                     throw ConfigurationError("LOGISTICS_APNS_CA_FILE \(caFile) holds no PEM certificate")
@@ -55,7 +57,7 @@ enum NotificationSetup {
                 services.append(HTTPClientShutdown(client: apnsHTTP))
             }
             senders[.apns] = APNsSender(
-                concurrency: pushConcurrency, baseURL: trimmed(configuration.apnsBaseURL), topic: topic,
+                concurrency: pushConcurrency, baseURL: trimmed(configuration.notifications.apnsBaseURL), topic: topic,
                 tokens: try await APNsProviderTokens(keyFile: file, keyId: keyId, teamId: teamId, clock: clock),
                 http: apnsHTTP, clock: clock)
         }
@@ -95,12 +97,12 @@ enum NotificationSetup {
     static func policies(_ configuration: ServerConfiguration) -> [NotificationChannel: RetryPolicy] {
         let push = RetryPolicy(
             base: RetryPolicy.pushes.base, cap: RetryPolicy.pushes.cap,
-            budget: TimeInterval(configuration.pushRetryBudgetSeconds))
+            budget: TimeInterval(configuration.notifications.pushRetryBudgetSeconds))
         return [
             .fcm: push, .apns: push,
             .webhook: RetryPolicy(
-                base: configuration.webhookRetryBaseSeconds, cap: RetryPolicy.webhooks.cap,
-                budget: TimeInterval(configuration.webhookRetryBudgetSeconds)),
+                base: configuration.notifications.webhookRetryBaseSeconds, cap: RetryPolicy.webhooks.cap,
+                budget: TimeInterval(configuration.notifications.webhookRetryBudgetSeconds)),
             .sms: RetryPolicy(
                 base: RetryPolicy.pushes.base, cap: RetryPolicy.pushes.cap,
                 budget: TimeInterval(configuration.textMessages.retryBudgetSeconds)),

@@ -12,7 +12,7 @@ struct OfferRoutes {
     let locations: any LocationRepository
     let navigator: Navigator
     let dispatcher: AutoDispatcher?
-    let configuration: ServerConfiguration
+    let delivery: DeliverySettings
     let clock: any WallClock
 
     func register(in routes: inout RouteTable) {
@@ -29,7 +29,7 @@ struct OfferRoutes {
         let targets = try body.targets(roadTime: navigator.provider.roadTravelTime)
         let order = try await lookup.visibleOrder(context, allowed: OrderAccess.canManage)
         let offers = try await deliveries.makeOffers(
-            orderId: order.id, to: targets, ttl: TimeInterval(configuration.offerTTLSeconds), by: actor,
+            orderId: order.id, to: targets, ttl: TimeInterval(delivery.offerTTLSeconds), by: actor,
             now: clock.now())
         return try .json(OfferList(offers: offers.map { OfferRepresentation($0) }), status: .created)
     }
@@ -77,7 +77,7 @@ struct OfferRoutes {
         let (task, order) = try await deliveries.acceptOffer(
             offerId: offerId, by: rider, now: clock.now())
         return try .json(
-            try await TaskRepresentation.forRider(task, order, deliveries: deliveries, configuration: configuration))
+            try await TaskRepresentation.forRider(task, order, deliveries: deliveries, delivery: delivery))
     }
 
     @Sendable func decline(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {

@@ -9,7 +9,7 @@ struct PeopleRoutes {
     let people: any PeopleRepository
     let riders: any RiderRepository
     let signIn: any SignInRepository
-    let configuration: ServerConfiguration
+    let publicAddress: PublicAddress
     let knownCallers: KnownCallers
     let sessionEnding: SessionEnding
     let clock: any WallClock
@@ -77,7 +77,7 @@ struct PeopleRoutes {
     /// "Asha, you have been added as a rider at Rider Logistics. Open https://…/rider and sign in with this phone."
     private func invitation(_ person: Person, as what: String, app: String, request: Request) -> QueuedTextMessage? {
         guard let phone = person.phone else { return nil }
-        let base = configuration.linkBaseURL(requestAuthority: request.head.authority)
+        let base = publicAddress.base(requestAuthority: request.head.authority)
         return QueuedTextMessage(
             to: phone,
             body: "\(person.name), you have been added as \(what) at Rider Logistics. Open \(base)\(app) and sign in "

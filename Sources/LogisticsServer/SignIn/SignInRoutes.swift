@@ -12,7 +12,10 @@ struct SignInRoutes {
     /// Nil when the server cannot sign tokens (keys from a JWKS only): sign-in by phone is then off.
     let issuer: AccessTokenIssuer?
     let settings: SignInSettings
-    let configuration: ServerConfiguration
+    /// Proxies whose `X-Forwarded-For` names the client, for the per-address cap on codes.
+    let trustedProxies: Set<String>
+    /// Where people reach this server: its host ends the SMS, so a phone can offer the code to the page itself.
+    let publicURL: String?
     let addressLimiter: RateLimiter
     let sessionEnding: SessionEnding
     let clock: any WallClock
@@ -75,7 +78,7 @@ struct SignInRoutes {
         let phone = try Self.phone(body.phone)
         let now = clock.now()
         try addressLimiter.take(
-            ClientAddress.of(request, context: context, trustedProxies: Set(configuration.trustedProxies)), now: now)
+            ClientAddress.of(request, context: context, trustedProxies: trustedProxies), now: now)
         let code = SignInCodes.make()
         let outcome = try await signIn.requestSignInCode(
             phone: phone, codeHash: codes.hash(phone: phone, code: code),
@@ -93,7 +96,7 @@ struct SignInRoutes {
     /// offer the code to the sign-in page on its own (WebOTP: `@host #code` as the last line).
     private func message(code: String) -> String {
         var text = "Rider Logistics: your sign-in code is \(code). It expires in 5 minutes. Do not share it."
-        if let host = configuration.publicURL.flatMap({ URLComponents(string: $0)?.host }) {
+        if let host = publicURL.flatMap({ URLComponents(string: $0)?.host }) {
             text += "\n\n@\(host) #\(code)"
         }
         return text

@@ -24,29 +24,32 @@ public struct TextMessageSettings: Sendable, Equatable {
 
     public init() {}
 
-    mutating func apply(_ environment: [String: String]) throws {
-        func value(_ name: String) -> String? {
-            environment[name].flatMap { $0.isEmpty ? nil : $0 }
-        }
-        if let name = value("LOGISTICS_SMS_PROVIDER") {
-            guard let parsed = Provider(rawValue: name) else {
-                throw ConfigurationError("LOGISTICS_SMS_PROVIDER must be log, twilio or http, not \(name)")
-            }
-            provider = parsed
-        }
-        twilioAccountSid = value("LOGISTICS_TWILIO_ACCOUNT_SID")
-        twilioAuthTokenFile = value("LOGISTICS_TWILIO_AUTH_TOKEN_FILE")
-        twilioFrom = value("LOGISTICS_TWILIO_FROM")
-        twilioMessagingServiceSid = value("LOGISTICS_TWILIO_MESSAGING_SERVICE_SID")
-        if let base = value("LOGISTICS_TWILIO_BASE_URL") {
-            twilioBaseURL = base.hasSuffix("/") ? String(base.dropLast()) : base
-        }
-        httpURL = value("LOGISTICS_SMS_HTTP_URL")
-        httpTokenFile = value("LOGISTICS_SMS_HTTP_TOKEN_FILE")
-        if let seconds = value("LOGISTICS_SMS_RETRY_BUDGET_SECONDS") {
-            retryBudgetSeconds = try ServerConfiguration.parseInt(
-                seconds, name: "LOGISTICS_SMS_RETRY_BUDGET_SECONDS", range: 10...86_400)
-        }
+    static var environment: [EnvironmentSetting<Self>] {
+        [
+            .custom("LOGISTICS_SMS_PROVIDER") { settings, name in
+                guard let parsed = Provider(rawValue: name) else {
+                    throw ConfigurationError("LOGISTICS_SMS_PROVIDER must be log, twilio or http, not \(name)")
+                }
+                settings.provider = parsed
+            },
+            .text("LOGISTICS_TWILIO_ACCOUNT_SID", \.twilioAccountSid),
+            .text("LOGISTICS_TWILIO_AUTH_TOKEN_FILE", \.twilioAuthTokenFile),
+            .text("LOGISTICS_TWILIO_FROM", \.twilioFrom),
+            .text("LOGISTICS_TWILIO_MESSAGING_SERVICE_SID", \.twilioMessagingServiceSid),
+            .custom("LOGISTICS_TWILIO_BASE_URL") { settings, base in
+                settings.twilioBaseURL = base.hasSuffix("/") ? String(base.dropLast()) : base
+            },
+            .text("LOGISTICS_SMS_HTTP_URL", \.httpURL),
+            .text("LOGISTICS_SMS_HTTP_TOKEN_FILE", \.httpTokenFile),
+            .custom("LOGISTICS_SMS_RETRY_BUDGET_SECONDS") { settings, seconds in
+                settings.retryBudgetSeconds = try wholeNumber(
+                    seconds, name: "LOGISTICS_SMS_RETRY_BUDGET_SECONDS", in: 10...86_400)
+            },
+        ]
+    }
+
+    /// What one provider needs besides its name: refused at start, not at the first message.
+    func check() throws {
         switch provider {
         case .log:
             break
@@ -81,39 +84,6 @@ public struct TextMessageSettings: Sendable, Equatable {
         case .twilio:
             "twilio \(twilioAccountSid ?? "?") from \(twilioFrom ?? twilioMessagingServiceSid ?? "?"), \(twilioBaseURL)"
         case .http: "http \(ServerConfiguration.maskedURL(httpURL ?? ""))"
-        }
-    }
-}
-
-/// How sign-in by phone behaves.
-public struct SignInSettings: Sendable, Equatable {
-    /// `LOGISTICS_SIGN_IN=off`: only tokens minted elsewhere (an identity provider, `logistics token`).
-    public var enabled = true
-    public var accessTokenMinutes = 15
-    public var refreshTokenDays = 30
-    /// Code requests from one address (its /64 for IPv6) per 10 minutes, whatever the phones.
-    public var codeRequestsPerAddress = 20
-
-    public init() {}
-
-    mutating func apply(_ environment: [String: String]) throws {
-        if let value = environment["LOGISTICS_SIGN_IN"], !value.isEmpty {
-            guard ["on", "off"].contains(value) else {
-                throw ConfigurationError("LOGISTICS_SIGN_IN must be on or off, not \(value)")
-            }
-            enabled = value == "on"
-        }
-        if let minutes = environment["LOGISTICS_ACCESS_TOKEN_MINUTES"], !minutes.isEmpty {
-            accessTokenMinutes = try ServerConfiguration.parseInt(
-                minutes, name: "LOGISTICS_ACCESS_TOKEN_MINUTES", range: 1...1440)
-        }
-        if let days = environment["LOGISTICS_REFRESH_TOKEN_DAYS"], !days.isEmpty {
-            refreshTokenDays = try ServerConfiguration.parseInt(
-                days, name: "LOGISTICS_REFRESH_TOKEN_DAYS", range: 1...365)
-        }
-        if let count = environment["LOGISTICS_SIGN_IN_CODES_PER_ADDRESS"], !count.isEmpty {
-            codeRequestsPerAddress = try ServerConfiguration.parseInt(
-                count, name: "LOGISTICS_SIGN_IN_CODES_PER_ADDRESS", range: 1...100_000)
         }
     }
 }

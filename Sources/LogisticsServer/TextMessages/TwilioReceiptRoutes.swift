@@ -9,7 +9,7 @@ import LogisticsStore
 /// `X-Twilio-Signature` is right for the URL Twilio was given (the public URL and the path) and the form it sent.
 struct TwilioReceiptRoutes {
     let notifications: any NotificationRepository
-    let configuration: ServerConfiguration
+    let publicAddress: PublicAddress
     /// The auth token; nil when Twilio is not the provider (the route then answers 404).
     let authToken: Redacted?
     let clock: any WallClock
@@ -31,7 +31,7 @@ struct TwilioReceiptRoutes {
         let body = try await RequestBody.collect(&request, limit: 16 * 1024)
         let fields = Self.form(String(buffer: body))
         let url =
-            configuration.linkBaseURL(requestAuthority: request.head.authority) + Self.publicPath
+            publicAddress.base(requestAuthority: request.head.authority) + Self.publicPath
             + (request.uri.query.map { "?\($0)" } ?? "")
         guard let signature = request.headers[HTTPField.Name("X-Twilio-Signature")!],
             TwilioSignature.isValid(signature, url: url, parameters: fields, authToken: authToken.value)

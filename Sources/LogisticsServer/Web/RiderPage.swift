@@ -7,7 +7,9 @@ import LogisticsCore
 /// assets with the page's words (by `Accept-Language`) and the numbers the app shares with RiderKit filled in; the
 /// service worker that keeps the app shell for offline starts is served from the root so it may control `/rider`.
 struct RiderPage {
-    let configuration: ServerConfiguration
+    let tileServer: RasterTileServer?
+    /// `logistics demo`: the app offers "Simulate my drive", for desktop browsers without GPS.
+    let demo: Bool
 
     /// What the page decides on the phone, with the same values RiderKit uses (`RiderAppRules`).
     struct Settings: Encodable {
@@ -37,8 +39,8 @@ struct RiderPage {
         var pages: [String: WebAsset] = [:]
         for language in RiderAppText.languages {
             pages[language] = WebPage.fixed(
-                "rider-\(language).html", html: Self.html(language: language, configuration: configuration),
-                tileServer: configuration.tileServer)
+                "rider-\(language).html", html: Self.html(language: language, demo: demo, tileServer: tileServer),
+                tileServer: tileServer)
         }
         router.get("/rider") { [pages] request, _ in
             let language = WebPage.language(request.headers[.acceptLanguage], among: RiderAppText.languages)
@@ -51,8 +53,8 @@ struct RiderPage {
         router.get("/rider-sw.js") { request, _ in worker.response(for: request) }
     }
 
-    static func html(language: String, configuration: ServerConfiguration) -> String {
-        let settings = Settings(demo: configuration.riderAppDemo)
+    static func html(language: String, demo: Bool, tileServer: RasterTileServer?) -> String {
+        let settings = Settings(demo: demo)
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         func json(_ value: some Encodable) -> String {
@@ -62,7 +64,7 @@ struct RiderPage {
             "Rider/rider.html",
             [
                 "lang": language, "texts": json(RiderAppText.all(language)), "config": json(settings),
-                "tileAttribute": WebPage.tileAttribute(configuration.tileServer),
+                "tileAttribute": WebPage.tileAttribute(tileServer),
             ])
     }
 }

@@ -47,7 +47,7 @@ struct Demo: AsyncParsableCommand {
         configuration.host = host
         configuration.port = port
         configuration.dataDirectory = dataDirectory
-        configuration.databaseURL = nil
+        configuration.database.url = nil
         configuration.environment = .development
         // The person asked for the network with --host: the demo is development by design.
         configuration.developmentOnNetwork = true
@@ -62,7 +62,7 @@ struct Demo: AsyncParsableCommand {
             "Starting the Rider Logistics demo (SQLite in \(dataDirectory); the server's log: \(log.path)) ...")
         let mapPath = ProcessInfo.processInfo.environment["LOGISTICS_MAP"] ?? map
         if FileManager.default.fileExists(atPath: mapPath) {
-            configuration.mapPath = mapPath
+            configuration.routing.mapPath = mapPath
             Console.line(
                 "Loading the map \(mapPath) (imported once, then cached in \(configuration.mapCacheDirectory)) ...")
         } else {

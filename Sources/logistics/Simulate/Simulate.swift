@@ -68,7 +68,7 @@ struct Simulate: AsyncParsableCommand {
                 "cannot sign tokens: \(error) (pass --data-dir of the server, or LOGISTICS_JWT_SECRET)")
         }
         let issuer = await AccessTokenIssuer(
-            secret: secret, issuer: configuration.jwtIssuer, audience: configuration.jwtAudience)
+            secret: secret, issuer: configuration.tokens.issuer, audience: configuration.tokens.audience)
         var plan = SimulationPlan(
             riders: riders, deliveries: orders ?? riders * 2, duration: TimeInterval(duration), speedMps: speed,
             fixInterval: fixInterval, networkDrops: !noDrops, tunnels: !noTunnels, automaticDispatch: automaticDispatch,

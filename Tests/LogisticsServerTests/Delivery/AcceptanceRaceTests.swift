@@ -12,7 +12,7 @@ struct AcceptanceRaceTests {
         try await TestServer.run(
             kind,
             configure: {
-                $0.databasePoolSize = 20
+                $0.database.poolSize = 20
                 $0.rateLimits = .off
             }
         ) { server in

@@ -57,7 +57,8 @@ struct RiderContactTests {
 
     @Test("with a call-masking number configured the rider calls through it; the customer's number stays hidden")
     func proxyNumber() async throws {
-        try await TestServer.run(.sqlite, configure: { $0.riderContactNumber = "+377 99 00 00 00" }) { server in
+        try await TestServer.run(.sqlite, configure: { $0.delivery.riderContactNumber = "+377 99 00 00 00" }) {
+            server in
             let scenario = try await DeliveryScenario.ready(server)
             let (rider, taskId, _) = try await Self.accepted(scenario)
             let active = try await server.send(.get, "/api/v1/rider/tasks/active", token: rider)

@@ -54,8 +54,8 @@ struct ExternalDirectionsTests {
                 try await TestServer.run(
                     .sqlite,
                     configure: {
-                        $0.routingProvider = .external
-                        $0.routingURL = "\(base)/\(mode)"
+                        $0.routing.provider = .external
+                        $0.routing.url = "\(base)/\(mode)"
                     }
                 ) { server in
                     let dispatcher = try await server.token(.dispatcher)

@@ -17,8 +17,8 @@ struct LearnedTrafficTests {
     static func configure(_ configuration: inout ServerConfiguration) {
         MapFixture.monaco(&configuration)
         configuration.rateLimits = .off
-        configuration.trafficCustomiseMilliseconds = 100
-        configuration.learnedSpeedsStoreMilliseconds = 100
+        configuration.routing.trafficCustomiseMilliseconds = 100
+        configuration.routing.learnedSpeedsStoreMilliseconds = 100
     }
 
     /// Moves a test server's clock on to the next Monday, 08:05 UTC: a quarter hour with a name.

@@ -15,7 +15,7 @@ struct TrafficRoutingTests {
             .sqlite,
             configure: {
                 MapFixture.monaco(&$0)
-                $0.trafficCustomiseMilliseconds = 100
+                $0.routing.trafficCustomiseMilliseconds = 100
             }
         ) { server in
             let dispatcher = try await server.token(.dispatcher)

@@ -205,8 +205,8 @@ struct AuthenticationTests {
         try await TestServer.run(
             .sqlite,
             configure: {
-                $0.jwtPublicKeyFile = keyFile.path
-                $0.otpSecret = "otp-secret"
+                $0.tokens.publicKeyFile = keyFile.path
+                $0.tokens.otpSecret = "otp-secret"
             }
         ) { server in
             let signer = JWTKeyCollection()

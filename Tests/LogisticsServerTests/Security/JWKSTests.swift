@@ -46,13 +46,13 @@ struct JWKSTests {
         let file = try Self.jwksFile(alg: nil)
         defer { try? FileManager.default.removeItem(at: file) }
         var configuration = ServerConfiguration()
-        configuration.jwtPublicKeyFile = file.path
+        configuration.tokens.publicKeyFile = file.path
         await #expect {
             _ = try await AccessTokenVerifier.make(configuration: configuration, secret: nil, clock: SystemWallClock())
         } throws: { error in
             "\(error)".contains("names no alg") && "\(error)".contains(Self.keyID)
         }
-        configuration.jwtAlgorithm = "RS256"
+        configuration.tokens.publicKeyAlgorithm = "RS256"
         let verifier = try await AccessTokenVerifier.make(
             configuration: configuration, secret: nil, clock: SystemWallClock())
         let actor = try await verifier.actor(fromBearer: try await Self.signedRS256(now: Date()))
@@ -70,9 +70,9 @@ struct JWKSTests {
             try await TestServer.run(
                 .sqlite,
                 configure: {
-                    $0.jwtPublicKeyFile = file.path
-                    $0.jwtAlgorithm = alg == nil ? "RS256" : nil
-                    $0.otpSecret = "otp-secret"
+                    $0.tokens.publicKeyFile = file.path
+                    $0.tokens.publicKeyAlgorithm = alg == nil ? "RS256" : nil
+                    $0.tokens.otpSecret = "otp-secret"
                 }
             ) { server in
                 let now = server.clock.now()

@@ -141,7 +141,7 @@ struct TextMessageProviderTests {
             configuration.port = 0
             configuration.dataDirectory =
                 FileManager.default.temporaryDirectory.appendingPathComponent("log-\(UUID())").path
-            configuration.jwtSecret = "test-secret-that-is-long-enough-for-production-use"
+            configuration.tokens.jwtSecret = "test-secret-that-is-long-enough-for-production-use"
             settings(&configuration)
             var logger = Logger(label: "secrets") { _ in NavigatorLoggingTests.CapturingHandler(store: logs) }
             logger.logLevel = .trace

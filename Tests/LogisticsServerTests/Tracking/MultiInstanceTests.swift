@@ -29,11 +29,11 @@ struct MultiInstanceTests {
     static func configuration(url: String, schema: IsolatedSchema) -> ServerConfiguration {
         var configuration = ServerConfiguration()
         configuration.port = 0
-        configuration.databaseURL = url
-        configuration.databaseSchema = schema.name
-        configuration.databasePoolSize = 10
-        configuration.databaseTimeoutSeconds = 30
-        configuration.jwtSecret = "multi-instance-secret-0123456789abcdef"
+        configuration.database.url = url
+        configuration.database.schema = schema.name
+        configuration.database.poolSize = 10
+        configuration.database.timeoutSeconds = 30
+        configuration.tokens.jwtSecret = "multi-instance-secret-0123456789abcdef"
         // Dozens of riders and customers here are phones sharing one address, which its rate limit would slow.
         configuration.rateLimits = .off
         configuration.dataDirectory =

@@ -98,7 +98,7 @@ struct SocketAccessTests {
 
     @Test("a link shows the order's end for the configured time after it, then 410 with nothing about the order")
     func linkExpires() async throws {
-        try await TestServer.run(.sqlite, configure: { $0.trackingLinkHoursAfterEnd = 1 }) { server in
+        try await TestServer.run(.sqlite, configure: { $0.tracking.linkHoursAfterEnd = 1 }) { server in
             let scenario = try await DeliveryScenario.ready(server)
             let created = try await server.send(
                 .post, "/api/v1/orders/\(scenario.orderId)/tracking-links", token: scenario.dispatcher)

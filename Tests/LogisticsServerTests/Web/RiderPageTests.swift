@@ -117,7 +117,7 @@ struct RiderPageTests {
             let page = try await server.send(.get, "/rider")
             #expect(try Self.attribute("data-config", in: page.text)["demo"] as? Bool == true)
         }
-        try await TestServer.run(.sqlite, configure: { $0.geofenceRadiusM = 250 }) { server in
+        try await TestServer.run(.sqlite, configure: { $0.delivery.geofenceRadiusM = 250 }) { server in
             let scenario = try await DeliveryScenario.ready(server)
             let (_, rider, _) = try await scenario.assigned()
             let task = try await server.send(.get, "/api/v1/rider/tasks/active", token: rider)

@@ -106,14 +106,14 @@ final class FakeProviders: Sendable {
         try FakeAPNsCertificate.certificate.write(to: caFile, atomically: true, encoding: .utf8)
         let apnsPort = snapshot.apnsPort
         return { configuration in
-            configuration.fcmServiceAccountFile = accountFile.path
-            configuration.fcmBaseURL = "http://127.0.0.1:\(port)"
-            configuration.apnsKeyFile = keyFile.path
-            configuration.apnsKeyId = Self.apnsKeyId
-            configuration.apnsTeamId = Self.apnsTeamId
-            configuration.apnsTopic = Self.apnsTopic
-            configuration.apnsBaseURL = "https://localhost:\(apnsPort)"
-            configuration.apnsCAFile = caFile.path
+            configuration.notifications.fcmServiceAccountFile = accountFile.path
+            configuration.notifications.fcmBaseURL = "http://127.0.0.1:\(port)"
+            configuration.notifications.apnsKeyFile = keyFile.path
+            configuration.notifications.apnsKeyId = Self.apnsKeyId
+            configuration.notifications.apnsTeamId = Self.apnsTeamId
+            configuration.notifications.apnsTopic = Self.apnsTopic
+            configuration.notifications.apnsBaseURL = "https://localhost:\(apnsPort)"
+            configuration.notifications.apnsCAFile = caFile.path
         }
     }
 

@@ -40,7 +40,7 @@ enum MapFixture {
 
     /// Configures a test server with the Monaco map (after `imported()`).
     static func monaco(_ configuration: inout ServerConfiguration) {
-        configuration.mapPath = pbfPath
-        configuration.mapCacheDirectoryOverride = directory
+        configuration.routing.mapPath = pbfPath
+        configuration.routing.mapCacheDirectoryOverride = directory
     }
 }

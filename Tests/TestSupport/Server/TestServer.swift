@@ -31,15 +31,15 @@ struct TestServer: Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         var configuration = ServerConfiguration.throwaway(directory: directory)
-        configuration.jwtSecret = "test-secret-that-is-long-enough-for-production-use"
+        configuration.tokens.jwtSecret = "test-secret-that-is-long-enough-for-production-use"
         var schema: IsolatedSchema? = nil
         if kind == .postgres, let url = StoreKind.postgresURL {
             schema = try await IsolatedSchema.create(url: url)
-            configuration.databaseURL = url
-            configuration.databaseSchema = schema?.name
-            configuration.databasePoolSize = 4
+            configuration.database.url = url
+            configuration.database.schema = schema?.name
+            configuration.database.poolSize = 4
             // Many suites share one cluster on two cores; a slow moment is not an outage here.
-            configuration.databaseTimeoutSeconds = 30
+            configuration.database.timeoutSeconds = 30
         }
         await MapFixture.imported()
         configure(&configuration)

@@ -7,7 +7,7 @@ extension ServerConfiguration {
         var configuration = ServerConfiguration()
         configuration.port = 0
         configuration.dataDirectory = directory.path
-        configuration.jwtSecret = UUID().uuidString + UUID().uuidString
+        configuration.tokens.jwtSecret = UUID().uuidString + UUID().uuidString
         return configuration
     }
 }

@@ -14,8 +14,8 @@ enum AutoDispatchLatency {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("logistics-bench-\(UUID())")
         defer { try? FileManager.default.removeItem(at: directory) }
         var configuration = InProcessServer.configuration(directory: directory)
-        configuration.mapPath = map
-        configuration.offerTTLSeconds = 3600
+        configuration.routing.mapPath = map
+        configuration.delivery.offerTTLSeconds = 3600
         configuration.dispatch.automatic = .everyVendor
         let logger = InProcessServer.logger
         let (ports, reporter) = AsyncStream.makeStream(of: Int.self)
@@ -23,7 +23,7 @@ enum AutoDispatchLatency {
             reporter.yield(port)
             reporter.finish()
         }
-        let database = built.services.database
+        let database = built.components.database
         let graph = roadMap.graph
         let nodes = graph.routableNodes
         var random = SeededGenerator(state: 9)
@@ -43,7 +43,7 @@ enum AutoDispatchLatency {
         }
         let stores = (0..<orders).map { _ in graph.coordinate(nodes.randomElement(using: &random)!) }
         let homes = (0..<orders).map { _ in graph.coordinate(nodes.randomElement(using: &random)!) }
-        let token = try await AccessTokenIssuer(secret: configuration.jwtSecret!).token(
+        let token = try await AccessTokenIssuer(secret: configuration.tokens.jwtSecret!).token(
             subject: UUID(), role: .dispatcher, now: Date())
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await built.application.runService() }

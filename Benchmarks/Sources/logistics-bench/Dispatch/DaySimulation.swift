@@ -49,7 +49,7 @@ struct DaySimulation {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("logistics-day-\(UUID())")
         defer { try? FileManager.default.removeItem(at: directory) }
         var configuration = InProcessServer.configuration(directory: directory)
-        configuration.mapPath = map
+        configuration.routing.mapPath = map
         configuration.dispatch.automatic = dispatch == .byHand ? .off : .everyVendor
         configuration.dispatch.sweepSeconds = 0.05
         if dispatch == .batching { configuration.dispatch.batching = TripPlanner.Settings() }
@@ -60,7 +60,7 @@ struct DaySimulation {
             reporter.yield(port)
             reporter.finish()
         }
-        let issuer = await AccessTokenIssuer(secret: configuration.jwtSecret!)
+        let issuer = await AccessTokenIssuer(secret: configuration.tokens.jwtSecret!)
         var figures = Figures()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await built.application.runService() }

@@ -95,12 +95,12 @@ struct EtaRun {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("logistics-eta-\(UUID())")
         defer { try? FileManager.default.removeItem(at: directory) }
         var configuration = InProcessServer.configuration(directory: directory)
-        configuration.mapPath = map
-        configuration.trafficLearning = learning
-        configuration.trafficCustomiseMilliseconds = 200
+        configuration.routing.mapPath = map
+        configuration.routing.trafficLearning = learning
+        configuration.routing.trafficCustomiseMilliseconds = 200
         // Simulated time runs far faster than real time here: fixes are matched and learned from almost at once,
         // as they would be at the default half second in real time.
-        configuration.trafficMatchMilliseconds = 10
+        configuration.routing.trafficMatchMilliseconds = 10
         let window = TimeInterval(minutes * 60)
         let measuredStart = EtaBench.measuredStart
         let clock = ManualWallClock(history ? measuredStart.addingTimeInterval(-7 * 86_400) : measuredStart)
@@ -109,10 +109,10 @@ struct EtaRun {
             reporter.yield(port)
             reporter.finish()
         }
-        guard let roadMap = (built.services.navigator.provider as? BuiltinDirections)?.maps.values.first,
-            let ledger = built.services.repository as? any EtaRepository
+        guard let roadMap = (built.components.navigator.provider as? BuiltinDirections)?.maps.values.first,
+            let ledger = built.components.repository as? any EtaRepository
         else { throw Console.failure("no map could be loaded from \(map)") }
-        let issuer = await AccessTokenIssuer(secret: configuration.jwtSecret!)
+        let issuer = await AccessTokenIssuer(secret: configuration.tokens.jwtSecret!)
         var predictions: [EtaPrediction] = []
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await built.application.runService() }

@@ -21,14 +21,14 @@ enum RouteAPILoad {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("logistics-bench-\(UUID())")
         defer { try? FileManager.default.removeItem(at: directory) }
         var configuration = InProcessServer.configuration(directory: directory)
-        configuration.mapPath = map
+        configuration.routing.mapPath = map
         let logger = InProcessServer.logger
         let (ports, reporter) = AsyncStream.makeStream(of: Int.self)
         let built = try await buildApplication(configuration, logger: logger) { port in
             reporter.yield(port)
             reporter.finish()
         }
-        let graph = (built.services.navigator.provider as? BuiltinDirections)?.maps[.motorcycle]?.graph
+        let graph = (built.components.navigator.provider as? BuiltinDirections)?.maps[.motorcycle]?.graph
         guard let graph else { throw Console.failure("the map did not load") }
         let nodes = graph.routableNodes
         var random = SeededGenerator(state: 5)
@@ -38,7 +38,7 @@ enum RouteAPILoad {
                 graph.coordinate(nodes.randomElement(using: &random)!)
             )
         }
-        let token = try await AccessTokenIssuer(secret: configuration.jwtSecret!).token(
+        let token = try await AccessTokenIssuer(secret: configuration.tokens.jwtSecret!).token(
             subject: UUID(), role: .dispatcher, now: Date())
         let ours = pairs.map { from, to in
             "GET /api/v1/routes?from=\(from.lat),\(from.lon)&to=\(to.lat),\(to.lon) HTTP/1.1\r\nHost: 127.0.0.1\r\n"

@@ -29,13 +29,13 @@ struct SignInBench: AsyncParsableCommand {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("logistics-signin-\(UUID())")
         defer { try? FileManager.default.removeItem(at: directory) }
         var configuration = InProcessServer.configuration(directory: directory)
-        configuration.databaseURL = databaseURL
-        configuration.databasePoolSize = 16
+        configuration.database.url = databaseURL
+        configuration.database.poolSize = 16
         configuration.signIn.codeRequestsPerAddress = 1_000_000
         var schema: String?
         if let databaseURL {
             schema = try await IsolatedSchema.create(url: databaseURL, prefix: "signin").name
-            configuration.databaseSchema = schema
+            configuration.database.schema = schema
         }
         let codes = KeyedStrings()
         var logger = Logger(label: "bench-signin") { _ in CodeCapture(codes: codes) }
@@ -51,7 +51,7 @@ struct SignInBench: AsyncParsableCommand {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await built.application.runService() }
                 for await port in ports {
-                    try await measure(base: "http://127.0.0.1:\(port)", services: built.services, codes: codes)
+                    try await measure(base: "http://127.0.0.1:\(port)", services: built.components, codes: codes)
                 }
                 group.cancelAll()
             }
@@ -64,7 +64,7 @@ struct SignInBench: AsyncParsableCommand {
 
     private func phone(_ index: Int) -> String { "+3779\(String(format: "%07d", index))" }
 
-    private func measure(base: String, services: LogisticsServices, codes: KeyedStrings) async throws {
+    private func measure(base: String, services: ServerComponents, codes: KeyedStrings) async throws {
         let now = Date()
         Console.line("Adding \(people) riders with phones ...")
         for index in 0..<people {

@@ -106,3 +106,21 @@ final class RateLimiter: Sendable {
             retryAfterSeconds: max(1, Int(wait.rounded(.up))))
     }
 }
+
+extension RateLimits {
+    static var environment: [EnvironmentSetting<Self>] {
+        [
+            .custom("LOGISTICS_RATE_LIMIT_ADDRESS") {
+                $0.perAddress = try RateRule.parse($1, name: "LOGISTICS_RATE_LIMIT_ADDRESS")
+            },
+            .custom("LOGISTICS_RATE_LIMIT_CALLER") {
+                $0.perCaller = try RateRule.parse($1, name: "LOGISTICS_RATE_LIMIT_CALLER")
+            },
+            .custom("LOGISTICS_RATE_LIMIT_FIXES") {
+                $0.fixesPerRider = try RateRule.parse($1, name: "LOGISTICS_RATE_LIMIT_FIXES")
+            },
+            .limit("LOGISTICS_SOCKETS_PER_CALLER", \.socketsPerCaller, in: 1...100_000),
+            .limit("LOGISTICS_SOCKETS_PER_TRACKING_LINK", \.socketsPerTrackingLink, in: 1...100_000),
+        ]
+    }
+}

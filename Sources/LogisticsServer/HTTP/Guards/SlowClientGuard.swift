@@ -302,3 +302,14 @@ final class SlowClientGuard: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 }
+
+extension ConnectionLimits {
+    static var environment: [EnvironmentSetting<Self>] {
+        [
+            .whole("LOGISTICS_HEADER_TIMEOUT_SECONDS", \.headerSeconds, in: 1...600),
+            .whole("LOGISTICS_BODY_TIMEOUT_SECONDS", \.bodyGapSeconds, in: 1...600),
+            .whole("LOGISTICS_IDLE_TIMEOUT_SECONDS", \.idleSeconds, in: 1...3600),
+            .limit("LOGISTICS_CONNECTIONS_PER_ADDRESS", \.perAddress, in: 1...1_000_000),
+        ]
+    }
+}

@@ -63,7 +63,3 @@ enum SocketPolicy {
         return #"{"type":"error","problem":"# + document + ref + "}"
     }
 }
-
-extension ServerConfiguration {
-    var socketPing: TimeAmount { .milliseconds(Int64(socketPingSeconds * 1000)) }
-}
