@@ -40,6 +40,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
     ],
     targets: [
+        // CPU-bound work on a thread of its own, off Swift's cooperative pool (map imports, plans, matrices).
+        .target(name: "Threads"),
         // The domain: no I/O, no server framework.
         .target(
             name: "LogisticsCore",
@@ -78,6 +80,7 @@ let package = Package(
                 "LogisticsStore",
                 "RoadRouting",
                 "RoutePlanning",
+                "Threads",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -101,7 +104,7 @@ let package = Package(
                 "Dispatch/openapi.json", "Notifications/openapi.json", "Offers/openapi.json", "Operations/openapi.json",
                 "Orders/openapi.json",
                 "Riders/openapi.json", "Tracking/openapi.json", "Web/openapi.json", "People/openapi.json",
-                "SignIn/openapi.json", "TextMessages/openapi.json",
+                "SignIn/openapi.json", "Notifications/TextMessages/openapi.json",
             ],
             plugins: ["EmbedWebAssets"]
         ),
@@ -141,7 +144,7 @@ let package = Package(
         .testTarget(
             name: "RoadRoutingTests",
             dependencies: [
-                "RoadRouting", "LogisticsCore", "FuzzSupport",
+                "RoadRouting", "LogisticsCore", "FuzzSupport", "Threads",
                 // To inflate a real block of the Monaco extract and damage it past the zlib checksum.
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -155,6 +158,7 @@ let package = Package(
             dependencies: [
                 "LogisticsServer",
                 "RoadRouting",
+                "Threads",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
@@ -179,7 +183,7 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "RoutePlanningTests", dependencies: ["RoutePlanning", "LogisticsCore"]),
+        .testTarget(name: "RoutePlanningTests", dependencies: ["RoutePlanning", "LogisticsCore", "Threads"]),
         .testTarget(name: "LogisticsStoreTests", dependencies: ["LogisticsStore", "LogisticsServer", "TestSupport"]),
         .testTarget(name: "RiderKitTests", dependencies: ["RiderKit", "RiderKitURLSession", "TestSupport"]),
     ],

@@ -2,4 +2,4 @@
 /// the part it uses. One SQL implementation serves SQLite and PostgreSQL; each state change runs in one transaction
 /// with its event-log and outbox rows.
 public typealias LogisticsRepository = RiderRepository & OrderRepository & OutboxRepository & IdempotencyRepository
-    & TrackingLinkRepository & UpkeepRepository & PeopleRepository & SignInRepository
+    & TrackingLinkRepository & RetentionRepository & PeopleRepository & SignInRepository

@@ -3,6 +3,7 @@ import LogisticsCore
 import RoadRouting
 import Synchronization
 import Testing
+import Threads
 
 extension RoadRoutingSuites {
     @Suite("Customisable contraction hierarchies")
@@ -10,7 +11,7 @@ extension RoadRoutingSuites {
         @Test("Profile weights: the customised hierarchy equals plain Dijkstra and the static hierarchy")
         func profileWeights() async throws {
             let map = await MonacoFixture.motorcycle
-            let (mismatches, brokenPaths, staticMismatches) = await OffPool.run {
+            let (mismatches, brokenPaths, staticMismatches) = await OwnThread.run {
                 let customisable = CustomisableHierarchy.build(graph: map.graph)
                 let weights = map.weights[.time]!
                 let hierarchy = customisable.customise(weights: weights, metric: .time)
@@ -28,7 +29,7 @@ extension RoadRoutingSuites {
         @Test("Traffic weights: every arc slowed at random, routes follow the new weights exactly")
         func trafficWeights() async throws {
             let map = await MonacoFixture.motorcycle
-            let (mismatches, brokenPaths, changedRoutes) = await OffPool.run {
+            let (mismatches, brokenPaths, changedRoutes) = await OwnThread.run {
                 let customisable = CustomisableHierarchy.build(graph: map.graph)
                 var generator = SeededGenerator(state: 5)
                 // Some streets jammed (up to 20× slower), most a little slower: the order was never chosen for
@@ -54,7 +55,7 @@ extension RoadRoutingSuites {
 
         @Test("A generated grid with one-way streets and missing links, customised twice")
         func gridTwice() async throws {
-            let (results, edgeCount, bandedEdgeCount) = await OffPool.run {
+            let (results, edgeCount, bandedEdgeCount) = await OwnThread.run {
                 let graph = GridRoadNetwork.generate(side: 40, seed: 9)
                 let customisable = CustomisableHierarchy.build(graph: graph)
                 var generator = SeededGenerator(state: 3)
@@ -79,7 +80,7 @@ extension RoadRoutingSuites {
         @Test("The order is a permutation of the nodes")
         func orderIsPermutation() async {
             let map = await MonacoFixture.motorcycle
-            let ranks = await OffPool.run { DissectionOrder.ranks(graph: map.graph) }
+            let ranks = await OwnThread.run { DissectionOrder.ranks(graph: map.graph) }
             #expect(Set(ranks).count == map.graph.nodeCount)
             #expect(ranks.min() == 0 && ranks.max() == Int32(map.graph.nodeCount - 1))
         }
@@ -118,7 +119,7 @@ extension RoadRoutingSuites {
         func jamChangesRoute() async throws {
             let monaco = await MonacoFixture.motorcycle
             // A map of its own: live speeds recorded here must not reach other tests' routes.
-            let (before, jammed, after, method, checks) = try await OffPool.run {
+            let (before, jammed, after, method, checks) = try await OwnThread.run {
                 let map = RoadMap(graph: monaco.graph, hierarchies: monaco.hierarchies, trafficExpiry: 600)
                 let customiser = try #require(TrafficCustomiser(map: map))
                 let planner = RoutePlanner(map: map)
@@ -164,7 +165,7 @@ extension RoadRoutingSuites {
         @Test("Queries running during swaps each see one whole set of weights")
         func swapsUnderQueries() async throws {
             let monaco = await MonacoFixture.motorcycle
-            let (checked, wrong) = try await OffPool.run {
+            let (checked, wrong) = try await OwnThread.run {
                 let map = RoadMap(graph: monaco.graph, hierarchies: monaco.hierarchies)
                 let customiser = try #require(TrafficCustomiser(map: map))
                 let now = Date()
@@ -220,7 +221,7 @@ extension RoadRoutingSuites {
             "Re-contraction in a kept order (its top share ordered again) matches Dijkstra on new weights",
             arguments: [0, 0.05, 0.3, 1])
         func recontraction(reorderedTop: Double) async {
-            let (mismatches, brokenPaths) = await OffPool.run {
+            let (mismatches, brokenPaths) = await OwnThread.run {
                 let graph = GridRoadNetwork.generate(side: 30, seed: 4)
                 let prepared = ContractionHierarchy.build(graph: graph, metric: .time)
                 var generator = SeededGenerator(state: 8)

@@ -2,6 +2,7 @@ import Foundation
 import LogisticsCore
 import RoadRouting
 import Testing
+import Threads
 
 extension RoadRoutingSuites {
     @Suite("Contraction hierarchies")
@@ -12,7 +13,7 @@ extension RoadRoutingSuites {
             let hierarchy = try #require(map.hierarchies[metric])
             // A few thousand searches: on a thread of their own, not one of the cooperative pool's that the other
             // suites' servers answer on.
-            let (mismatches, brokenPaths) = await OffPool.run {
+            let (mismatches, brokenPaths) = await OwnThread.run {
                 Self.compare(
                     graph: map.graph, hierarchy: hierarchy, weights: map.weights[metric]!,
                     pairs: metric == .time ? 1_000 : 300)

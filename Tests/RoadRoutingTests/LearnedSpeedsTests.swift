@@ -2,6 +2,7 @@ import Foundation
 import LogisticsCore
 import RoadRouting
 import Testing
+import Threads
 
 extension RoadRoutingSuites {
     @Suite("Speeds learned per quarter hour of the week")
@@ -60,7 +61,7 @@ extension RoadRoutingSuites {
         @Test("The ETA: live beats learned beats the profile, and learned speeds hold only in their slot")
         func etaPrecedence() async throws {
             let monaco = await MonacoFixture.motorcycle
-            let durations = try await OffPool.run {
+            let durations = try await OwnThread.run {
                 let map = RoadMap(graph: monaco.graph, hierarchies: monaco.hierarchies)
                 let planner = RoutePlanner(map: map)
                 let request = RouteRequest(from: Self.from, to: Self.to)
@@ -92,7 +93,7 @@ extension RoadRoutingSuites {
         @Test("A departure in a slow quarter hour is routed round the slow streets; another quarter hour is not")
         func departureRouteChoice() async throws {
             let monaco = await MonacoFixture.motorcycle
-            let (free, slowSlot, otherSlot, method) = try await OffPool.run {
+            let (free, slowSlot, otherSlot, method) = try await OwnThread.run {
                 let map = RoadMap(graph: monaco.graph, hierarchies: monaco.hierarchies)
                 let customiser = try #require(TrafficCustomiser(map: map))
                 let planner = RoutePlanner(map: map)
@@ -122,7 +123,7 @@ extension RoadRoutingSuites {
         @Test("The background customisation folds in learned speeds for the current slot, live ones on top")
         func customisedWeights() async throws {
             let monaco = await MonacoFixture.motorcycle
-            let checks = try await OffPool.run {
+            let checks = try await OwnThread.run {
                 let map = RoadMap(graph: monaco.graph, hierarchies: monaco.hierarchies)
                 let customiser = try #require(TrafficCustomiser(map: map))
                 let planner = RoutePlanner(map: map)
@@ -158,7 +159,7 @@ extension RoadRoutingSuites {
         @Test("A segment with too few samples borrows its road class's share of free flow in that slot")
         func classFallback() async throws {
             let monaco = await MonacoFixture.motorcycle
-            let (borrowed, ownThin, classWide) = await OffPool.run {
+            let (borrowed, ownThin, classWide) = await OwnThread.run {
                 let map = RoadMap(graph: monaco.graph, hierarchies: monaco.hierarchies)
                 let graph = map.graph
                 let slot = map.learned.slot(of: Self.mondayMorning)
@@ -189,7 +190,7 @@ extension RoadRoutingSuites {
         @Test("Samples go to storage by OSM nodes and come back on another map of the same roads")
         func storedAndMerged() async throws {
             let monaco = await MonacoFixture.motorcycle
-            let (pending, secondTake, restored, speeds, skipped) = try await OffPool.run {
+            let (pending, secondTake, restored, speeds, skipped) = try await OwnThread.run {
                 let first = RoadMap(graph: monaco.graph, hierarchies: monaco.hierarchies)
                 let route = try RoutePlanner(map: first).route(
                     RouteRequest(from: Self.from, to: Self.to), now: Self.mondayMorning)

@@ -2,6 +2,7 @@ import Foundation
 import LogisticsCore
 import RoadRouting
 import Testing
+import Threads
 
 extension RoadRoutingSuites {
     /// The HMM map matcher on Monaco: traces driven along known routes, with GPS noise added, must land on the
@@ -11,7 +12,7 @@ extension RoadRoutingSuites {
         @Test("noisy traces of 30 known routes: ≥ 95 % of the segments driven matched at 10 m noise, ≥ 98 % at 5 m")
         func accuracyByNoise() async throws {
             let map = await MonacoFixture.motorcycle
-            let scores = await OffPool.run {
+            let scores = await OwnThread.run {
                 let routes = MatchingCheck.routes(map, count: 30, seed: 41)
                 return [5.0, 10, 20].map { MatchingCheck.accuracy(noiseM: $0, map: map, routes: routes, seed: 7) }
             }

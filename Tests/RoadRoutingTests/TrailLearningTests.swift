@@ -2,6 +2,7 @@ import Foundation
 import LogisticsCore
 import RoadRouting
 import Testing
+import Threads
 
 extension RoadRoutingSuites {
     @Suite("Traffic learned from trails matched to the roads")
@@ -11,7 +12,7 @@ extension RoadRoutingSuites {
         )
         func matchedBeatsNearest() async throws {
             let monaco = await MonacoFixture.motorcycle
-            let (matched, nearest, learnedFixes, fixes) = await OffPool.run {
+            let (matched, nearest, learnedFixes, fixes) = await OwnThread.run {
                 let graph = monaco.graph
                 let routes = MatchingCheck.routes(monaco, count: 25, seed: 11)
                 var generator = SeededGenerator(state: 4)
@@ -77,7 +78,7 @@ extension RoadRoutingSuites {
         @Test("Context fixes steer the match but teach nothing twice; a parked rider teaches nothing")
         func contextAndParked() async throws {
             let monaco = await MonacoFixture.motorcycle
-            let (first, again, parked, revision) = await OffPool.run {
+            let (first, again, parked, revision) = await OwnThread.run {
                 let map = RoadMap(graph: monaco.graph, hierarchies: monaco.hierarchies)
                 let route = MatchingCheck.routes(map, count: 1, seed: 3)[0]
                 var generator = SeededGenerator(state: 1)

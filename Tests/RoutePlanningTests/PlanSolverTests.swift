@@ -2,13 +2,14 @@ import Foundation
 import LogisticsCore
 import RoutePlanning
 import Testing
+import Threads
 
 @Suite("Route planning")
 struct PlanSolverTests {
     /// Solves on a thread of its own: a search holds its thread for its whole run, and the tests of other suites
     /// wait for the cooperative pool's threads (two on a 2-core machine), some with their own timeouts.
     static func solved(_ problem: PlanProblem, _ options: PlanOptions) async -> PlanSolution {
-        await OffPool.run { PlanSolver(problem: problem, options: options).solve() }
+        await OwnThread.run { PlanSolver(problem: problem, options: options).solve() }
     }
 
     /// Points on a plane, travel time the rounded Euclidean distance: instances whose answers can be reasoned about.

@@ -5,7 +5,7 @@ import LogisticsStore
 import ServiceLifecycle
 
 /// What runs beside the routers until graceful shutdown: the outbox and notification dispatchers, housekeeping,
-/// memory upkeep, the access watch, the tracking relay and sweeper, automatic dispatch, and the directions
+/// cache expiry, the revocation watch, the tracking relay and sweeper, automatic dispatch, and the directions
 /// provider's own work (learning traffic). The database closes last, after in-flight requests have drained.
 func backgroundServices(_ components: ServerComponents, senders: [NotificationChannel: any NotificationSender])
     -> [any Service]
@@ -16,11 +16,11 @@ func backgroundServices(_ components: ServerComponents, senders: [NotificationCh
     var services: [any Service] = [
         DatabaseLifecycle(database: components.database),
         TrackingSweeper(hub: components.tracking, clock: clock),
-        MemoryUpkeep(
+        CacheExpiry(
             ingest: components.ingest, etas: components.etas, verifier: components.verifier,
-            knownCallers: components.knownCallers, directions: components.navigator.provider, clock: clock,
+            callerCache: components.callerCache, directions: components.navigator.provider, clock: clock,
             logger: logger),
-        components.accessWatch,
+        components.revocationWatch,
         Housekeeping(
             repository: repository, blobs: components.blobs, clock: clock, logger: logger,
             policy: RetentionPolicy(
@@ -37,7 +37,7 @@ func backgroundServices(_ components: ServerComponents, senders: [NotificationCh
     if let relay = components.postgresRelay { services.append(relay) }
     if let dispatcher = components.autoDispatcher { services.append(dispatcher) }
     services += components.navigator.provider.backgroundServices(
-        DirectionsUpkeepContext(
+        DirectionsWorkContext(
             learnedSpeeds: repository,
             trafficMatchInterval: .milliseconds(configuration.routing.trafficMatchMilliseconds),
             trafficCustomiseInterval: .milliseconds(configuration.routing.trafficCustomiseMilliseconds),

@@ -38,13 +38,13 @@ func makeRouter(_ components: ServerComponents, twilioAuthToken: Redacted?) -> (
     let api = router.group("/api/v1")
         .add(
             middleware: AuthenticationMiddleware(
-                verifier: components.verifier, repository: repository, clock: clock, known: components.knownCallers))
+                verifier: components.verifier, repository: repository, clock: clock, known: components.callerCache))
     if let limiter = components.callers.requests {
         api.add(middleware: CallerRateLimitMiddleware(limiter: limiter, clock: clock))
     }
     var routes = RouteTable(group: api, prefix: "/api/v1", idempotency: idempotency, catalog: catalog)
     let sessionEnding = SessionEnding(
-        signIn: repository, knownCallers: components.knownCallers, accessWatch: components.accessWatch)
+        signIn: repository, callerCache: components.callerCache, revocationWatch: components.revocationWatch)
     let signIn = SignInRoutes(
         signIn: repository, people: repository, codes: components.signInCodes, issuer: components.tokens,
         settings: configuration.signIn, trustedProxies: Set(configuration.trustedProxies),
@@ -65,14 +65,14 @@ func makeRouter(_ components: ServerComponents, twilioAuthToken: Redacted?) -> (
     signIn.register(in: &routes)
     PeopleRoutes(
         people: repository, riders: repository, signIn: repository, publicAddress: configuration.publicAddress,
-        knownCallers: components.knownCallers, sessionEnding: sessionEnding, clock: clock
+        callerCache: components.callerCache, sessionEnding: sessionEnding, clock: clock
     ).register(in: &routes)
     OrderRoutes(
         orders: repository, intake: components.intake, dispatcher: components.autoDispatcher, clock: clock
     ).register(in: &routes)
     RiderRoutes(riders: repository, clock: clock).register(in: &routes)
     RiderAdministrationRoutes(
-        riders: repository, knownCallers: components.knownCallers, sessionEnding: sessionEnding, clock: clock
+        riders: repository, callerCache: components.callerCache, sessionEnding: sessionEnding, clock: clock
     ).register(in: &routes)
     CustomerRoutes(
         lookup: components.orderLookup, riders: repository, otp: components.otp, tracking: components.snapshots
@@ -115,7 +115,7 @@ func makeRouter(_ components: ServerComponents, twilioAuthToken: Redacted?) -> (
     ).register(in: &routes)
     TrackingRoutes(
         lookup: components.orderLookup, linkStore: repository, links: components.trackingLinks,
-        snapshots: components.snapshots, accessWatch: components.accessWatch,
+        snapshots: components.snapshots, revocationWatch: components.revocationWatch,
         publicAddress: configuration.publicAddress, linkHoursAfterEnd: configuration.tracking.linkHoursAfterEnd,
         clock: clock
     ).register(in: &routes)

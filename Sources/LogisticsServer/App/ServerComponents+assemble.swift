@@ -23,7 +23,7 @@ extension ServerComponents {
         }
         let relay: any TrackingRelay = postgresRelay ?? LocalTrackingRelay(hub: hub)
         // The watch that closes a suspended rider's sockets also makes this instance's API ask about them again.
-        let knownCallers = KnownCallers()
+        let callerCache = CallerCache()
         let etas = EtaLedger(repository: repository, navigator: navigator, registry: metrics.registry, logger: logger)
         return ServerComponents(
             configuration: configuration, database: database, repository: repository,
@@ -47,11 +47,11 @@ extension ServerComponents {
                 commitsAtOnce: database.dialect == .postgres ? 2 : 1),
             etas: etas,
             trackingLinks: TrackingLinks(serverSecret: keys.serverSecret),
-            accessWatch: AccessWatch(
+            revocationWatch: RevocationWatch(
                 repository: repository, logger: logger, now: { clock.now() },
-                onSuspended: { knownCallers.forgetRider($0) }, onSessionEnded: { knownCallers.forgetSession($0) }),
+                onSuspended: { callerCache.forgetRider($0) }, onSessionEnded: { callerCache.forgetSession($0) }),
             secretSealer: sealer,
-            knownCallers: knownCallers,
+            callerCache: callerCache,
             mapTiles: MapTileCache(provider: directions),
             metrics: metrics,
             addressLimiter: configuration.rateLimits.perAddress.map { RateLimiter($0, what: "requests") },

@@ -28,9 +28,9 @@ public struct ServerComponents: Sendable {
     let ingest: LocationIngest
     let etas: EtaLedger
     let trackingLinks: TrackingLinks
-    let accessWatch: AccessWatch
+    let revocationWatch: RevocationWatch
     let secretSealer: SecretSealer
-    let knownCallers: KnownCallers
+    let callerCache: CallerCache
     let mapTiles: MapTileCache
     let metrics: RequestMetrics
     /// Shared by the API and socket routers (one allowance per client address).
@@ -43,7 +43,7 @@ public struct ServerComponents: Sendable {
 
 extension ServerComponents {
     var admission: BearerAdmission {
-        BearerAdmission(verifier: verifier, repository: repository, clock: clock, knownCallers: knownCallers)
+        BearerAdmission(verifier: verifier, repository: repository, clock: clock, callerCache: callerCache)
     }
 
     var orderLookup: OrderLookup { OrderLookup(orders: repository) }
@@ -66,7 +66,7 @@ extension ServerComponents {
 
     var streamAccess: StreamAccess {
         StreamAccess(
-            admission: admission, callers: callers, accessWatch: accessWatch, hub: tracking, clock: clock,
+            admission: admission, callers: callers, revocationWatch: revocationWatch, hub: tracking, clock: clock,
             metrics: metrics, pingInterval: configuration.tracking.socketPing)
     }
 }

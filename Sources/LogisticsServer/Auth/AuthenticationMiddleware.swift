@@ -10,7 +10,7 @@ struct AuthenticationMiddleware: RouterMiddleware {
     let verifier: AccessTokenVerifier
     let repository: any LogisticsRepository
     let clock: any WallClock
-    let known: KnownCallers
+    let known: CallerCache
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
@@ -37,7 +37,7 @@ struct AuthenticationMiddleware: RouterMiddleware {
     /// Provisions riders and customers the first time they are seen and refuses suspended riders; sockets, which
     /// authenticate without this middleware, call it too.
     static func admit(
-        _ actor: Actor, repository: any LogisticsRepository, clock: any WallClock, known: KnownCallers
+        _ actor: Actor, repository: any LogisticsRepository, clock: any WallClock, known: CallerCache
     ) async throws {
         if let session = actor.sessionId, !known.sessionIsFresh(session, now: clock.now()) {
             // Read before admitting, not in the background: a revoked session's tokens must stop within 30 s.

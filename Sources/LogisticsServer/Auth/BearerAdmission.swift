@@ -8,7 +8,7 @@ struct BearerAdmission: Sendable {
     let verifier: AccessTokenVerifier
     let repository: any LogisticsRepository
     let clock: any WallClock
-    let knownCallers: KnownCallers
+    let callerCache: CallerCache
 
     func admit(bearer token: String) async throws -> Actor {
         try await admission(bearer: token).actor
@@ -18,7 +18,7 @@ struct BearerAdmission: Sendable {
     func admission(bearer token: String) async throws -> (actor: Actor, validUntil: Date) {
         let admitted = try await verifier.admission(fromBearer: token)
         try await AuthenticationMiddleware.admit(
-            admitted.actor, repository: repository, clock: clock, known: knownCallers)
+            admitted.actor, repository: repository, clock: clock, known: callerCache)
         return admitted
     }
 }

@@ -4,6 +4,7 @@ import LogisticsCore
 import LogisticsStore
 import Prometheus
 import ServiceLifecycle
+import Threads
 
 /// Automatic dispatch: a ready order is offered to one rider at a time, the quickest by road to the store from
 /// their last position (ties to the longest wait). An order still being prepared, with the vendor's preparation
@@ -93,7 +94,7 @@ final class AutoDispatcher: Service, Sendable {
             settings.batching == nil
             ? [] : try await repository.tripRiders(for: order.id, maxOrders: settings.batchMaxOrders, now: now)
         let store = order.vendor.location
-        let (freeCandidates, measure, plans) = await OffPool.run { [self] in
+        let (freeCandidates, measure, plans) = await OwnThread.run { [self] in
             let (candidates, measure) = roadTimes(free, to: store)
             return (candidates, measure, tripPlans(for: order, among: onTrips, now: now))
         }

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import LogisticsCore
 import RoadRouting
+import Threads
 
 /// `POST /api/v1/matrix`: road durations and distances between every source and destination, in the sense of
 /// OSRM's table service, for dispatchers' own planning tools.
@@ -19,7 +20,7 @@ struct MatrixRoutes {
         let body = try await RequestBody.decode(MatrixRequest.self, from: request)
         let (sources, destinations, profile) = try body.validated(maxLocations: settings.matrixMaxLocations)
         let navigator = self.navigator
-        let table = try await OffPool.run { try navigator.table(from: sources, to: destinations, profile: profile) }
+        let table = try await OwnThread.run { try navigator.table(from: sources, to: destinations, profile: profile) }
         let unroutable =
             table.unroutableSources.map { "sources[\($0)]" }
             + (body.destinations == nil ? [] : table.unroutableDestinations.map { "destinations[\($0)]" })

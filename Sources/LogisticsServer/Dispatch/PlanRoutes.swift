@@ -3,6 +3,7 @@ import Hummingbird
 import LogisticsCore
 import RoadRouting
 import RoutePlanning
+import Threads
 
 /// `POST /api/v1/plans`: multi-drop routes for a fleet from VROOM's problem format, answered in VROOM's solution
 /// shape; travel times from the built-in router unless the request brings its own matrix.
@@ -23,14 +24,14 @@ struct PlanRoutes {
         let maxTasks = settings.planMaxTasks
         let maxSnapDistanceM = self.maxSnapDistanceM
         // Checking a large plan and making its matrix take a while too: also off the cooperative pool.
-        let input = try await OffPool.run {
+        let input = try await OwnThread.run {
             try Self.input(body, maxTasks: maxTasks, navigator: navigator, maxSnapDistanceM: maxSnapDistanceM)
         }
         let loading = ContinuousClock.now - started
         let problem = input.problem
         let options = input.options
         // The search runs for its whole budget: on a thread of its own, so other requests are not held up.
-        let solution = await OffPool.run { PlanSolver(problem: problem, options: options).solve() }
+        let solution = await OwnThread.run { PlanSolver(problem: problem, options: options).solve() }
         return APIResponse(
             status: .ok, body: try PlanAnswer.json(solution, input: input, loading: loading),
             contentType: "application/json")

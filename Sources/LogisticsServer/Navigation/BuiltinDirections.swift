@@ -5,6 +5,7 @@ import LogisticsStore
 import Prometheus
 import RoadRouting
 import ServiceLifecycle
+import Threads
 
 /// The built-in router over the maps loaded at start, one per profile.
 public struct BuiltinDirections: DirectionsProvider {
@@ -44,7 +45,7 @@ public struct BuiltinDirections: DirectionsProvider {
         if let departAt = request.departAt, request.metric == .time,
             departAt.timeIntervalSince(now) >= map.traffic.expiry, let customiser = customisers.existing(for: map)
         {
-            return try await OffPool.run {
+            return try await OwnThread.run {
                 try planner.route(request, now: now, snapshot: customiser.departureSnapshot(at: departAt, now: now))
             }
         }
@@ -87,7 +88,7 @@ public struct BuiltinDirections: DirectionsProvider {
     public var trafficExpirySeconds: TimeInterval? { maps.values.first?.traffic.expiry }
 
     /// The maps learn traffic from the fleet's fixes and customise their routes for it.
-    public func backgroundServices(_ context: DirectionsUpkeepContext) -> [any Service] {
+    public func backgroundServices(_ context: DirectionsWorkContext) -> [any Service] {
         let maps = Array(self.maps.values)
         let routing = TrafficRouting(
             maps: maps, customisers: customisers, interval: context.trafficCustomiseInterval, clock: context.clock,

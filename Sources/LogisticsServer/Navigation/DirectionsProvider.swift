@@ -29,13 +29,13 @@ public protocol DirectionsProvider: Sendable {
     /// How long an external feed's speed counts, for the feed's answer; nil when the provider takes no feed.
     var trafficExpirySeconds: TimeInterval? { get }
     /// The provider's own background work (learning traffic, customising routes for it), as services to run.
-    func backgroundServices(_ context: DirectionsUpkeepContext) -> [any Service]
+    func backgroundServices(_ context: DirectionsWorkContext) -> [any Service]
     /// Forgets what the provider only remembers for speed; returns how many entries went, by table.
     func forget(now: Date, learnedTallies: Int) -> [String: Int]
 }
 
 /// What a provider's background services are given.
-public struct DirectionsUpkeepContext: Sendable {
+public struct DirectionsWorkContext: Sendable {
     let learnedSpeeds: any LearnedSpeedRepository
     let trafficMatchInterval: Duration
     let trafficCustomiseInterval: Duration
@@ -60,7 +60,7 @@ extension DirectionsProvider {
 
     public var tileGraph: RoadGraph? { nil }
     public var trafficExpirySeconds: TimeInterval? { nil }
-    public func backgroundServices(_ context: DirectionsUpkeepContext) -> [any Service] { [] }
+    public func backgroundServices(_ context: DirectionsWorkContext) -> [any Service] { [] }
     public func forget(now: Date, learnedTallies: Int) -> [String: Int] { [:] }
 
     /// Only a provider holding the road graph can match a trace to it.

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import LogisticsCore
 import RoadRouting
+import Threads
 
 /// Chooses and prepares the directions provider the configuration names.
 enum DirectionsSetup {
@@ -27,7 +28,7 @@ enum DirectionsSetup {
                 return UnavailableDirections(cause: "no map loaded; set LOGISTICS_MAP")
             }
             // Importing a map or reading its cache holds a thread for seconds: not one of the cooperative pool's.
-            return try await OffPool.run { try builtin(path: path, configuration: configuration, logger: logger) }
+            return try await OwnThread.run { try builtin(path: path, configuration: configuration, logger: logger) }
         }
     }
 

@@ -3,6 +3,7 @@ import Hummingbird
 import LogisticsCore
 import LogisticsStore
 import RoadRouting
+import Threads
 
 /// `POST /api/v1/match`: a GPS trace matched to the roads driven (hidden Markov model, Newson & Krumm), for
 /// dispatchers looking back at a delivery and for tools checking traces; and `GET /api/v1/orders/{orderId}/path`,
@@ -26,7 +27,7 @@ struct MatchRoutes {
         let body = try await RequestBody.decode(MatchRequest.self, from: request, limit: Self.bodyLimit)
         let (trace, profile) = try body.validated(maximumFixes: Self.maximumFixes)
         let navigator = self.navigator
-        let match = try await OffPool.run { try navigator.match(trace, profile: profile) }
+        let match = try await OwnThread.run { try navigator.match(trace, profile: profile) }
         return try .json(MatchAnswer(match))
     }
 
@@ -37,7 +38,7 @@ struct MatchRoutes {
         let trail = try await locations.orderTrail(orderId: order.id, limit: Self.maximumFixes)
         let fixes = trail.map { MapMatcher.Fix(point: $0.point, recordedAt: $0.recordedAt) }
         let navigator = self.navigator
-        let match = try await OffPool.run { try navigator.match(fixes, profile: nil) }
+        let match = try await OwnThread.run { try navigator.match(fixes, profile: nil) }
         return try .json(OrderPathAnswer(orderId: order.id.lowercased, fixCount: fixes.count, path: MatchAnswer(match)))
     }
 }

@@ -10,7 +10,7 @@ struct PeopleRoutes {
     let riders: any RiderRepository
     let signIn: any SignInRepository
     let publicAddress: PublicAddress
-    let knownCallers: KnownCallers
+    let callerCache: CallerCache
     let sessionEnding: SessionEnding
     let clock: any WallClock
 
@@ -285,7 +285,7 @@ struct PeopleRoutes {
                 vehicle: body.vehicle, suspended: body.suspended),
             now: now)
         if body.suspended == true { try await sessionEnding.endAll(of: person.id, reason: "suspended", now: now) }
-        if person.role == .rider { knownCallers.forgetRider(person.id) }
+        if person.role == .rider { callerCache.forgetRider(person.id) }
         return try .json(
             PersonRepresentation(person, availability: try await riders.rider(id: person.id)?.availability))
     }

@@ -6,7 +6,7 @@ import LogisticsStore
 /// `/api/v1/riders`: the fleet for the dispatcher's map, a rider's recent trail, and administration of rider accounts.
 struct RiderAdministrationRoutes {
     let riders: any RiderRepository
-    let knownCallers: KnownCallers
+    let callerCache: CallerCache
     let sessionEnding: SessionEnding
     let clock: any WallClock
 
@@ -51,7 +51,7 @@ struct RiderAdministrationRoutes {
         let riderId = try context.uuidParameter("riderId")
         let rider = try await riders.setRiderSuspended(
             id: riderId, suspended: suspended, now: clock.now())
-        knownCallers.forgetRider(riderId)
+        callerCache.forgetRider(riderId)
         if suspended {
             // Suspension ends the rider's sign-ins: a refresh no longer gives them tokens.
             try await sessionEnding.endAll(of: riderId, reason: "suspended", now: clock.now())

@@ -7,20 +7,20 @@ import LogisticsStore
 /// waiting for its next pass. Other instances follow within their 30 s (the API) and their next pass (the sockets).
 struct SessionEnding: Sendable {
     let signIn: any SignInRepository
-    let knownCallers: KnownCallers
-    let accessWatch: AccessWatch
+    let callerCache: CallerCache
+    let revocationWatch: RevocationWatch
 
     /// False when there was no live session of that id (ended elsewhere: this instance forgets it all the same).
     func end(_ id: UUID, reason: String, now: Date) async throws -> Bool {
         let ended = try await signIn.revokeSession(id: id, reason: reason, now: now)
-        knownCallers.forgetSession(id)
-        if ended { accessWatch.checkSoon() }
+        callerCache.forgetSession(id)
+        if ended { revocationWatch.checkSoon() }
         return ended
     }
 
     func endAll(of personId: UUID, reason: String, now: Date) async throws {
         let ended = try await signIn.revokeSessions(personId: personId, reason: reason, now: now)
-        ended.forEach(knownCallers.forgetSession)
-        if !ended.isEmpty { accessWatch.checkSoon() }
+        ended.forEach(callerCache.forgetSession)
+        if !ended.isEmpty { revocationWatch.checkSoon() }
     }
 }

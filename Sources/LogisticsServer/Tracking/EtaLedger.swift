@@ -44,14 +44,14 @@ final class EtaLedger: Sendable {
     /// Riders' orders in transit are asked for together: every rider's first fix asks, and thousands of riders
     /// coming online in the same second were a query each, which held up the acknowledgements and the server's CPU
     /// at the start of every run. One query per 5 ms now answers every rider who asked meanwhile.
-    private let lookups: Coalescer<Lookup>
+    private let lookups: BatchQueue<Lookup>
 
     init(
         repository: any EtaRepository, navigator: Navigator, registry: PrometheusCollectorRegistry, logger: Logger,
         spacing: TimeInterval = 10
     ) {
         self.repository = repository
-        lookups = Coalescer(interval: .milliseconds(5)) { batch in
+        lookups = BatchQueue(interval: .milliseconds(5)) { batch in
             do {
                 let orders = try await repository.ordersInTransit(riderIds: Array(Set(batch.map(\.riderId))))
                 for lookup in batch { lookup.done.resume(returning: orders[lookup.riderId] ?? []) }

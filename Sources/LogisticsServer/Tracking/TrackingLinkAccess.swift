@@ -4,7 +4,7 @@ import LogisticsStore
 
 /// What a tracking link opens now. A link works while its order runs, shows the order's end for a fixed time
 /// after it (`trackingLinkHoursAfterEnd`), and then never again; a revoked link stops at once, and sockets open
-/// on it are closed by the `AccessWatch`.
+/// on it are closed by the `RevocationWatch`.
 struct TrackingLinkAccess: Sendable {
     let links: TrackingLinks
     let orders: any OrderRepository

@@ -10,7 +10,7 @@ struct TrackingRoutes {
     let linkStore: any TrackingLinkRepository
     let links: TrackingLinks
     let snapshots: TrackingSnapshots
-    let accessWatch: AccessWatch
+    let revocationWatch: RevocationWatch
     let publicAddress: PublicAddress
     let linkHoursAfterEnd: Int
     let clock: any WallClock
@@ -58,7 +58,7 @@ struct TrackingRoutes {
         guard try await linkStore.revokeTrackingLink(id: linkId, orderId: order.id, now: clock.now()) else {
             throw LogisticsError.notFound("tracking link")
         }
-        accessWatch.checkSoon()
+        revocationWatch.checkSoon()
         return APIResponse(status: .noContent, body: Data(), contentType: "application/json", location: nil)
     }
 

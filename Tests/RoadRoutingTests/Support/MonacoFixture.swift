@@ -1,6 +1,7 @@
 import Foundation
 import LogisticsCore
 import RoadRouting
+import Threads
 
 /// The committed Monaco extract and maps prepared from it once per test process.
 enum MonacoFixture {
@@ -23,7 +24,7 @@ enum MonacoFixture {
 
     private static func prepare(_ profile: RoutingProfile.Name, honourRestrictions: Bool) -> Task<RoadMap, Never> {
         Task {
-            await OffPool.run {
+            await OwnThread.run {
                 do {
                     return try RoadMapLoader.prepare(
                         pbf: pbfPath, profile: profile, honourRestrictions: honourRestrictions)

@@ -1,5 +1,6 @@
 import LogisticsCore
 import RoadRouting
+import Threads
 
 /// Collects raw ways and restriction relations straight from the PBF, so tests can compare the graph with the tags.
 struct OSMTagCollector: OSMElementVisitor {
@@ -20,7 +21,7 @@ struct OSMTagCollector: OSMElementVisitor {
     static var monaco: OSMTagCollector { get async { await decoding.value } }
 
     private static let decoding = Task {
-        await OffPool.run {
+        await OwnThread.run {
             var collector = OSMTagCollector()
             do {
                 try PBFReader(path: MonacoFixture.pbfPath).read(into: &collector)

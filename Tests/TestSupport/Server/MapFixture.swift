@@ -2,6 +2,7 @@ import Foundation
 import LogisticsCore
 import LogisticsServer
 import RoadRouting
+import Threads
 
 /// Monaco imported once per test process for both profiles, into a cache directory every test server shares,
 /// so a server with a map starts in milliseconds.
@@ -12,11 +13,11 @@ enum MapFixture {
     private static let directory = FileManager.default.temporaryDirectory
         .appendingPathComponent("logistics-test-maps-\(UUID())").path
 
-    /// The import runs on a thread of its own (`OffPool`) and is awaited, not computed in a `static let` initialiser:
+    /// The import runs on a thread of its own (`OwnThread`) and is awaited, not computed in a `static let` initialiser:
     /// every cooperative thread that touched such an initialiser blocked in it until the import ended, and on two
     /// cores that stalled the whole run (a RiderKit timeout test took many times its 1 s timeout).
     private static let importing = Task<Void, Never> {
-        await OffPool.run {
+        await OwnThread.run {
             do {
                 for profile in RoutingProfile.Name.allCases {
                     _ = try RoadMapLoader.load(path: pbfPath, profile: profile, cacheDirectory: directory)

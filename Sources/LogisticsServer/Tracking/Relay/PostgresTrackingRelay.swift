@@ -23,7 +23,7 @@ final class PostgresTrackingRelay: TrackingRelay, Service {
     private let instance = UUID()
     private let ownPrefix: String
     private let logger: Logger
-    private let outgoing: BufferedCoalescer<RelayBacklog>
+    private let outgoing: BufferedBatchQueue<RelayBacklog>
     private let listening = Mutex<[CheckedContinuation<Void, Never>]?>([])
 
     init(hub: TrackingHub, database: PostgresDatabase, schema: String?, logger: Logger) {
@@ -38,7 +38,7 @@ final class PostgresTrackingRelay: TrackingRelay, Service {
         // stalls, the backlog keeps only each rider's newest position (`RelayBacklog`).
         let instance = self.instance
         ownPrefix = RelayPayload.prefix(from: instance)
-        outgoing = BufferedCoalescer(interval: LocationWriter.commitInterval) { updates in
+        outgoing = BufferedBatchQueue(interval: LocationWriter.commitInterval) { updates in
             let payloads = RelayPayload.pack(updates, from: instance, limit: Self.payloadLimit)
             await Self.notify(payloads, channel: channel, database: database, logger: logger)
         }

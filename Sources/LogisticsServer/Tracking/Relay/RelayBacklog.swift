@@ -4,7 +4,7 @@ import Foundation
 /// passed on whole. While the database stalls it would grow with every fix, so past `limit` only each rider's
 /// newest position is kept (the next fix would replace the older ones on every screen anyway); order events and
 /// notices, which nothing replaces, are all kept, in order.
-struct RelayBacklog: CoalescerBuffer {
+struct RelayBacklog: BatchBuffer {
     static let defaultLimit = 10_000
 
     let limit: Int

@@ -54,7 +54,7 @@ final class DispatchStreamSocket: TokenSocketStream {
             return
         }
         socket.closeWhenTokenExpires(validUntil, now: access.clock.now())
-        socket.closeWhenSignInEnds(actor, watch: access.accessWatch)
+        socket.closeWhenSignInEnds(actor, watch: access.revocationWatch)
         let (hub, handle) = (access.hub, socket.handle(self))
         let watcher = hub.watchEverything { message in handle.execute { $0.socket?.send(text: message) } }
         socket.onEnd { hub.stopWatching(watcher) }

@@ -4,54 +4,6 @@ import LogisticsCore
 import NIOCore
 import NIOWebSocket
 
-/// How a loop-served stream starts, as its route decided at the upgrade: its name in metrics, its path for problem
-/// documents, and the stream itself, made on the connection's event loop.
-struct LoopSocketOpening: Sendable {
-    let name: String
-    let path: String
-    let metrics: RequestMetrics
-    /// How often the peer is pinged; one that has not answered the previous ping is cut.
-    var pingInterval = LoopSocket.pingInterval
-    let makeStream: @Sendable () -> any LoopSocketStream
-}
-
-/// A stream's side of a `LoopSocket`. Every call comes on the connection's event loop.
-protocol LoopSocketStream: AnyObject, SendableMetatype {
-    func opened(_ socket: LoopSocket)
-    func received(text: String)
-    /// A message the socket refused (its caller's allowance was spent), for the stream to answer.
-    func refused(text: String, _ error: any Error, on socket: LoopSocket)
-    /// The connection is gone; the stream lets go of the socket.
-    func ended()
-}
-
-extension LoopSocketStream {
-    func refused(text: String, _ error: any Error, on socket: LoopSocket) { socket.sendProblem(error) }
-}
-
-/// A stream that needs nothing from its upgrade request but the token: registered by its path alone.
-protocol TokenSocketStream: LoopSocketStream {
-    /// What the stream is made with, besides its token.
-    associatedtype Collaborators: Sendable
-    static var path: String { get }
-    /// The stream's label in `websocket_connections` and `websocket_cut_off_total`.
-    static var name: String { get }
-    init(_ collaborators: Collaborators, token: String?)
-}
-
-extension TokenSocketStream {
-    static func register(
-        in router: Router<LogisticsRequestContext>, access: StreamAccess, _ collaborators: Collaborators
-    ) {
-        router.registerSocket(path) { request, _ in
-            let token = SocketPolicy.bearerToken(request.headers)
-            return LoopSocketOpening(
-                name: name, path: path, metrics: access.metrics, pingInterval: access.pingInterval
-            ) { Self(collaborators, token: token) }
-        }
-    }
-}
-
 /// A WebSocket served by callbacks on its connection's event loop, with no task of its own: the handshake's
 /// remainder, pings, the close handshake, the flood limit, the backlog of a client that reads slowly, and the close
 /// for a server going down. It keeps the promises the task-served sockets kept before it: 4429 for a flood or a
@@ -217,7 +169,7 @@ final class LoopSocket: ChannelInboundHandler, RemovableChannelHandler {
 
     /// Closes the socket when its holder loses access (4403: a rider suspended, a tracking link revoked; 4401: a
     /// sign-in session ended), watched until the socket ends.
-    func closeWhenAccessLost(_ holder: AccessWatch.Holder, watch: AccessWatch) {
+    func closeWhenAccessLost(_ holder: RevocationWatch.Holder, watch: RevocationWatch) {
         let socket = handle(self)
         let ticket = watch.watch(holder) { error in socket.execute { $0.refuse(error) } }
         onEnd { watch.unwatch(ticket) }
@@ -225,7 +177,7 @@ final class LoopSocket: ChannelInboundHandler, RemovableChannelHandler {
 
     /// Closes the socket (4401) when the sign-in session its token came from ends (logout, revocation, a refresh
     /// token used twice, a suspension), on whichever instance that happened.
-    func closeWhenSignInEnds(_ actor: Actor, watch: AccessWatch) {
+    func closeWhenSignInEnds(_ actor: Actor, watch: RevocationWatch) {
         guard let session = actor.sessionId else { return }
         closeWhenAccessLost(.session(session), watch: watch)
     }
@@ -425,79 +377,5 @@ final class LoopSocket: ChannelInboundHandler, RemovableChannelHandler {
         stream?.ended()
         stream = nil
         opening.metrics.socketClosed(opening.name)
-    }
-}
-
-/// The token of a loop-served stream: from the `bearer, <token>` subprotocol, or else from a first message
-/// `{"type":"auth","token":"…"}` within `SocketPolicy.authenticationWindow`.
-struct LoopSocketToken {
-    /// Calls `start` with the token from the upgrade's subprotocol now, or else waits for the first message
-    /// (`LoopSocketToken.from(firstMessage:)`), refusing with 4401 when none came in time.
-    static func await(
-        _ token: String?, on socket: LoopSocket, isWaiting: @escaping () -> Bool, start: (String) -> Void
-    ) {
-        if let token {
-            start(token)
-            return
-        }
-        socket.after(TimeAmount(SocketPolicy.authenticationWindow)) { socket in
-            guard isWaiting() else { return }
-            socket.refuse(
-                LogisticsError(
-                    .unauthenticated,
-                    "Send the token as Sec-WebSocket-Protocol: bearer, <token> or as the first message"
-                ))
-        }
-    }
-
-    /// The token of a first message, or nil after refusing the socket (4401).
-    static func from(firstMessage text: String, _ socket: LoopSocket?) -> String? {
-        guard let first = try? JSONDecoder().decode(FirstMessage.self, from: Data(text.utf8)), !first.token.isEmpty
-        else {
-            socket?.refuse(LogisticsError(.unauthenticated, #"The first message must be {"type":"auth","token":"…"}"#))
-            return nil
-        }
-        return first.token
-    }
-
-    private struct FirstMessage: Decodable {
-        var token: String
-    }
-
-    /// Checks the token off the loop, then hands the caller and until when its token is accepted back to
-    /// `stream` on the loop; a token refused, or a caller `admit` refuses (by throwing), closes the socket.
-    static func signIn<Stream: LoopSocketStream>(
-        _ token: String, admission: BearerAdmission, on socket: LoopSocket, for stream: Stream,
-        admit: @escaping @Sendable (Actor) throws -> Void,
-        then signedIn: @escaping @Sendable (Stream, Actor, Date) -> Void
-    ) {
-        let handle = socket.handle(stream)
-        let refusing = socket.handle(socket)
-        Task {
-            do {
-                let (actor, validUntil) = try await admission.admission(bearer: token)
-                try admit(actor)
-                handle.execute { signedIn($0, actor, validUntil) }
-            } catch {
-                refusing.execute { $0.refuse(error) }
-            }
-        }
-    }
-}
-
-/// A loop-served stream, reachable from any thread: the work runs on the connection's event loop.
-struct LoopHandle<Value: AnyObject>: Sendable {
-    let bound: NIOLoopBound<Value>
-    let eventLoop: any EventLoop
-
-    func execute(_ work: @escaping @Sendable (Value) -> Void) {
-        let bound = self.bound
-        eventLoop.execute { work(bound.value) }
-    }
-
-    /// `work` once the loop has read what its sockets hold, for answers that can wait that long (`LoopLane`).
-    func executeAfterReads(_ work: @escaping @Sendable (Value) -> Void) {
-        let bound = self.bound
-        LoopLane.of(eventLoop).post { work(bound.value) }
     }
 }

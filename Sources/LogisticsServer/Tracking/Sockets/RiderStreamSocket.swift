@@ -103,8 +103,8 @@ final class RiderStreamSocket: TokenSocketStream {
         }
         self.rider = rider
         socket.closeWhenTokenExpires(validUntil, now: access.clock.now())
-        socket.closeWhenAccessLost(.rider(rider.id), watch: access.accessWatch)
-        socket.closeWhenSignInEnds(rider, watch: access.accessWatch)
+        socket.closeWhenAccessLost(.rider(rider.id), watch: access.revocationWatch)
+        socket.closeWhenSignInEnds(rider, watch: access.revocationWatch)
         let (hub, handle) = (access.hub, socket.handle(self))
         let reader = hub.receive(for: rider.id) { message in handle.execute { $0.socket?.send(text: message) } }
         socket.onEnd { hub.stopReceiving(for: rider.id, reader: reader) }

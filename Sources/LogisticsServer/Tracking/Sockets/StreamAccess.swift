@@ -7,7 +7,7 @@ import NIOCore
 struct StreamAccess: Sendable {
     let admission: BearerAdmission
     let callers: CallerLimits
-    let accessWatch: AccessWatch
+    let revocationWatch: RevocationWatch
     let hub: TrackingHub
     let clock: any WallClock
     /// How each stream's socket is named in metrics, and how often idle peers are pinged.

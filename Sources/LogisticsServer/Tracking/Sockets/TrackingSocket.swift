@@ -116,7 +116,7 @@ final class TrackingSocket: LoopSocketStream {
             socket.closeWhenTokenExpires(validUntil, now: opener.access.clock.now())
         }
         if let linkId = opened.linkId {
-            socket.closeWhenAccessLost(.trackingLink(linkId), watch: opener.access.accessWatch)
+            socket.closeWhenAccessLost(.trackingLink(linkId), watch: opener.access.revocationWatch)
         }
         sendSnapshot(opened.snapshot)
     }

@@ -4,6 +4,7 @@ import LogisticsCore
 import Prometheus
 import RoadRouting
 import ServiceLifecycle
+import Threads
 
 /// Makes live and learned speeds change which route is chosen, not only its ETA: every `interval`, each map's
 /// fastest-route hierarchy is customised for the fresh live speeds and this quarter hour's learned ones, off the
@@ -39,7 +40,7 @@ struct TrafficRouting: Service {
     private func customise(_ customiser: TrafficCustomiser) async {
         let now = clock.now()
         let started = ContinuousClock.now
-        guard let snapshot = await OffPool.run({ customiser.customiseIfChanged(now: now) }) else { return }
+        guard let snapshot = await OwnThread.run({ customiser.customiseIfChanged(now: now) }) else { return }
         let profile = customiser.map.profile.rawValue
         registry.durationHistogram(
             .trafficCustomisationDuration, labels: [("profile", profile)],

@@ -9,7 +9,7 @@ import Synchronization
 /// link revoked on any instance loses its streams within a second (4403), and a sign-in session ended there loses
 /// them too (4401), not when the token runs out. One query per kind of holder per pass, whatever the number of
 /// sockets.
-final class AccessWatch: Service, Sendable {
+final class RevocationWatch: Service, Sendable {
     enum Holder: Hashable, Sendable {
         case rider(UUID)
         case trackingLink(UUID)

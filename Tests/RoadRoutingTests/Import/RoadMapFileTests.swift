@@ -2,6 +2,7 @@ import Foundation
 import LogisticsCore
 import RoadRouting
 import Testing
+import Threads
 
 extension RoadRoutingSuites {
     @Suite("Prepared graph files and live traffic")
@@ -41,7 +42,7 @@ extension RoadRoutingSuites {
         @Test("fixes moving slowly along a road raise its congestion and ETA; stale speeds expire to free flow")
         func liveTraffic() async throws {
             // A map of its own (the test writes traffic into it), contracted off the cooperative pool.
-            let map = try await OffPool.run {
+            let map = try await OwnThread.run {
                 try RoadMapLoader.prepare(pbf: MonacoFixture.pbfPath, profile: .motorcycle)
             }
             let planner = RoutePlanner(map: map)

@@ -8,23 +8,23 @@ import Testing
 /// The riders' acks go through a lane so that a commit answering thousands of them at once does not keep the loop
 /// from reading its sockets.
 @Suite("Loop lane", .timeLimit(.minutes(1)))
-struct LoopLaneTests {
+struct AfterReadsQueueTests {
     @Test("posted work runs in order, a chunk a turn, and the loop reads its sockets between the chunks")
     func readsBetweenChunks() async throws {
-        let read = try await readAmong(count: 16 * LoopLane.chunk, itemCost: 0, loops: nil)
+        let read = try await readAmong(count: 16 * AfterReadsQueue.chunk, itemCost: 0, loops: nil)
         // After the first chunk, or a later one when the delivery was late; without the lane, after the last.
-        #expect(read % LoopLane.chunk == 0 && read < 16 * LoopLane.chunk)
+        #expect(read % AfterReadsQueue.chunk == 0 && read < 16 * AfterReadsQueue.chunk)
     }
 
     @Test("on a loop that reports its ticks, slow work still lets the loop read after its first chunks")
     func readsBetweenSlowChunks() async throws {
         // 100 µs an item: each next turn is due before the loop's other tasks are done, which on a lane that only
         // waits 50 µs ran the turns back to back and the read came after all 1,024 items.
-        let count = 16 * LoopLane.chunk
+        let count = 16 * AfterReadsQueue.chunk
         let read = try await readAmong(
             count: count, itemCost: 100,
-            loops: MultiThreadedEventLoopGroup(numberOfThreads: 1, metricsDelegate: LoopLane.tickReporter))
-        #expect(read % LoopLane.chunk == 0 && read <= 4 * LoopLane.chunk)
+            loops: MultiThreadedEventLoopGroup(numberOfThreads: 1, metricsDelegate: AfterReadsQueue.tickReporter))
+        #expect(read % AfterReadsQueue.chunk == 0 && read <= 4 * AfterReadsQueue.chunk)
     }
 
     /// Posts `count` items of `itemCost` µs from one task on the loop while a client's bytes wait to be read, and
@@ -42,8 +42,8 @@ struct LoopLaneTests {
         let client = try await ClientBootstrap(group: clientGroup)
             .connect(host: "127.0.0.1", port: server.localAddress!.port!).get()
         try await accepted.futureResult.get()
-        let lane = LoopLane.of(loop)
-        #expect(LoopLane.of(loop) === lane)
+        let lane = AfterReadsQueue.of(loop)
+        #expect(AfterReadsQueue.of(loop) === lane)
         let done = loop.makePromise(of: Void.self)
         // Without the lane the loop would run every item before reading the client's bytes.
         try await loop.submit {

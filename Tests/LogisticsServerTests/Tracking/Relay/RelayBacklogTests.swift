@@ -74,7 +74,7 @@ struct RelayBacklogTests {
     func stalledHandler() async throws {
         let batches = Mutex<[[TrackingUpdate]]>([])
         let (gate, opener) = AsyncStream<Void>.makeStream()
-        let coalescer = BufferedCoalescer<RelayBacklog> { batch in
+        let queue = BufferedBatchQueue<RelayBacklog> { batch in
             let first = batches.withLock { batches in
                 batches.append(batch)
                 return batches.count == 1
@@ -82,11 +82,11 @@ struct RelayBacklogTests {
             if first { for await _ in gate { break } }
         }
         let riders = (0..<3).map { _ in UUID() }
-        coalescer.submit([Self.fix(riders[0], 0)])
+        queue.submit([Self.fix(riders[0], 0)])
         for _ in 0..<500 where batches.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(10)) }
         for second in 1...20_000 {
-            coalescer.submit([Self.fix(riders[second % 3], second)])
-            if second % 1000 == 0 { coalescer.submit([.notice(recipientId: riders[0], message: "event \(second)")]) }
+            queue.submit([Self.fix(riders[second % 3], second)])
+            if second % 1000 == 0 { queue.submit([.notice(recipientId: riders[0], message: "event \(second)")]) }
         }
         opener.yield()
         for _ in 0..<500 where batches.withLock({ $0.count < 2 }) { try await Task.sleep(for: .milliseconds(10)) }

@@ -2,6 +2,7 @@ import Foundation
 import LogisticsCore
 import RoadRouting
 import Synchronization
+import Threads
 
 /// Each map's traffic customiser, made on first need (a structure build each, off the cooperative pool) and shared
 /// by the background customisation and by routes for later departures.
@@ -17,7 +18,7 @@ public final class TrafficCustomisers: Sendable {
     /// hierarchy.
     func make(for map: RoadMap) async -> (customiser: TrafficCustomiser, isNew: Bool)? {
         if let existing = existing(for: map) { return (existing, false) }
-        guard let customiser = await OffPool.run({ TrafficCustomiser(map: map) }) else { return nil }
+        guard let customiser = await OwnThread.run({ TrafficCustomiser(map: map) }) else { return nil }
         made.withLock { $0[map.profile] = customiser }
         return (customiser, true)
     }

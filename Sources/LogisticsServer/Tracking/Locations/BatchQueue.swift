@@ -1,7 +1,7 @@
 import Synchronization
 
-/// What a coalescer holds between batches: `KeepAll` keeps everything, the relay's backlog bounds itself.
-protocol CoalescerBuffer: Sendable {
+/// What a batch queue holds between batches: `KeepAll` keeps everything, the relay's backlog bounds itself.
+protocol BatchBuffer: Sendable {
     associatedtype Item: Sendable
     init()
     mutating func add(_ items: [Item])
@@ -9,7 +9,7 @@ protocol CoalescerBuffer: Sendable {
     mutating func takeAll() -> [Item]
 }
 
-struct KeepAll<Item: Sendable>: CoalescerBuffer {
+struct KeepAll<Item: Sendable>: BatchBuffer {
     private var items: [Item] = []
 
     mutating func add(_ items: [Item]) { self.items += items }
@@ -20,7 +20,7 @@ struct KeepAll<Item: Sendable>: CoalescerBuffer {
     }
 }
 
-typealias Coalescer<Item: Sendable> = BufferedCoalescer<KeepAll<Item>>
+typealias BatchQueue<Item: Sendable> = BufferedBatchQueue<KeepAll<Item>>
 
 /// One drainer per lane (one lane unless told): items submitted while every lane handles a batch wait and are
 /// handled together in the next one. Under light load every item goes at once; under heavy load the batches grow
@@ -30,7 +30,7 @@ typealias Coalescer<Item: Sendable> = BufferedCoalescer<KeepAll<Item>>
 /// `interval` is the least time between the starts of two batches (PostgreSQL's `commit_delay`, in effect): after
 /// an idle spell the first item goes at once, but a steady stream of single items is gathered into one batch per
 /// interval instead of one each: with a commit per fix, evenly spread fixes took twice the server's CPU.
-final class BufferedCoalescer<Buffer: CoalescerBuffer>: Sendable {
+final class BufferedBatchQueue<Buffer: BatchBuffer>: Sendable {
     private let state = Mutex<(items: Buffer, draining: Int, lastStart: ContinuousClock.Instant?)>(
         (Buffer(), 0, nil))
     private let handle: @Sendable ([Buffer.Item]) async -> Void

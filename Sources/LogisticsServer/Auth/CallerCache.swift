@@ -8,7 +8,7 @@ import Synchronization
 /// through while one background read checks the rider again, so a phone's uploads never wait for the database
 /// once it is known. A suspension made through this instance takes effect at once (it forgets the rider), one made
 /// through another instance within `riderTTL` plus one upload.
-final class KnownCallers: Sendable {
+final class CallerCache: Sendable {
     enum RiderStanding: Equatable {
         /// Checked within `riderTTL`.
         case active

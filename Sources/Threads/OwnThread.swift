@@ -9,7 +9,7 @@ import Foundation
 /// took one of a 2-core machine's two threads and a second import the other, and the whole process stood still
 /// for seconds. A thread of its own competes for the cores through the kernel's scheduler instead, so requests keep
 /// being answered, only slower.
-public enum OffPool {
+public enum OwnThread {
     public static func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread { continuation.resume(with: Result { try work() }) }

@@ -12,7 +12,7 @@ final class LocationWriter: Sendable {
         var done: @Sendable ((any Error)?) -> Void
     }
 
-    private let batches: Coalescer<Waiting>
+    private let batches: BatchQueue<Waiting>
 
     /// One thread for all the writers of the process: they take turns on the database anyway.
     private static let executor = DedicatedExecutor(label: "location-group-commit")
@@ -30,7 +30,7 @@ final class LocationWriter: Sendable {
     /// order, so the two queue instead of deadlocking.
     /// SQLite has one writer: one at a time.
     init(repository: any LocationRepository, clock: any WallClock, commitsAtOnce: Int = 1) {
-        batches = Coalescer(executor: Self.executor, interval: Self.commitInterval, lanes: commitsAtOnce) { batch in
+        batches = BatchQueue(executor: Self.executor, interval: Self.commitInterval, lanes: commitsAtOnce) { batch in
             do {
                 try await repository.storeFixes(Self.merged(batch.map(\.write)), now: clock.now())
                 for waiting in batch { waiting.done(nil) }

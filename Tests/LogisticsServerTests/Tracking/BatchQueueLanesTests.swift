@@ -4,8 +4,8 @@ import Testing
 @testable import LogisticsServer
 
 /// The group commit may keep two PostgreSQL transactions open at once; the relay's NOTIFYs must stay one at a time.
-@Suite("Coalescer lanes", .timeLimit(.minutes(1)))
-struct CoalescerLanesTests {
+@Suite("BatchQueue lanes", .timeLimit(.minutes(1)))
+struct BatchQueueLanesTests {
     /// One lane: the second and third items wait together for the first batch. Two lanes: the second batch starts
     /// while the first is handled, and the third waits for one of them.
     @Test(
@@ -13,11 +13,11 @@ struct CoalescerLanesTests {
         arguments: [(1, [[1], [2, 3]]), (2, [[1], [2], [3]])])
     func lanes(lanes: Int, batches: [[Int]]) async throws {
         let run = GatedRun(lanes: lanes)
-        run.coalescer.submit([1])
+        run.batches.submit([1])
         try await run.until { $0.running == 1 }
-        run.coalescer.submit([2])
+        run.batches.submit([2])
         try await run.until { $0.running == lanes }
-        run.coalescer.submit([3])
+        run.batches.submit([3])
         try await Task.sleep(for: .milliseconds(50))
         #expect(run.read { $0.running } == lanes)
         await run.gate.open()
@@ -28,7 +28,7 @@ struct CoalescerLanesTests {
     }
 }
 
-/// A coalescer whose batches wait at a gate, counting how many are handled at once.
+/// A batches whose batches wait at a gate, counting how many are handled at once.
 private final class GatedRun: Sendable {
     struct Counts {
         var running = 0
@@ -39,13 +39,13 @@ private final class GatedRun: Sendable {
 
     private let box = CountsBox()
     let gate = Gate()
-    let coalescer: Coalescer<Int>
+    let batches: BatchQueue<Int>
 
     func read<T>(_ body: (Counts) -> T) -> T { box.counts.withLock { body($0) } }
 
     init(lanes: Int) {
         let (box, gate) = (box, gate)
-        coalescer = Coalescer(lanes: lanes) { batch in
+        batches = BatchQueue(lanes: lanes) { batch in
             box.counts.withLock {
                 $0.running += 1
                 $0.most = max($0.most, $0.running)

@@ -9,15 +9,15 @@ import Testing
 /// What the server remembers only for speed is forgotten once it is no longer live: memory follows the load, not
 /// the run's length.
 @Suite("Memory upkeep", .timeLimit(.minutes(2)))
-struct MemoryUpkeepTests {
+struct CacheExpiryTests {
     @Test("riders gone quiet, expired tokens and callers past their check are forgotten; live ones are kept")
     func forgetsWhatIsOver() async throws {
         try await TestServer.run(.sqlite, configure: MapFixture.monaco) { server in
             var logger = Logger(label: "test")
             logger.logLevel = .critical
-            let upkeep = MemoryUpkeep(
+            let upkeep = CacheExpiry(
                 ingest: server.components.ingest, etas: server.components.etas, verifier: server.components.verifier,
-                knownCallers: server.components.knownCallers, directions: server.components.navigator.provider,
+                callerCache: server.components.callerCache, directions: server.components.navigator.provider,
                 clock: server.clock, logger: logger)
             // Twenty riders report once, with tokens that last an hour; ten customers sign in.
             for index in 0..<20 {
@@ -32,7 +32,7 @@ struct MemoryUpkeepTests {
             #expect(server.components.ingest.trackedRiders == 20)
             #expect(server.components.etas.watchedRiders == 20)
             #expect(server.components.verifier.rememberedTokens >= 30)
-            #expect(server.components.knownCallers.count == 30)
+            #expect(server.components.callerCache.count == 30)
 
             // A minute on, nothing is over yet.
             server.clock.advance(by: 60)
@@ -51,7 +51,7 @@ struct MemoryUpkeepTests {
             #expect(server.components.ingest.trackedRiders == 1)
             #expect(server.components.etas.watchedRiders == 1)
             #expect(server.components.verifier.rememberedTokens == 1)
-            #expect(server.components.knownCallers.count == 1)
+            #expect(server.components.callerCache.count == 1)
         }
     }
 }

@@ -6,7 +6,7 @@ import Synchronization
 /// queued while it runs tasks before it polls its sockets again, so the thousands of acks a commit answers at once,
 /// each queued on its own, kept the loop from reading for tens of milliseconds, and the fixes waiting to be read
 /// reached customers that much later. A lane runs at most `chunk` items a turn, then lets the loop poll first.
-final class LoopLane: Sendable {
+final class AfterReadsQueue: Sendable {
     /// About a millisecond of writes.
     static let chunk = 64
 
@@ -16,12 +16,12 @@ final class LoopLane: Sendable {
     static let tickReporter: any NIOEventLoopMetricsDelegate = TickReporter()
 
     /// One lane per loop, for the life of the process (the loops of a server live as long).
-    private static let lanes = Mutex<[ObjectIdentifier: LoopLane]>([:])
+    private static let lanes = Mutex<[ObjectIdentifier: AfterReadsQueue]>([:])
 
-    static func of(_ loop: any EventLoop) -> LoopLane {
+    static func of(_ loop: any EventLoop) -> AfterReadsQueue {
         lanes.withLock { lanes in
             if let lane = lanes[ObjectIdentifier(loop)] { return lane }
-            let lane = LoopLane(loop: loop)
+            let lane = AfterReadsQueue(loop: loop)
             lanes[ObjectIdentifier(loop)] = lane
             return lane
         }
@@ -88,5 +88,5 @@ final class LoopLane: Sendable {
 /// The event loops that serve the server's connections: NIO's own, but reporting their ticks to the lanes.
 enum ServerLoops {
     static let group = MultiThreadedEventLoopGroup(
-        numberOfThreads: System.coreCount, metricsDelegate: LoopLane.tickReporter)
+        numberOfThreads: System.coreCount, metricsDelegate: AfterReadsQueue.tickReporter)
 }

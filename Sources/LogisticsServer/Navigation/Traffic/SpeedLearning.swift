@@ -4,6 +4,7 @@ import LogisticsCore
 import LogisticsStore
 import RoadRouting
 import ServiceLifecycle
+import Threads
 
 /// Keeps the speeds the fleet taught across restarts and instances: loads the stored totals at start, then every
 /// `interval` stores this instance's new samples and takes in what the others stored. A last store runs at
@@ -36,7 +37,7 @@ struct SpeedLearning: Service {
         do {
             let rows = try await repository.learnedSpeeds(profile: profile.rawValue, changedSince: readFrom[profile])
             guard !rows.isEmpty else { return }
-            let unknown = await OffPool.run { map.learned.merge(stored: rows.map(Self.entry)) }
+            let unknown = await OwnThread.run { map.learned.merge(stored: rows.map(Self.entry)) }
             readFrom[profile] = readAt.addingTimeInterval(-Self.readOverlap)
             if unknown > 0 {
                 logger.info(

@@ -9,17 +9,17 @@ import ServiceLifecycle
 /// an hour (their dedup trail, their ETA watch), expired tokens, callers past their check, departure hierarchies
 /// nobody asked for in ten minutes, and learned speeds past their cap. Each was a table that kept everything it
 /// had ever seen (issue #48's soak).
-struct MemoryUpkeep: Service {
+struct CacheExpiry: Service {
     let ingest: LocationIngest
     let etas: EtaLedger
     let verifier: AccessTokenVerifier
-    let knownCallers: KnownCallers
+    let callerCache: CallerCache
     let directions: any DirectionsProvider
     let clock: any WallClock
     let logger: Logger
     var interval: Duration = .seconds(60)
     /// Learned-speed tallies one map may hold (about 50 bytes each).
-    var learnedTallies = MemoryUpkeep.defaultLearnedTallies
+    var learnedTallies = CacheExpiry.defaultLearnedTallies
 
     static let defaultLearnedTallies = 2_000_000
 
@@ -40,7 +40,7 @@ struct MemoryUpkeep: Service {
             "rider_trails": ingest.forgetIdleRiders(now: now),
             "eta_watches": etas.forgetIdleRiders(now: now),
             "verified_tokens": verifier.forgetExpired(),
-            "known_callers": knownCallers.forgetOld(now: now),
+            "known_callers": callerCache.forgetOld(now: now),
         ]
         forgotten.merge(directions.forget(now: now, learnedTallies: learnedTallies)) { $0 + $1 }
         if forgotten.values.contains(where: { $0 > 0 }) {

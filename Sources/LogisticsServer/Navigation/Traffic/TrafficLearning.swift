@@ -4,6 +4,7 @@ import LogisticsCore
 import RoadRouting
 import ServiceLifecycle
 import Synchronization
+import Threads
 
 /// Riders' fixes waiting to teach the maps traffic. Matching a trail to the roads costs too much CPU a fix for the
 /// request that brings it (docs/performance.md, map matching), so fixes wait here and `TrafficLearning` matches
@@ -96,7 +97,7 @@ struct TrafficLearning: Service {
         let taken = trails.take(now: clock.now())
         guard !taken.isEmpty else { return }
         let maps = self.maps
-        await OffPool.run {
+        await OwnThread.run {
             for map in maps {
                 for (trail, learning) in taken { map.observe(trail: trail, learning: learning) }
             }
