@@ -2,7 +2,7 @@
 // Taps: stored at once in the queue, then sent in order; the server's answers and its refusals.
 import { uuid } from './Connection/rider-api.js';
 import { t } from './rider-i18n.js';
-import { isFinal, saveCache, point, pendingFor, displayTask, tripTaskIds } from './Connection/rider-state.js';
+import { isFinal, point, pendingFor, displayTask, tripTaskIds } from './Connection/rider-state.js';
 import { notify, problemText, ask } from './rider-notice.js';
 import { render } from './rider-screens.js';
 import { refresh, taskEnded } from './Connection/rider-session.js';
@@ -118,7 +118,6 @@ function changeProof(taskId, fields) {
     store.update((state) => ({
       task: { ...task, proofOfDelivery: { ...(task.proofOfDelivery || {}), ...fields } }, taskVersion: state.taskVersion + 1,
     }));
-    saveCache(store.get());
   }
 }
 
@@ -144,7 +143,6 @@ function serverTaskChanged(task) {
     if (previous && task.status === 'FAILED') taskEnded(previous, 'failed');
     const { navigation } = store.get();
     if (navigation) navigation.end();
-    saveCache(store.get());
     setTimeout(() => {
       refresh();
       fetchOffers();
@@ -152,7 +150,6 @@ function serverTaskChanged(task) {
     return;
   }
   store.update({ task });
-  saveCache(store.get());
   // On a trip the next stop may be another order's: the server says which task comes next.
   if (trip) setTimeout(() => refresh(), 0);
 }
@@ -166,7 +163,6 @@ export async function refused(action, error) {
       if (task && task.taskId === action.taskId) {
         store.update((state) => ({ task: null, taskVersion: state.taskVersion + 1 }));
         taskEnded(task, 'cancelled');
-        saveCache(store.get());
         refresh();
       }
       return null;
@@ -185,7 +181,6 @@ export async function refused(action, error) {
       notify(Number.isFinite(left) ? t('otpWrong', { n: left }) : t('otpWrongNoCount'));
       if (task && task.proofOfDelivery && Number.isFinite(left)) {
         store.update({ task: { ...task, proofOfDelivery: { ...task.proofOfDelivery, otpAttemptsRemaining: left } } });
-        saveCache(store.get());
       }
       break;
     }

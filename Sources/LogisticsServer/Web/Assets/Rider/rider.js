@@ -12,7 +12,7 @@ import { Geo } from './Connection/rider-geo.js';
 import { FixUploader } from './Connection/rider-fixes.js';
 import { t, translate } from './rider-i18n.js';
 import { createStore } from './rider-store.js';
-import { $, show, initialState } from './Connection/rider-state.js';
+import { $, show, initialState, keepCache } from './Connection/rider-state.js';
 import { notify } from './rider-notice.js';
 import { initScreens, render, dismissFinished, fixArrived } from './rider-screens.js';
 import {
@@ -37,6 +37,7 @@ import { initTaps, send, refused } from './rider-taps.js';
 // --- The store and the services, made once and given to every module that uses them ---------------------------
 
 const store = createStore(initialState());
+keepCache(store);
 const api = createApi(() => store.get().token);
 const geo = new Geo({ onFix: fixArrived, onStatus: () => render() });
 const fixes = new FixUploader(api);

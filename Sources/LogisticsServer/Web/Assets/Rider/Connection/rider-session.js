@@ -3,7 +3,7 @@
 import { offline } from './rider-api.js';
 import { claims } from '../../sign-in.js';
 import { t } from '../rider-i18n.js';
-import { $, isFinal, saveCache, loadCache, pendingFor, displayTask, tripTaskIds } from './rider-state.js';
+import { $, isFinal, loadCache, pendingFor, displayTask, tripTaskIds } from './rider-state.js';
 import { notify, problemText, isSuspended } from '../rider-notice.js';
 import { render, showFinished } from '../rider-screens.js';
 import { connectSocket, closeSocket } from './rider-stream.js';
@@ -147,7 +147,6 @@ export async function refresh({ boot = false } = {}) {
     if (ticket !== store.get().refreshing || !store.get().token) return true;
     store.update({ profile });
     if (version === store.get().taskVersion) await adoptServerTask(task, { boot });
-    saveCache(store.get());
     render();
     return true;
   } catch (error) {
@@ -207,7 +206,6 @@ export async function toggleAvailability() {
     notify('');
     // Offline, an offer on screen would invite an Accept the server refuses: it goes, and the list is not asked.
     if (!goOnline) store.update({ offers: new Map() });
-    saveCache(store.get());
     if (goOnline) fetchOffers();
   } catch (error) {
     if (error.status === 401 || error.status === 403) {

@@ -116,13 +116,25 @@ function cacheKey(riderId) {
 }
 
 /** @param {Readonly<RiderState>} state */
-export function saveCache(state) {
+function saveCache(state) {
   if (!state.riderId) return;
   try {
     localStorage.setItem(cacheKey(state.riderId), JSON.stringify({ profile: state.profile, task: state.task, reported: state.reported }));
   } catch (error) {
     // Storage full or refused: the page works on, only an offline start would lack the task.
   }
+}
+
+// The copy follows every change to what it holds, so no module has to remember it. Signing out leaves it for the
+// next start of the same rider.
+/** @param {RiderStore} store */
+export function keepCache(store) {
+  store.subscribe((state, previous) => {
+    if (!state.token) return;
+    if (state.profile !== previous.profile || state.task !== previous.task || state.reported !== previous.reported) {
+      saveCache(state);
+    }
+  });
 }
 
 /**

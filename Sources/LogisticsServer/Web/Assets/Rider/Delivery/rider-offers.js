@@ -3,7 +3,7 @@
 // (one retry when the answer is lost) and Decline.
 import { offline } from '../Connection/rider-api.js';
 import { t, distanceText } from '../rider-i18n.js';
-import { $, saveCache, metres, currentOffer, tripTaskIds } from '../Connection/rider-state.js';
+import { $, metres, currentOffer, tripTaskIds } from '../Connection/rider-state.js';
 import { notify, problemText, isSuspended } from '../rider-notice.js';
 import { render } from '../rider-screens.js';
 import { refresh, refusedToken, adoptServerTask } from '../Connection/rider-session.js';
@@ -162,7 +162,6 @@ export async function accept() {
     await adoptServerTask(task);
     store.update((state) => ({ profile: { ...state.profile, availability: 'ON_TASK', activeTaskId: task.taskId } }));
     notify('');
-    saveCache(store.get());
     // Added to a trip: the stop to make next may be another order's.
     if (tripTaskIds(task).length > 1) refresh();
   } catch (error) {

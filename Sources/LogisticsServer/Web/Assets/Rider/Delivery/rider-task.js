@@ -4,7 +4,7 @@
 import { offline } from '../Connection/rider-api.js';
 import { t, config } from '../rider-i18n.js';
 import {
-  $, show, pendingFor, displayTask, nextStopKind, metres, point, saveCache, tripTaskIds,
+  $, show, pendingFor, displayTask, nextStopKind, metres, point, tripTaskIds,
 } from '../Connection/rider-state.js';
 import { notify, ask } from '../rider-notice.js';
 import { render, envNotes, fillNotes } from '../rider-screens.js';
@@ -147,7 +147,6 @@ async function tapStatus(status, extra = {}) {
   if (status === 'RETURNED_TO_STORE') taskEnded(task, 'returned');
   const { navigation } = store.get();
   if (navigation) navigation.taskChanged(displayTask(store.get(), queue));
-  saveCache(store.get());
   render();
 }
 
@@ -190,7 +189,6 @@ export async function reportProblem() {
   const action = await record('issue', { type });
   if (!action) return;
   store.update({ reported: { taskId: task.taskId, type } });
-  saveCache(store.get());
   // Who was told is the server's answer (rider-taps.js); until it comes the report is only saved.
   notify(t('issueSaved'), 'success');
   render();
