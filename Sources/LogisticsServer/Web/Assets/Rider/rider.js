@@ -48,6 +48,7 @@ const queue = new TapQueue({
 const rider = { store, api, geo, fixes, queue };
 for (const init of [initScreens, initSession, initStream, initOffers, initTask, initProofScreen, initTaps]) init(rider);
 
+// Read by the browser tests (Tests/Browser/rider_app), which cannot reach a module's own names.
 const app = {
   queueLength: () => queue.count(),
   get reroutes() {
