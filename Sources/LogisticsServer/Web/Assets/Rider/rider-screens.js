@@ -3,26 +3,39 @@
 // and Go Online / Go Offline, the retrying banner, notes about the browser; and what the GPS and fix uploader do.
 import { offline } from './Connection/rider-api.js';
 import { t, config } from './rider-i18n.js';
-import { $, show, state, geo, fixes, queue, displayTask, currentOffer } from './Connection/rider-state.js';
+import { $, show, displayTask, currentOffer } from './Connection/rider-state.js';
 import { renderOffer } from './Delivery/rider-offers.js';
 import { renderTask } from './Delivery/rider-task.js';
 
-function screenName() {
+/** @typedef {import('./Connection/rider-state.js').Rider} Rider */
+/** @type {Rider['store']} */ let store;
+/** @type {Rider['geo']} */ let geo;
+/** @type {Rider['fixes']} */ let fixes;
+/** @type {Rider['queue']} */ let queue;
+
+/** @param {Rider} rider */
+export function initScreens(rider) {
+  ({ store, geo, fixes, queue } = rider);
+}
+
+/** @param {Readonly<import('./Connection/rider-state.js').RiderState>} state */
+function screenName(state) {
   // Until the queue is open and the token read, a signed-in rider must not see the sign-in form flash by.
   if (state.starting) return 'loading';
   if (!state.token) return 'sign-in';
   if (!state.profile) return 'loading';
   // The end of the rider's last order; on a trip the next stop follows at once instead.
-  if (finishedShown() && !displayTask()) return 'done';
-  if (currentOffer() && state.profile.availability !== 'OFFLINE') return 'offer';
-  if (displayTask()) return 'task';
+  if (state.finished && !displayTask(state, queue)) return 'done';
+  if (currentOffer(state) && state.profile.availability !== 'OFFLINE') return 'offer';
+  if (displayTask(state, queue)) return 'task';
   return 'home';
 }
 
 export function render() {
-  const screen = screenName();
-  const changed = screen !== state.screen;
-  state.screen = screen;
+  expireFinished();
+  const screen = screenName(store.get());
+  const changed = screen !== store.get().screen;
+  store.update({ screen });
   for (const id of ['loading', 'sign-in', 'home', 'done', 'offer', 'task']) show($(id), id === screen);
   if (screen !== 'task') document.body.classList.remove('navigating');
   renderHeader(screen);
@@ -40,6 +53,7 @@ export function render() {
 }
 
 function renderHeader(screen) {
+  const state = store.get();
   const profile = state.profile;
   const signedIn = Boolean(state.token && profile);
   $('rider-name').textContent = signedIn ? (profile.name || t('rider')) : t('appName');
@@ -61,6 +75,7 @@ function renderHeader(screen) {
 }
 
 function renderQueue() {
+  const state = store.get();
   const waiting = state.token ? queue.waiting : 0;
   const stuck = waiting > 0 && (queue.state === 'retrying' || offline());
   const banner = $('queue-banner');
@@ -77,7 +92,7 @@ export function envNotes() {
     notes.push(t(geo.status === 'denied' ? 'locationDenied' : geo.status === 'insecure' ? 'locationInsecure' : 'locationUnavailable'));
     if (config.demo === true) notes.push(t('locationDemoHint'));
   }
-  if (state.noServiceWorker) notes.push(t('noOfflineStart'));
+  if (store.get().noServiceWorker) notes.push(t('noOfflineStart'));
   if (!queue.durable) notes.push(t('noStorage'));
   return notes;
 }
@@ -88,10 +103,11 @@ export function fillNotes(list, notes) {
 }
 
 function renderHome() {
+  const { availability } = store.get().profile;
   // A delivery just tapped Delivered (still on its way to the server) ends with the rider online again.
-  const online = state.profile.availability === 'ONLINE' || state.profile.availability === 'ON_TASK';
+  const online = availability === 'ONLINE' || availability === 'ON_TASK';
   show($('waiting'), online);
-  show($('offline-hint'), state.profile.availability === 'OFFLINE');
+  show($('offline-hint'), availability === 'OFFLINE');
   fillNotes($('env-notes'), envNotes());
 }
 
@@ -102,35 +118,37 @@ const DONE_TITLES = { delivered: 'deliveryComplete', failed: 'deliveryFailedTitl
 let doneTimer = null;
 
 export function showFinished(task, how) {
-  state.finished = { how, ref: task.externalRef || '', until: Date.now() + DONE_MS };
+  store.update({ finished: { how, ref: task.externalRef || '', until: Date.now() + DONE_MS } });
   clearTimeout(doneTimer);
   doneTimer = setTimeout(render, DONE_MS + 50);
 }
 
 export function dismissFinished() {
-  state.finished = null;
+  store.update({ finished: null });
   clearTimeout(doneTimer);
   render();
 }
 
-function finishedShown() {
-  if (state.finished && Date.now() >= state.finished.until) state.finished = null;
-  return Boolean(state.finished);
+function expireFinished() {
+  const { finished } = store.get();
+  if (finished && Date.now() >= finished.until) store.update({ finished: null });
 }
 
 function renderDone() {
+  const state = store.get();
   const { how, ref } = state.finished;
   $('done-title').textContent = t(DONE_TITLES[how] || 'deliveryComplete');
   $('done-order').textContent = ref ? t('doneOrder', { ref }) : '';
   $('done').classList.toggle('failed', how !== 'delivered');
-  show($('done-next'), Boolean(currentOffer()) && state.profile.availability !== 'OFFLINE');
+  show($('done-next'), Boolean(currentOffer(state)) && state.profile.availability !== 'OFFLINE');
 }
 
 // --- Duty: what the GPS and the fix uploader do -------------------------------------------------------------
 
 function updateDuty() {
+  const state = store.get();
   const signedIn = Boolean(state.token && state.profile);
-  const onTask = signedIn && Boolean(displayTask());
+  const onTask = signedIn && Boolean(displayTask(state, queue));
   const online = signedIn && state.profile.availability === 'ONLINE';
   fixes.setDuty(onTask ? 'onTask' : online ? 'online' : 'offDuty');
   const navigating = Boolean(state.navigation && state.navigation.visible);
@@ -140,9 +158,10 @@ function updateDuty() {
 
 export function fixArrived(fix) {
   fixes.record(fix);
-  if (state.waitingForLocation) {
-    state.waitingForLocation = false;
+  if (store.get().waitingForLocation) {
+    store.update({ waitingForLocation: false });
     queue.wake();
   }
-  if (state.navigation && state.navigation.visible) state.navigation.onFix(fix);
+  const { navigation } = store.get();
+  if (navigation && navigation.visible) navigation.onFix(fix);
 }

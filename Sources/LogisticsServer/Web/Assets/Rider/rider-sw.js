@@ -3,13 +3,13 @@
 // network at all. The page and its files: the network first (always fresh when online), the cache when offline.
 // Map tiles: the cache first (they change only with the map), a bounded number. The API is never cached.
 // A new name whenever the list's addresses change: activation deletes every other cache, the old copies with it.
-const SHELL = 'rider-shell-v4';
+const SHELL = 'rider-shell-v5';
 const TILES = 'rider-tiles-v1';
 const MAX_TILES = 400;
 const FILES = [
   '/rider',
   '/web/Rider/rider.css', '/web/Rider/rider.js', '/web/Rider/rider-notice.js', '/web/Rider/rider-screens.js',
-  '/web/Rider/rider-taps.js', '/web/Rider/rider-i18n.js',
+  '/web/Rider/rider-taps.js', '/web/Rider/rider-i18n.js', '/web/Rider/rider-store.js',
   '/web/Rider/rider.webmanifest', '/web/Rider/rider-icon-192.png', '/web/Rider/rider-icon-512.png',
   '/web/Rider/Connection/rider-state.js', '/web/Rider/Connection/rider-session.js',
   '/web/Rider/Connection/rider-sign-in.js', '/web/Rider/Connection/rider-stream.js',

@@ -2,19 +2,29 @@
 // Taps: stored at once in the queue, then sent in order; the server's answers and its refusals.
 import { uuid } from './Connection/rider-api.js';
 import { t } from './rider-i18n.js';
-import {
-  isFinal, state, api, geo, fixes, queue, saveCache, point, pendingFor, displayTask, tripTaskIds,
-} from './Connection/rider-state.js';
+import { isFinal, point, pendingFor, displayTask, tripTaskIds } from './Connection/rider-state.js';
 import { notify, problemText, ask } from './rider-notice.js';
 import { render } from './rider-screens.js';
 import { refresh, taskEnded } from './Connection/rider-session.js';
 import { fetchOffers } from './Delivery/rider-offers.js';
 
+/** @typedef {import('./Connection/rider-state.js').Rider} Rider */
+/** @type {Rider['store']} */ let store;
+/** @type {Rider['api']} */ let api;
+/** @type {Rider['geo']} */ let geo;
+/** @type {Rider['fixes']} */ let fixes;
+/** @type {Rider['queue']} */ let queue;
+
+/** @param {Rider} rider */
+export function initTaps(rider) {
+  ({ store, api, geo, fixes, queue } = rider);
+}
+
 export async function record(kind, fields) {
-  const task = displayTask();
+  const task = displayTask(store.get(), queue);
   if (!task) return null;
   const action = {
-    id: uuid(), riderId: state.riderId, taskId: task.taskId, kind, occurredAt: new Date().toISOString(),
+    id: uuid(), riderId: store.get().riderId, taskId: task.taskId, kind, occurredAt: new Date().toISOString(),
     location: point(geo.recent()), ...fields,
   };
   try {
@@ -51,7 +61,7 @@ export async function send(action, onProgress) {
       if (action.kind !== 'status' || (reason === 'NO_FIX' && waited < FIX_WAIT_MS)) {
         // A tap before the first fix: it goes with the first fix that comes, or (a status) after a few seconds
         // without one.
-        state.waitingForLocation = true;
+        store.update({ waitingForLocation: true });
         const error = Object.assign(new Error('waiting for a location'), { network: true });
         throw error;
       }
@@ -61,7 +71,7 @@ export async function send(action, onProgress) {
       notify(t('sentWithoutLocation', { reason: t(`noLocation.${reason}`) }));
     }
   }
-  state.waitingForLocation = false;
+  store.update({ waitingForLocation: false });
   const base = `/api/v1/rider/tasks/${encodeURIComponent(action.taskId)}`;
   const key = { 'Idempotency-Key': action.id };
   switch (action.kind) {
@@ -83,7 +93,7 @@ export async function send(action, onProgress) {
       return;
     case 'photo': {
       const { uploadPhoto } = await import('./Delivery/rider-proof.js');
-      const proof = await uploadPhoto({ taskId: action.taskId, token: state.token, action: { ...action, location }, onProgress });
+      const proof = await uploadPhoto({ taskId: action.taskId, token: store.get().token, action: { ...action, location }, onProgress });
       // After a locked code the photo is evidence for the dispatcher, whose override completes the delivery.
       if (proof && proof.awaitingOverride) markAwaitingOverride(action.taskId);
       else markProofAccepted(action.taskId);
@@ -102,59 +112,57 @@ export async function send(action, onProgress) {
   }
 }
 
-function markAwaitingOverride(taskId) {
-  if (state.task && state.task.taskId === taskId) {
-    const proof = { ...(state.task.proofOfDelivery || {}), awaitingOverride: true, photoSent: true };
-    state.task = { ...state.task, proofOfDelivery: proof };
-    state.taskVersion++;
-    saveCache();
+function changeProof(taskId, fields) {
+  const { task } = store.get();
+  if (task && task.taskId === taskId) {
+    store.update((state) => ({
+      task: { ...task, proofOfDelivery: { ...(task.proofOfDelivery || {}), ...fields } }, taskVersion: state.taskVersion + 1,
+    }));
   }
 }
 
+function markAwaitingOverride(taskId) {
+  changeProof(taskId, { awaitingOverride: true, photoSent: true });
+}
+
 function markProofAccepted(taskId) {
-  if (state.task && state.task.taskId === taskId) {
-    state.task = { ...state.task, proofOfDelivery: { ...(state.task.proofOfDelivery || {}), accepted: true } };
-    state.taskVersion++;
-    saveCache();
-  }
+  changeProof(taskId, { accepted: true });
 }
 
 // The server's answer to a status change is the task as it now stands.
 function serverTaskChanged(task) {
-  state.taskVersion++;
+  store.update((state) => ({ taskVersion: state.taskVersion + 1 }));
+  const previous = store.get().task;
   // An ended task has no stops left: the trip as the page last had it tells whether other orders remain.
-  const others = [...tripTaskIds(state.task), ...tripTaskIds(task)].filter((id) => id !== task.taskId);
+  const others = [...tripTaskIds(previous), ...tripTaskIds(task)].filter((id) => id !== task.taskId);
   const trip = others.length > 0;
   if (isFinal(task.status)) {
-    const previous = state.task;
-    state.task = null;
-    if (!trip) state.profile = { ...state.profile, availability: 'ONLINE', activeTaskId: null };
+    store.update((state) => ({
+      task: null, profile: trip ? state.profile : { ...state.profile, availability: 'ONLINE', activeTaskId: null },
+    }));
     if (previous && task.status === 'FAILED') taskEnded(previous, 'failed');
-    if (state.navigation) state.navigation.end();
-    saveCache();
+    const { navigation } = store.get();
+    if (navigation) navigation.end();
     setTimeout(() => {
       refresh();
       fetchOffers();
     }, 0);
     return;
   }
-  state.task = task;
-  saveCache();
+  store.update({ task });
   // On a trip the next stop may be another order's: the server says which task comes next.
   if (trip) setTimeout(() => refresh(), 0);
 }
 
 // A tap the server refused for good: said, dropped, and the page takes the server's view again.
 export async function refused(action, error) {
-  const task = state.task;
+  const task = store.get().task;
   switch (error.code) {
     case 'ORDER_CANCELLED':
       await queue.dropTask(action.taskId);
       if (task && task.taskId === action.taskId) {
-        state.task = null;
-        state.taskVersion++;
+        store.update((state) => ({ task: null, taskVersion: state.taskVersion + 1 }));
         taskEnded(task, 'cancelled');
-        saveCache();
         refresh();
       }
       return null;
@@ -162,7 +170,7 @@ export async function refused(action, error) {
       const answer = await ask(t('farQuestion'), [['cancel', t('cancel')], ['confirm', t('confirm'), true]]);
       if (answer === 'confirm') return { ...action, id: uuid(), confirmed: true };
       // Nothing that needed the arrival can go either.
-      for (const item of pendingFor(action.taskId)) {
+      for (const item of pendingFor(queue, action.taskId)) {
         if (item.kind === 'otp' || item.kind === 'photo' || (item.kind === 'status' && isFinal(item.status))) await queue.remove(item);
       }
       render();
@@ -172,15 +180,16 @@ export async function refused(action, error) {
       const left = error.problem.attemptsRemaining;
       notify(Number.isFinite(left) ? t('otpWrong', { n: left }) : t('otpWrongNoCount'));
       if (task && task.proofOfDelivery && Number.isFinite(left)) {
-        state.task = { ...task, proofOfDelivery: { ...task.proofOfDelivery, otpAttemptsRemaining: left } };
-        saveCache();
+        store.update({ task: { ...task, proofOfDelivery: { ...task.proofOfDelivery, otpAttemptsRemaining: left } } });
       }
       break;
     }
     case 'OTP_LOCKED':
       notify(t('otpLocked'));
       // Only a dispatcher's override completes it now; a photo is evidence for them.
-      if (task && task.proofOfDelivery) state.task = { ...task, proofOfDelivery: { ...task.proofOfDelivery, otpLocked: true, otpAttemptsRemaining: 0, awaitingOverride: true } };
+      if (task && task.proofOfDelivery) {
+        store.update({ task: { ...task, proofOfDelivery: { ...task.proofOfDelivery, otpLocked: true, otpAttemptsRemaining: 0, awaitingOverride: true } } });
+      }
       break;
     default:
       if (action.kind === 'status' && action.status === 'FAILED' && Number.isFinite(error.problem.waitSeconds)) {
@@ -189,7 +198,7 @@ export async function refused(action, error) {
         notify(problemText(error));
       }
   }
-  state.taskVersion++;
+  store.update((state) => ({ taskVersion: state.taskVersion + 1 }));
   render();
   refresh();
   return null;

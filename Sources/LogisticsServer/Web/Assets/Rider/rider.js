@@ -4,13 +4,20 @@
 // (signed in by phone and code, or from a development link's #token=…; kept in sessionStorage, with the refresh
 // token in localStorage so a reload or an app restart stays signed in). Navigation and the photo code load on
 // first use.
-// This module starts the app and wires the page's controls; each screen's work is in its own module.
-import { offline } from './Connection/rider-api.js';
+// This module makes the app's store and services, gives them to the modules, and wires the page's controls; each
+// screen's work is in its own module.
+import { createApi, offline } from './Connection/rider-api.js';
+import { TapQueue } from './Connection/rider-queue.js';
+import { Geo } from './Connection/rider-geo.js';
+import { FixUploader } from './Connection/rider-fixes.js';
 import { t, translate } from './rider-i18n.js';
-import { $, show, state, app, queue, fixes } from './Connection/rider-state.js';
+import { createStore } from './rider-store.js';
+import { $, show, initialState, keepCache } from './Connection/rider-state.js';
 import { notify } from './rider-notice.js';
-import { render, dismissFinished } from './rider-screens.js';
-import { tokenFromAddress, signOut, begin, refresh, toggleAvailability } from './Connection/rider-session.js';
+import { initScreens, render, dismissFinished, fixArrived } from './rider-screens.js';
+import {
+  initSession, tokenFromAddress, signOut, begin, refresh, refusedToken, toggleAvailability,
+} from './Connection/rider-session.js';
 import { wireSignIn, refreshAccess, storedRefreshToken } from './Connection/rider-sign-in.js';
 import { claims } from '../sign-in.js';
 
@@ -19,25 +26,52 @@ function expired(token) {
   const c = claims(token);
   return Boolean(c && c.exp && c.exp * 1000 < Date.now() + 60000);
 }
-import { connectSocket } from './Connection/rider-stream.js';
-import { fetchOffers, sweepOffers, accept, decline } from './Delivery/rider-offers.js';
+import { initStream, reconnectSoon, socketOpen } from './Connection/rider-stream.js';
+import { initOffers, fetchOffers, sweepOffers, accept, decline } from './Delivery/rider-offers.js';
 import {
-  primaryTapped, navigate, resumeNavigation, reportProblem, markFailed, call,
+  initTask, primaryTapped, navigate, resumeNavigation, reportProblem, markFailed, call,
 } from './Delivery/rider-task.js';
-import { submitOtp, photoChosen } from './Delivery/rider-proof-screen.js';
+import { initProofScreen, submitOtp, photoChosen } from './Delivery/rider-proof-screen.js';
+import { initTaps, send, refused } from './rider-taps.js';
+
+// --- The store and the services, made once and given to every module that uses them ---------------------------
+
+const store = createStore(initialState());
+keepCache(store);
+const api = createApi(() => store.get().token);
+const geo = new Geo({ onFix: fixArrived, onStatus: () => render() });
+const fixes = new FixUploader(api);
+const queue = new TapQueue({
+  send, onChange: () => render(), onBlocked: refused, onUnauthorized: (error) => refusedToken(error),
+});
+/** @type {import('./Connection/rider-state.js').Rider} */
+const rider = { store, api, geo, fixes, queue };
+for (const init of [initScreens, initSession, initStream, initOffers, initTask, initProofScreen, initTaps]) init(rider);
+
+// Read by the browser tests (Tests/Browser/rider_app), which cannot reach a module's own names.
+const app = {
+  queueLength: () => queue.count(),
+  get reroutes() {
+    const { navigation } = store.get();
+    return navigation ? navigation.reroutes : 0;
+  },
+  get screen() { return store.get().screen; },
+  serviceWorkerReady: Promise.resolve(false),
+};
+window.riderApp = app;
 
 // --- The app shell works offline ------------------------------------------------------------------------------
 
 function registerServiceWorker() {
   if (!('serviceWorker' in navigator) || window.isSecureContext === false) {
-    state.noServiceWorker = true;
+    store.update({ noServiceWorker: true });
     return;
   }
   app.serviceWorkerReady = navigator.serviceWorker.register('/rider-sw.js', { scope: '/rider' })
     .then(() => navigator.serviceWorker.ready)
     .then(() => true)
     .catch(() => {
-      state.noServiceWorker = true;
+      store.update({ noServiceWorker: true });
       render();
       return false;
     });
@@ -66,12 +100,12 @@ function wire() {
 
   window.addEventListener('online', () => {
     // Started offline with only a refresh token: sign in now that the server can be asked.
-    if (!state.token && state.renewWhenOnline && storedRefreshToken()) {
-      state.renewWhenOnline = false;
+    const { token, renewWhenOnline } = store.get();
+    if (!token && renewWhenOnline && storedRefreshToken()) {
+      store.update({ renewWhenOnline: false });
       refreshAccess().then((renewed) => { if (typeof renewed === 'string') begin(renewed); });
     }
-    state.socketRetryMs = 1000;
-    connectSocket();
+    reconnectSoon();
     queue.wake();
     refresh();
     fetchOffers();
@@ -80,7 +114,7 @@ function wire() {
   });
   window.addEventListener('offline', () => render());
   document.addEventListener('visibilitychange', () => {
-    if (document.visibilityState === 'visible' && state.token) {
+    if (document.visibilityState === 'visible' && store.get().token) {
       fetchOffers();
       refresh();
       queue.wake();
@@ -104,7 +138,7 @@ function wire() {
   setInterval(sweepOffers, 250);
   // Without the stream (a proxy that drops sockets), offers and cancellations still arrive, a little later.
   setInterval(() => {
-    if (state.token && !state.socketOpen && !offline()) {
+    if (store.get().token && !socketOpen() && !offline()) {
       fetchOffers();
       refresh();
     }
@@ -112,7 +146,7 @@ function wire() {
 }
 
 async function main() {
-  state.starting = true;
+  store.update({ starting: true });
   translate();
   wire();
   registerServiceWorker();
@@ -123,15 +157,15 @@ async function main() {
   if ((!token || expired(token)) && storedRefreshToken()) {
     const renewed = await refreshAccess();
     if (typeof renewed === 'string') token = renewed;
-    else if (renewed && renewed.network) state.renewWhenOnline = true;
+    else if (renewed && renewed.network) store.update({ renewWhenOnline: true });
   }
-  state.starting = false;
+  store.update({ starting: false });
   if (token) await begin(token);
   else render();
 }
 
 main().catch(() => {
-  state.starting = false;
+  store.update({ starting: false });
   show($('loading'), false);
   show($('sign-in'), true);
   $('sign-in-error').textContent = t('somethingWrong');

@@ -3,10 +3,7 @@
 import { offline } from './rider-api.js';
 import { claims } from '../../sign-in.js';
 import { t } from '../rider-i18n.js';
-import {
-  $, isFinal, state, api, queue, geo, fixes, saveCache, loadCache, pendingFor, displayTask,
-  tripTaskIds,
-} from './rider-state.js';
+import { $, isFinal, loadCache, pendingFor, displayTask, tripTaskIds } from './rider-state.js';
 import { notify, problemText, isSuspended } from '../rider-notice.js';
 import { render, showFinished } from '../rider-screens.js';
 import { connectSocket, closeSocket } from './rider-stream.js';
@@ -14,6 +11,18 @@ import { fetchOffers } from '../Delivery/rider-offers.js';
 import {
   refreshAccess, storedRefreshToken, forgetRefreshToken, claimRenewal, logout, resetSignIn,
 } from './rider-sign-in.js';
+
+/** @typedef {import('./rider-state.js').Rider} Rider */
+/** @type {Rider['store']} */ let store;
+/** @type {Rider['api']} */ let api;
+/** @type {Rider['geo']} */ let geo;
+/** @type {Rider['fixes']} */ let fixes;
+/** @type {Rider['queue']} */ let queue;
+
+/** @param {Rider} rider */
+export function initSession(rider) {
+  ({ store, api, geo, fixes, queue } = rider);
+}
 
 let renewTimer = null;
 
@@ -28,18 +37,15 @@ export function tokenFromAddress() {
 // `reason` is shown on the sign-in screen; none means the rider chose to sign out, which ends the sign-in on the
 // server too.
 export function signOut(reason) {
-  if (!reason) logout(state.token);
+  if (!reason) logout(store.get().token);
   clearTimeout(renewTimer);
   resetSignIn();
   sessionStorage.removeItem('riderToken');
-  state.token = null;
-  state.profile = null;
-  state.task = null;
-  state.offers.clear();
-  state.accepting = false;
+  store.update({ token: null, profile: null, task: null, offers: new Map(), accepting: false });
   closeSocket();
   queue.pause();
-  if (state.navigation) state.navigation.end();
+  const { navigation } = store.get();
+  if (navigation) navigation.end();
   geo.stop();
   fixes.setDuty('offDuty');
   notify('');
@@ -81,38 +87,39 @@ function scheduleRenewal(c) {
   if (!c.exp || !storedRefreshToken()) return;
   const wait = Math.max(5000, c.exp * 1000 - Date.now() - 60000);
   renewTimer = setTimeout(() => {
-    if (state.token) renew(() => signOut(t('sessionExpired')));
+    if (store.get().token) renew(() => signOut(t('sessionExpired')));
   }, Math.min(wait, 2 ** 31 - 1));
 }
 
 export async function begin(token) {
   closeSocket();
-  state.offers.clear();
+  store.update({ offers: new Map() });
   const problem = tokenProblem(token);
   if (problem) {
     signOut(problem);
     return;
   }
   sessionStorage.setItem('riderToken', token);
-  state.token = token;
+  store.update({ token });
   const c = claims(token);
   scheduleRenewal(c);
-  state.riderId = c.sub.toLowerCase();
-  queue.forRider(state.riderId);
+  const riderId = c.sub.toLowerCase();
+  store.update({ riderId });
+  queue.forRider(riderId);
   if (queue.state === 'paused') queue.state = 'idle';
-  const cached = loadCache();
-  state.profile = cached && cached.profile ? cached.profile : null;
-  state.task = cached ? cached.task : null;
-  state.reported = cached ? cached.reported : null;
-  if (!state.profile && offline()) {
-    // No connection and never seen this rider here: the name from the token, the rest when the network returns.
-    state.profile = { riderId: state.riderId, name: c.name || null, availability: 'UNKNOWN' };
-  }
+  const cached = loadCache(riderId);
+  store.update({
+    profile: cached && cached.profile ? cached.profile : null, task: cached ? cached.task : null,
+    reported: cached ? cached.reported : null,
+  });
+  const unknown = { riderId, name: c.name || null, availability: 'UNKNOWN' };
+  // No connection and never seen this rider here: the name from the token, the rest when the network returns.
+  if (!store.get().profile && offline()) store.update({ profile: unknown });
   render();
   const ok = await refresh({ boot: true });
-  if (!state.token) return; // refused: back at sign-in with the reason
-  if (ok === false && !state.profile) {
-    state.profile = { riderId: state.riderId, name: c.name || null, availability: 'UNKNOWN' };
+  if (!store.get().token) return; // refused: back at sign-in with the reason
+  if (ok === false && !store.get().profile) {
+    store.update({ profile: unknown });
     render();
   }
   connectSocket();
@@ -124,9 +131,9 @@ export async function begin(token) {
 
 // Returns true when the server answered, false when it could not be reached (the page goes on with what it has).
 export async function refresh({ boot = false } = {}) {
-  if (!state.token) return false;
-  const ticket = ++state.refreshing;
-  const version = state.taskVersion;
+  if (!store.get().token) return false;
+  store.update((state) => ({ refreshing: state.refreshing + 1 }));
+  const { refreshing: ticket, taskVersion: version } = store.get();
   try {
     const profile = await api.get('/api/v1/rider/me');
     let task = null;
@@ -137,10 +144,9 @@ export async function refresh({ boot = false } = {}) {
         if (error.code !== 'NO_ACTIVE_TASK') throw error;
       }
     }
-    if (ticket !== state.refreshing || !state.token) return true;
-    state.profile = profile;
-    if (version === state.taskVersion) await adoptServerTask(task, { boot });
-    saveCache();
+    if (ticket !== store.get().refreshing || !store.get().token) return true;
+    store.update({ profile });
+    if (version === store.get().taskVersion) await adoptServerTask(task, { boot });
     render();
     return true;
   } catch (error) {
@@ -153,26 +159,28 @@ export async function refresh({ boot = false } = {}) {
 
 // The server's task replaces the page's; a task that ended without the rider ending it was cancelled.
 export async function adoptServerTask(task, { boot = false } = {}) {
-  const previous = state.task;
+  const previous = store.get().task;
   // With batching every task of the trip is live, not only the one to act on now.
   const live = tripTaskIds(task);
   if (previous && (!task || task.taskId !== previous.taskId)) {
-    const ending = pendingFor(previous.taskId).some((item) => item.kind === 'status' && isFinal(item.status));
+    const ending = pendingFor(queue, previous.taskId).some((item) => item.kind === 'status' && isFinal(item.status));
     await queue.reconcile(live);
-    state.task = task;
+    store.update({ task });
     if (!ending && !live.includes(previous.taskId)) taskEnded(previous, 'cancelled');
   } else {
     if (boot || task) await queue.reconcile(live);
-    state.task = task;
+    store.update({ task });
   }
-  if (state.navigation) state.navigation.taskChanged(displayTask());
+  const { navigation } = store.get();
+  if (navigation) navigation.taskChanged(displayTask(store.get(), queue));
 }
 
 const DONE_WORDS = { delivered: 'deliveryComplete', failed: 'deliveryFailed', returned: 'orderReturned' };
 
 export function taskEnded(task, how) {
-  if (state.navigation) state.navigation.end();
-  if (state.reported && state.reported.taskId === task.taskId) state.reported = null;
+  const { navigation, reported } = store.get();
+  if (navigation) navigation.end();
+  if (reported && reported.taskId === task.taskId) store.update({ reported: null });
   if (how === 'cancelled') {
     notify(`${t('orderCancelled')}. ${t('cancelledStop')}`);
     return;
@@ -187,28 +195,28 @@ export function taskEnded(task, how) {
 }
 
 export async function toggleAvailability() {
-  if (state.availabilityBusy || !state.profile) return;
-  const goOnline = state.profile.availability !== 'ONLINE';
-  state.availabilityBusy = true;
+  const { availabilityBusy, profile } = store.get();
+  if (availabilityBusy || !profile) return;
+  const goOnline = profile.availability !== 'ONLINE';
+  store.update({ availabilityBusy: true });
   render();
   try {
-    const profile = await api.put('/api/v1/rider/availability', { status: goOnline ? 'ONLINE' : 'OFFLINE' });
-    state.profile = profile;
+    const answer = await api.put('/api/v1/rider/availability', { status: goOnline ? 'ONLINE' : 'OFFLINE' });
+    store.update({ profile: answer });
     notify('');
     // Offline, an offer on screen would invite an Accept the server refuses: it goes, and the list is not asked.
-    if (!goOnline) state.offers.clear();
-    saveCache();
+    if (!goOnline) store.update({ offers: new Map() });
     if (goOnline) fetchOffers();
   } catch (error) {
     if (error.status === 401 || error.status === 403) {
-      state.availabilityBusy = false;
+      store.update({ availabilityBusy: false });
       refusedToken(error);
       return;
     }
     notify(problemText(error));
     if (error.code === 'RIDER_HAS_ACTIVE_TASK') refresh();
   } finally {
-    state.availabilityBusy = false;
+    store.update({ availabilityBusy: false });
     render();
   }
 }

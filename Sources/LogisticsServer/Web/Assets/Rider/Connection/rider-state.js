@@ -1,18 +1,87 @@
 // @ts-check
-// What the rider app knows and shares between its screens: the state, the services (API, GPS, fix uploader, tap
-// queue), the copy kept in localStorage for an offline start, and the task as the rider sees it.
+// What the rider app's screens share: the shape of its state (kept in the store rider.js creates and gives the
+// modules), what the modules are given, the copy kept in localStorage for an offline start, and the task as the
+// rider sees it. Nothing here holds state of its own.
 import { config } from '../rider-i18n.js';
-import { createApi } from './rider-api.js';
-import { TapQueue } from './rider-queue.js';
-import { Geo } from './rider-geo.js';
-import { FixUploader } from './rider-fixes.js';
-import { render, fixArrived } from '../rider-screens.js';
-import { refusedToken } from './rider-session.js';
-import { send, refused } from '../rider-taps.js';
 
 // The page's element of that id, typed any: callers use it as the input, form or dialog they know it is.
 /** @type {(id: string) => any} */
 export const $ = (id) => document.getElementById(id);
+
+/**
+ * @typedef {{lat: number, lon: number}} LatLon
+ * @typedef {{name: string, address: string, location: LatLon}} Place
+ * @typedef {{riderId: string, name: string | null, availability: string, activeTaskId?: string | null}} Profile
+ */
+
+/**
+ * The rider's task as the server sends it; what the page relies on, the rest as it comes.
+ * @typedef {object} Task
+ * @property {string} taskId
+ * @property {string} status
+ * @property {string[]} allowedNext The statuses the rider may move it to now, the server's word.
+ * @property {string} [externalRef]
+ * @property {Place} vendor
+ * @property {Place & {phone?: string, phoneMasked?: string}} customer
+ * @property {string} [notes]
+ * @property {string} [podType]
+ * @property {Record<string, any>} [proofOfDelivery]
+ * @property {number} [geofenceRadiusM]
+ * @property {any[]} [stops] With batching, every stop of the trip.
+ * @property {any} [nextStop]
+ */
+
+/**
+ * An offer on the phone: the server's offer, when it runs out here, and what its screen says about it.
+ * @typedef {Readonly<{offer: {offerId: string} & Record<string, any>, deadline: number, totalMs: number, message: string}>} OfferEntry
+ */
+
+/**
+ * What the screens share. Replaced, never changed in place: the store's `update` is the only way in.
+ * @typedef {object} RiderState
+ * @property {string | null} token The access token; null when signed out.
+ * @property {string | null} riderId
+ * @property {Profile | null} profile Null until the server (or the cache) has told who the rider is.
+ * @property {Task | null} task The server's task; `displayTask` applies the taps still in the queue.
+ * @property {ReadonlyMap<string, OfferEntry>} offers By offer id.
+ * @property {ReadonlySet<string>} dismissed Offers gone from the screen, which a list fetched later must not bring back.
+ * @property {boolean} accepting An Accept on its way.
+ * @property {boolean} availabilityBusy A Go Online / Go Offline on its way.
+ * @property {string | null} screen The screen shown: loading, sign-in, home, done, offer or task.
+ * @property {{how: string, ref: string, until: number} | null} finished The end of a delivery, shown until `until`.
+ * @property {{taskId: string, type: string} | null} reported The problem reported on the task, which allows Mark Failed.
+ * @property {number} refreshing The latest refresh's ticket: an older answer arriving late is not adopted.
+ * @property {number} taskVersion Moves on with every change to the task made here, so a refresh begun before it does
+ *   not undo it.
+ * @property {boolean} noServiceWorker
+ * @property {import('../Navigation/rider-nav.js').NavigationView | null} navigation Made on first use.
+ * @property {boolean} photoBusy A photo being shrunk.
+ * @property {boolean} waitingForLocation A tap waits in the queue for a first fix.
+ * @property {boolean} starting Until the queue is open and the token read.
+ * @property {boolean} renewWhenOnline Started offline with only a refresh token.
+ */
+
+/** @typedef {import('../rider-store.js').Store<RiderState>} RiderStore */
+
+/**
+ * What rider.js gives the modules: the store and the services.
+ * @typedef {object} Rider
+ * @property {RiderStore} store
+ * @property {ReturnType<typeof import('./rider-api.js').createApi>} api
+ * @property {import('./rider-geo.js').Geo} geo
+ * @property {import('./rider-fixes.js').FixUploader} fixes
+ * @property {import('./rider-queue.js').TapQueue} queue
+ */
+
+/** @returns {RiderState} */
+export function initialState() {
+  return {
+    token: null, riderId: null, profile: null, task: null, offers: new Map(), dismissed: new Set(), accepting: false,
+    availabilityBusy: false, screen: null, finished: null, reported: null, refreshing: 0, taskVersion: 0,
+    noServiceWorker: false, navigation: null, photoBusy: false, waitingForLocation: false, starting: false,
+    renewWhenOnline: false,
+  };
+}
 
 // The task's statuses as the server has them (RiderPage.swift puts them in the page): what may follow each, where the
 // rider heads, whether it ends the task. A task brings its own allowedNext; these serve a status the queue's taps have
@@ -37,49 +106,44 @@ export function nextStopKind(status) {
   return (STATUSES[status] && STATUSES[status].nextStop) || null;
 }
 
-export const state = {
-  token: null, riderId: null, profile: null, task: null, offers: new Map(), dismissed: new Set(), accepting: false, availabilityBusy: false,
-  screen: null, finished: null, reported: null, refreshing: 0, taskVersion: 0, noServiceWorker: false,
-  socket: null, socketRetryMs: 1000, socketTimer: null, socketOpen: false, socketProblem: null,
-  navigation: null, navigationLoading: null, photoBusy: false, waitingForLocation: false,
-};
-export const app = {
-  queueLength: () => queue.count(),
-  get reroutes() { return state.navigation ? state.navigation.reroutes : 0; },
-  get screen() { return state.screen; },
-  serviceWorkerReady: Promise.resolve(false),
-};
-window.riderApp = app;
-
-// The services call back into modules that import this one: safe, since what they are handed are function
-// declarations, which exist before any module of the app runs.
-export const api = createApi(() => state.token);
-export const geo = new Geo({ onFix: fixArrived, onStatus: () => render() });
-export const fixes = new FixUploader(api);
-export const queue = new TapQueue({
-  send, onChange: () => render(), onBlocked: refused, onUnauthorized: (error) => refusedToken(error),
-});
-
 export function show(element, visible) {
   element.hidden = !visible;
 }
 
-function cacheKey() {
-  return `riderCache:${state.riderId}`;
+/** @param {string | null} riderId */
+function cacheKey(riderId) {
+  return `riderCache:${riderId}`;
 }
 
-export function saveCache() {
+/** @param {Readonly<RiderState>} state */
+function saveCache(state) {
   if (!state.riderId) return;
   try {
-    localStorage.setItem(cacheKey(), JSON.stringify({ profile: state.profile, task: state.task, reported: state.reported }));
+    localStorage.setItem(cacheKey(state.riderId), JSON.stringify({ profile: state.profile, task: state.task, reported: state.reported }));
   } catch (error) {
     // Storage full or refused: the page works on, only an offline start would lack the task.
   }
 }
 
-export function loadCache() {
+// The copy follows every change to what it holds, so no module has to remember it. Signing out leaves it for the
+// next start of the same rider.
+/** @param {RiderStore} store */
+export function keepCache(store) {
+  store.subscribe((state, previous) => {
+    if (!state.token) return;
+    if (state.profile !== previous.profile || state.task !== previous.task || state.reported !== previous.reported) {
+      saveCache(state);
+    }
+  });
+}
+
+/**
+ * @param {string | null} riderId
+ * @returns {{profile?: Profile, task?: Task, reported?: RiderState['reported']} | null}
+ */
+export function loadCache(riderId) {
   try {
-    return JSON.parse(localStorage.getItem(cacheKey()) || 'null');
+    return JSON.parse(localStorage.getItem(cacheKey(riderId)) || 'null');
   } catch (error) {
     return null;
   }
@@ -98,7 +162,11 @@ export function metres(a, b) {
 
 // --- The task as the rider sees it: the server's, with the taps still waiting in the queue applied -------------
 
-export function pendingFor(taskId) {
+/**
+ * @param {import('./rider-queue.js').TapQueue} queue
+ * @param {string} taskId
+ */
+export function pendingFor(queue, taskId) {
   return queue.mine().filter((item) => item.taskId === taskId);
 }
 
@@ -114,15 +182,21 @@ function nextStopFor(task, status) {
 }
 
 // The tasks of the rider's trip: the task itself and, with batching, every other order's it carries.
+/** @param {Task | null} task */
 export function tripTaskIds(task) {
   return task ? [...new Set([task.taskId, ...(task.stops || []).map((stop) => stop.taskId)])] : [];
 }
 
-export function displayTask() {
+/**
+ * @param {Readonly<RiderState>} state
+ * @param {import('./rider-queue.js').TapQueue} queue
+ * @returns {Task | null}
+ */
+export function displayTask(state, queue) {
   const task = state.task;
   if (!task) return null;
   let status = task.status;
-  for (const item of pendingFor(task.taskId)) {
+  for (const item of pendingFor(queue, task.taskId)) {
     // FAILED waits for the server's word (it may ask the rider to wait for the customer longer).
     if (item.kind === 'status' && item.status !== 'FAILED') status = item.status;
   }
@@ -132,7 +206,12 @@ export function displayTask() {
   return { ...task, status, allowedNext: rule ? rule.allowedNext : [], nextStop: nextStopFor(task, status) };
 }
 
-export function currentOffer() {
+/**
+ * The offer to show: the one that runs out first.
+ * @param {Readonly<RiderState>} state
+ * @returns {OfferEntry | null}
+ */
+export function currentOffer(state) {
   let best = null;
   for (const entry of state.offers.values()) if (!best || entry.deadline < best.deadline) best = entry;
   return best;

@@ -2,37 +2,63 @@
 // The rider stream (WS /api/v1/rider/stream): offers, cancellations and dispatcher decisions as they happen, with
 // reconnection and back-off.
 import { offline } from './rider-api.js';
-import { state, queue } from './rider-state.js';
 import { refresh, refusedToken } from './rider-session.js';
 import { fetchOffers } from '../Delivery/rider-offers.js';
 
+/** @typedef {import('./rider-state.js').Rider} Rider */
+/** @type {Rider['store']} */ let store;
+/** @type {Rider['queue']} */ let queue;
+
+/** @param {Rider} rider */
+export function initStream(rider) {
+  ({ store, queue } = rider);
+}
+
+// The connection is this module's alone; the other modules ask whether it is open.
+/** @type {WebSocket | null} */
+let current = null;
+let open = false;
+let retryMs = 1000;
+let retryTimer = null;
+// The server's reason for closing, sent just before the close.
+let closeProblem = null;
+
+export const socketOpen = () => open;
+
+// A network that came back is worth trying at once, not after the back-off grown while it was away.
+export function reconnectSoon() {
+  retryMs = 1000;
+  connectSocket();
+}
+
 export function closeSocket() {
-  clearTimeout(state.socketTimer);
-  if (state.socket) {
-    state.socket.onclose = null;
-    state.socket.close(1000);
+  clearTimeout(retryTimer);
+  if (current) {
+    current.onclose = null;
+    current.close(1000);
   }
-  state.socket = null;
-  state.socketOpen = false;
+  current = null;
+  open = false;
 }
 
 export function connectSocket() {
-  clearTimeout(state.socketTimer);
-  if (!state.token || state.socket) return;
+  clearTimeout(retryTimer);
+  const { token } = store.get();
+  if (!token || current) return;
   if (offline()) return; // the 'online' event reconnects
   const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
   let socket;
   try {
-    socket = new WebSocket(`${scheme}//${location.host}/api/v1/rider/stream`, ['bearer', state.token]);
+    socket = new WebSocket(`${scheme}//${location.host}/api/v1/rider/stream`, ['bearer', token]);
   } catch (error) {
     scheduleSocket();
     return;
   }
-  state.socket = socket;
-  state.socketProblem = null;
+  current = socket;
+  closeProblem = null;
   socket.onopen = () => {
-    state.socketOpen = true;
-    state.socketRetryMs = 1000;
+    open = true;
+    retryMs = 1000;
   };
   socket.onmessage = (event) => {
     let message;
@@ -49,13 +75,13 @@ export function connectSocket() {
     } else if (message.type === 'notification') {
       soon();
     } else if (message.type === 'error' && message.problem) {
-      state.socketProblem = message.problem;
+      closeProblem = message.problem;
     }
   };
   socket.onclose = (event) => {
-    state.socket = null;
-    state.socketOpen = false;
-    const problem = state.socketProblem || {};
+    current = null;
+    open = false;
+    const problem = closeProblem || {};
     if (event.code === 4401) refusedToken({ status: 401, detail: problem.detail || '', title: problem.title || '' });
     else if (event.code === 4403) refusedToken({ status: 403, detail: problem.detail || '', title: problem.title || '' });
     else scheduleSocket();
@@ -63,11 +89,11 @@ export function connectSocket() {
 }
 
 function scheduleSocket() {
-  if (!state.token) return;
-  clearTimeout(state.socketTimer);
-  const wait = state.socketRetryMs * (0.5 + Math.random() / 2);
-  state.socketRetryMs = Math.min(30000, state.socketRetryMs * 2);
-  state.socketTimer = setTimeout(connectSocket, wait);
+  if (!store.get().token) return;
+  clearTimeout(retryTimer);
+  const wait = retryMs * (0.5 + Math.random() / 2);
+  retryMs = Math.min(30000, retryMs * 2);
+  retryTimer = setTimeout(connectSocket, wait);
 }
 
 let soonTimer = null;

@@ -3,28 +3,40 @@
 // (one retry when the answer is lost) and Decline.
 import { offline } from '../Connection/rider-api.js';
 import { t, distanceText } from '../rider-i18n.js';
-import { $, state, api, geo, saveCache, metres, currentOffer, tripTaskIds } from '../Connection/rider-state.js';
+import { $, metres, currentOffer, tripTaskIds } from '../Connection/rider-state.js';
 import { notify, problemText, isSuspended } from '../rider-notice.js';
 import { render } from '../rider-screens.js';
 import { refresh, refusedToken, adoptServerTask } from '../Connection/rider-session.js';
 
+/** @typedef {import('../Connection/rider-state.js').Rider} Rider */
+/** @type {Rider['store']} */ let store;
+/** @type {Rider['api']} */ let api;
+/** @type {Rider['geo']} */ let geo;
+
+/** @param {Rider} rider */
+export function initOffers(rider) {
+  ({ store, api, geo } = rider);
+}
+
 const ACCEPT_TIMEOUT_MS = 5000; // RiderKit's acceptTimeout, then one automatic retry
 
 export async function fetchOffers() {
-  if (!state.token || offline() || (state.profile && state.profile.availability === 'OFFLINE')) return;
+  const { token, profile } = store.get();
+  if (!token || offline() || (profile && profile.availability === 'OFFLINE')) return;
   try {
     const list = await api.get('/api/v1/rider/offers');
     const now = Date.now();
-    let added = false;
+    const { offers, dismissed } = store.get();
+    const more = new Map(offers);
     for (const offer of list.offers || []) {
       if (offer.status && offer.status !== 'OPEN') continue;
-      if (state.offers.has(offer.offerId) || state.dismissed.has(offer.offerId)) continue;
+      if (more.has(offer.offerId) || dismissed.has(offer.offerId)) continue;
       const seconds = Number.isFinite(offer.secondsLeft) ? offer.secondsLeft : (Date.parse(offer.expiresAt) - now) / 1000;
       if (seconds <= 0) continue;
-      state.offers.set(offer.offerId, { offer, deadline: now + seconds * 1000, totalMs: Math.max(seconds, 1) * 1000, message: '' });
-      added = true;
+      more.set(offer.offerId, { offer, deadline: now + seconds * 1000, totalMs: Math.max(seconds, 1) * 1000, message: '' });
     }
-    if (added) {
+    if (more.size > offers.size) {
+      store.update({ offers: more });
       notify('');
       render();
     }
@@ -35,14 +47,32 @@ export async function fetchOffers() {
 
 // An offer whose time ran out (a rider who looked away) leaves by itself, saying so; one being accepted waits for
 // the server's answer.
+/** @param {string} id */
 function dropOffer(id) {
-  state.offers.delete(id);
-  state.dismissed.add(id); // a list fetched meanwhile does not bring it back
+  store.update((state) => {
+    const offers = new Map(state.offers);
+    offers.delete(id);
+    // A list fetched meanwhile does not bring it back.
+    return { offers, dismissed: new Set(state.dismissed).add(id) };
+  });
+}
+
+// An offer gone from the phone meanwhile (run out, taken) is not brought back for its words.
+/**
+ * @param {string} id
+ * @param {string} message
+ */
+function setMessage(id, message) {
+  store.update((state) => {
+    const entry = state.offers.get(id);
+    return entry ? { offers: new Map(state.offers).set(id, { ...entry, message }) } : {};
+  });
 }
 
 export function sweepOffers() {
   let expired = false;
-  const shown = currentOffer();
+  const state = store.get();
+  const shown = currentOffer(state);
   for (const [id, entry] of state.offers) {
     if (entry.deadline + 1000 < Date.now() && !(state.accepting && entry === shown)) {
       dropOffer(id);
@@ -50,23 +80,25 @@ export function sweepOffers() {
     }
   }
   if (expired) notify(t('offerExpired'));
-  if (expired || shown !== currentOffer()) render();
+  const next = currentOffer(store.get());
+  if (expired || shown?.offer.offerId !== next?.offer.offerId) render();
   else tickOffer();
 }
 
 export function renderOffer() {
-  const entry = currentOffer();
+  const { accepting } = store.get();
+  const entry = currentOffer(store.get());
   const offer = entry.offer;
   $('offer-store').textContent = offer.pickup ? offer.pickup.name : '';
   $('offer-store-address').textContent = offer.pickup ? offer.pickup.address : '';
   $('offer-dropoff').textContent = offer.dropoff ? offer.dropoff.address : '';
   $('offer-distances').textContent = offerDistances(offer);
   const button = $('accept');
-  button.disabled = state.accepting;
-  button.setAttribute('aria-busy', state.accepting ? 'true' : 'false');
-  button.textContent = state.accepting ? t('accepting') : t('acceptTask');
-  button.classList.toggle('busy', state.accepting);
-  $('decline').disabled = state.accepting;
+  button.disabled = accepting;
+  button.setAttribute('aria-busy', accepting ? 'true' : 'false');
+  button.textContent = accepting ? t('accepting') : t('acceptTask');
+  button.classList.toggle('busy', accepting);
+  $('decline').disabled = accepting;
   tickOffer();
 }
 
@@ -96,8 +128,8 @@ function offerDistances(offer) {
 }
 
 function tickOffer() {
-  const entry = currentOffer();
-  if (!entry || state.screen !== 'offer') return;
+  const entry = currentOffer(store.get());
+  if (!entry || store.get().screen !== 'offer') return;
   const left = Math.max(0, Math.ceil((entry.deadline - Date.now()) / 1000));
   $('countdown').textContent = t('seconds', { n: left });
   const bar = $('countdown-bar');
@@ -109,12 +141,13 @@ function tickOffer() {
 }
 
 export async function accept() {
-  const entry = currentOffer();
-  if (!entry || state.accepting) return;
-  state.accepting = true;
-  entry.message = '';
+  const entry = currentOffer(store.get());
+  if (!entry || store.get().accepting) return;
+  const id = entry.offer.offerId;
+  store.update({ accepting: true });
+  setMessage(id, '');
   render();
-  const path = `/api/v1/rider/offers/${encodeURIComponent(entry.offer.offerId)}/accept`;
+  const path = `/api/v1/rider/offers/${encodeURIComponent(id)}/accept`;
   try {
     let task;
     try {
@@ -124,40 +157,39 @@ export async function accept() {
       if (error.permanent || error.status === 401 || error.status === 403) throw error;
       task = await api.post(path, undefined, { timeoutMs: ACCEPT_TIMEOUT_MS });
     }
-    for (const id of [...state.offers.keys()]) dropOffer(id);
-    state.taskVersion++;
+    for (const offerId of [...store.get().offers.keys()]) dropOffer(offerId);
+    store.update((state) => ({ taskVersion: state.taskVersion + 1 }));
     await adoptServerTask(task);
-    state.profile = { ...state.profile, availability: 'ON_TASK', activeTaskId: task.taskId };
+    store.update((state) => ({ profile: { ...state.profile, availability: 'ON_TASK', activeTaskId: task.taskId } }));
     notify('');
-    saveCache();
     // Added to a trip: the stop to make next may be another order's.
     if (tripTaskIds(task).length > 1) refresh();
   } catch (error) {
     if (error.status === 401 || isSuspended(error)) {
-      state.accepting = false;
+      store.update({ accepting: false });
       refusedToken(error);
       return;
     }
     if (error.code === 'RIDER_NOT_ONLINE') {
       // Off the screen while offline (no live Accept the server refuses); back if the rider goes online in time.
-      state.profile = { ...state.profile, availability: 'OFFLINE' };
+      store.update((state) => ({ profile: { ...state.profile, availability: 'OFFLINE' } }));
       notify(t('notOnline'));
     } else if (error.permanent) {
-      dropOffer(entry.offer.offerId);
+      dropOffer(id);
       notify(problemText(error));
       if (error.code === 'RIDER_HAS_ACTIVE_TASK') refresh();
     } else {
-      entry.message = t('acceptFailed');
+      setMessage(id, t('acceptFailed'));
     }
   } finally {
-    state.accepting = false;
+    store.update({ accepting: false });
     render();
   }
 }
 
 export async function decline() {
-  const entry = currentOffer();
-  if (!entry || state.accepting) return;
+  const entry = currentOffer(store.get());
+  if (!entry || store.get().accepting) return;
   dropOffer(entry.offer.offerId);
   render();
   try {

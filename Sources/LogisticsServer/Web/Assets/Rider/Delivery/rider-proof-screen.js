@@ -3,11 +3,21 @@
 // use), Enter OTP with the attempts left, and what became of the proof.
 import { offline } from '../Connection/rider-api.js';
 import { t } from '../rider-i18n.js';
-import { $, show, state, geo, queue, pendingFor, point } from '../Connection/rider-state.js';
+import { $, show, pendingFor, point } from '../Connection/rider-state.js';
 import { notify } from '../rider-notice.js';
 import { render } from '../rider-screens.js';
 import { locationReady } from './rider-task.js';
 import { record } from '../rider-taps.js';
+
+/** @typedef {import('../Connection/rider-state.js').Rider} Rider */
+/** @type {Rider['store']} */ let store;
+/** @type {Rider['geo']} */ let geo;
+/** @type {Rider['queue']} */ let queue;
+
+/** @param {Rider} rider */
+export function initProofScreen(rider) {
+  ({ store, geo, queue } = rider);
+}
 
 export function proofAccepted(task) {
   const proof = task.proofOfDelivery || {};
@@ -21,7 +31,7 @@ export function renderProof(task) {
   if (!atDoor) return;
   const proof = task.proofOfDelivery || {};
   const accepted = proofAccepted(task);
-  const pending = pendingFor(task.taskId).filter((item) => item.kind === 'otp' || item.kind === 'photo');
+  const pending = pendingFor(queue, task.taskId).filter((item) => item.kind === 'otp' || item.kind === 'photo');
   const photo = task.podType === 'PHOTO' || proof.otpLocked || proof.overridden;
   show($('proof-photo'), !accepted && photo);
   show($('proof-otp'), !accepted && task.podType === 'OTP' && !proof.otpLocked);
@@ -33,7 +43,7 @@ export function renderProof(task) {
   if (uploading) progress.value = Math.round(queue.progress.fraction * 100);
   let status = '';
   if (accepted) status = proof.overridden && !proof.accepted ? t('proofWaived') : t('proofAccepted');
-  else if (state.photoBusy) status = t('photoPreparing');
+  else if (store.get().photoBusy) status = t('photoPreparing');
   else if (pending.length) status = offline() || queue.state === 'retrying' ? t('proofWaiting') : t('proofSending');
   else if (proof.awaitingOverride) status = proof.photoSent ? t('proofAwaitingDispatcher') : t('otpLocked');
   $('proof-status').textContent = status;
@@ -66,7 +76,7 @@ export async function photoChosen() {
   if (!locationReady()) return;
   const capturedAt = new Date().toISOString();
   const fix = point(geo.recent());
-  state.photoBusy = true;
+  store.update({ photoBusy: true });
   render();
   try {
     const { shrinkPhoto } = await import('./rider-proof.js');
@@ -77,7 +87,7 @@ export async function photoChosen() {
   } catch (error) {
     notify(t('photoFailed'));
   } finally {
-    state.photoBusy = false;
+    store.update({ photoBusy: false });
     render();
   }
 }

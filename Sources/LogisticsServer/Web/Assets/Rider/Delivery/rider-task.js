@@ -4,13 +4,24 @@
 import { offline } from '../Connection/rider-api.js';
 import { t, config } from '../rider-i18n.js';
 import {
-  $, show, state, api, geo, pendingFor, displayTask, nextStopKind, metres, point, saveCache, tripTaskIds,
+  $, show, pendingFor, displayTask, nextStopKind, metres, point, tripTaskIds,
 } from '../Connection/rider-state.js';
 import { notify, ask } from '../rider-notice.js';
 import { render, envNotes, fillNotes } from '../rider-screens.js';
 import { taskEnded } from '../Connection/rider-session.js';
 import { record } from '../rider-taps.js';
 import { renderProof, proofAccepted } from './rider-proof-screen.js';
+
+/** @typedef {import('../Connection/rider-state.js').Rider} Rider */
+/** @type {Rider['store']} */ let store;
+/** @type {Rider['api']} */ let api;
+/** @type {Rider['geo']} */ let geo;
+/** @type {Rider['queue']} */ let queue;
+
+/** @param {Rider} rider */
+export function initTask(rider) {
+  ({ store, api, geo, queue } = rider);
+}
 
 // The primary button's words for each status a rider moves a task to; which one shows comes from the task's
 // allowedNext (FAILED has a button of its own, after a reported problem).
@@ -25,8 +36,8 @@ const STEP_TEXT = {
 };
 
 export function renderTask() {
-  const task = displayTask();
-  const navigation = state.navigation;
+  const task = displayTask(store.get(), queue);
+  const { navigation, reported: report } = store.get();
   const navigating = Boolean(navigation && navigation.visible);
   show($('nav'), navigating);
   show($('task-head'), !navigating);
@@ -62,9 +73,9 @@ export function renderTask() {
 
   renderProof(task);
 
-  const reported = state.reported && state.reported.taskId === task.taskId;
+  const reported = report && report.taskId === task.taskId;
   show($('mark-failed'), reported && task.allowedNext.includes('FAILED'));
-  const failing = pendingFor(task.taskId).some((item) => item.kind === 'status' && item.status === 'FAILED');
+  const failing = pendingFor(queue, task.taskId).some((item) => item.kind === 'status' && item.status === 'FAILED');
   $('mark-failed').disabled = failing;
 
   const status = task.allowedNext.find((next) => next in PRIMARY_WORDS) || null;
@@ -117,7 +128,7 @@ export function locationReady() {
 }
 
 async function tapStatus(status, extra = {}) {
-  const task = displayTask();
+  const task = displayTask(store.get(), queue);
   if (!task) return;
   // Without a position the tap still goes (rider-taps.js sends it with the reason); the screen says why.
   const problem = locationProblem();
@@ -134,14 +145,14 @@ async function tapStatus(status, extra = {}) {
   }
   if (status === 'DELIVERED') taskEnded(task, 'delivered');
   if (status === 'RETURNED_TO_STORE') taskEnded(task, 'returned');
-  if (state.navigation) state.navigation.taskChanged(displayTask());
-  saveCache();
+  const { navigation } = store.get();
+  if (navigation) navigation.taskChanged(displayTask(store.get(), queue));
   render();
 }
 
 // RDR-018: further than the server's radius from the customer asks first; only Confirm records the tap.
 async function arrive() {
-  const task = displayTask();
+  const task = displayTask(store.get(), queue);
   if (!task) return;
   const tappedAt = new Date().toISOString();
   const fix = geo.recent();
@@ -166,7 +177,7 @@ export function primaryTapped(event) {
 }
 
 export async function reportProblem() {
-  const task = displayTask();
+  const task = displayTask(store.get(), queue);
   if (!task) return;
   const type = await ask(t('reportQuestion'), [
     ['CUSTOMER_UNAVAILABLE', t('customerUnavailable')], ['ADDRESS_NOT_FOUND', t('addressNotFound')], ['cancel', t('cancel')],
@@ -177,38 +188,41 @@ export async function reportProblem() {
   if (sure !== 'send') return;
   const action = await record('issue', { type });
   if (!action) return;
-  state.reported = { taskId: task.taskId, type };
-  saveCache();
+  store.update({ reported: { taskId: task.taskId, type } });
   // Who was told is the server's answer (rider-taps.js); until it comes the report is only saved.
   notify(t('issueSaved'), 'success');
   render();
 }
 
 export async function markFailed() {
-  const task = displayTask();
-  if (!task || !state.reported) return;
+  const task = displayTask(store.get(), queue);
+  if (!task || !store.get().reported) return;
   const sure = await ask(t('failQuestion'), [['cancel', t('cancel')], ['fail', t('markFailed'), true]]);
   if (sure !== 'fail') return;
-  await tapStatus('FAILED', { reason: state.reported.type });
+  await tapStatus('FAILED', { reason: store.get().reported.type });
 }
 
+/** @type {Promise<import('../Navigation/rider-nav.js').NavigationView> | null} */
+let navigationLoading = null;
+
 function navigationView() {
-  if (!state.navigationLoading) {
-    state.navigationLoading = import('../Navigation/rider-nav.js').then(({ NavigationView }) => {
-      state.navigation = new NavigationView({
+  if (!navigationLoading) {
+    navigationLoading = import('../Navigation/rider-nav.js').then(({ NavigationView }) => {
+      const navigation = new NavigationView({
         api, geo, config, onChange: () => render(),
       });
-      return state.navigation;
+      store.update({ navigation });
+      return navigation;
     });
-    state.navigationLoading.catch(() => {
-      state.navigationLoading = null;
+    navigationLoading.catch(() => {
+      navigationLoading = null;
     });
   }
-  return state.navigationLoading;
+  return navigationLoading;
 }
 
 export async function navigate() {
-  const task = displayTask();
+  const task = displayTask(store.get(), queue);
   if (!task) return;
   if (!geo.simulating && ['denied', 'insecure', 'unavailable'].includes(geo.status) && config.demo !== true) {
     notify(t(geo.status === 'denied' ? 'locationDenied' : geo.status === 'insecure' ? 'locationInsecure' : 'locationUnavailable'));
@@ -216,7 +230,7 @@ export async function navigate() {
   }
   try {
     const view = await navigationView();
-    await view.start(displayTask() || task);
+    await view.start(displayTask(store.get(), queue) || task);
   } catch (error) {
     notify(offline() ? t('navOffline') : t('somethingWrong'));
   }
@@ -224,13 +238,14 @@ export async function navigate() {
 }
 
 export async function resumeNavigation() {
-  if (!state.navigation) return;
-  await state.navigation.resume();
+  const { navigation } = store.get();
+  if (!navigation) return;
+  await navigation.resume();
   render();
 }
 
 export function call() {
-  const task = displayTask();
+  const task = displayTask(store.get(), queue);
   if (!task) return;
   const number = task.customer.phone || '';
   if (number) {
