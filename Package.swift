@@ -16,6 +16,8 @@ let package = Package(
         .library(name: "CitySimulation", targets: ["CitySimulation"]),
         // Servers in-process or as processes, throwaway PostgreSQL schemas: for the tests and the Benchmarks package.
         .library(name: "TestSupport", targets: ["TestSupport"]),
+        // Generated road grids and map-matching checks, for the routing tests and benchmarks.
+        .library(name: "RoadFixtures", targets: ["RoadFixtures"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
@@ -141,10 +143,12 @@ let package = Package(
             dependencies: ["LogisticsCore", .product(name: "Crypto", package: "swift-crypto")]),
         // Seeded byte mutations shared by the parser fuzz tests of the server and of the map importer.
         .target(name: "FuzzSupport", path: "Tests/FuzzSupport"),
+        // A generated road grid (a million nodes without a large file) and the map matcher's accuracy check.
+        .target(name: "RoadFixtures", dependencies: ["RoadRouting", "LogisticsCore"], path: "Tests/RoadFixtures"),
         .testTarget(
             name: "RoadRoutingTests",
             dependencies: [
-                "RoadRouting", "LogisticsCore", "FuzzSupport", "Threads",
+                "RoadRouting", "LogisticsCore", "FuzzSupport", "Threads", "RoadFixtures",
                 // To inflate a real block of the Monaco extract and damage it past the zlib checksum.
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -33,6 +33,7 @@ let package = Package(
                 .product(name: "RiderKit", package: "RiderLogistics"),
                 .product(name: "CitySimulation", package: "RiderLogistics"),
                 .product(name: "TestSupport", package: "RiderLogistics"),
+                .product(name: "RoadFixtures", package: "RiderLogistics"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,5 +1,6 @@
 import Foundation
 import LogisticsCore
+import RoadFixtures
 import RoadRouting
 import Synchronization
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import LogisticsCore
+import RoadFixtures
 import RoadRouting
 import Testing
 import Threads

@@ -11,21 +11,6 @@ public struct SystemWallClock: WallClock {
     public func now() -> Date { Date() }
 }
 
-/// A clock that tests move by hand.
-public final class ManualWallClock: WallClock {
-    private let current: Mutex<Date>
-
-    public init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) {
-        current = Mutex(start)
-    }
-
-    public func now() -> Date { current.withLock { $0 } }
-
-    public func advance(by seconds: TimeInterval) {
-        current.withLock { $0 = $0.addingTimeInterval(seconds) }
-    }
-}
-
 extension Date {
     /// Milliseconds since the epoch: how the store keeps every instant, identically in both dialects.
     /// Rounded to the nearest millisecond, so a time parsed back from JSON (which may land a hair

@@ -1,6 +1,7 @@
 import CompressNIO
 import Foundation
 import FuzzSupport
+import LogisticsCore
 import NIOCore
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import LogisticsCore
 import RoadRouting
 import Testing
 

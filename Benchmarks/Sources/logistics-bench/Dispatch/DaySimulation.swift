@@ -4,6 +4,7 @@ import Logging
 import LogisticsCore
 import LogisticsServer
 import RoadRouting
+import TestSupport
 
 /// Hours of orders in Monaco against an in-process server on a clock the simulation moves (15 s a step): orders
 /// arrive at the simulation's stores at random, kitchens take 6 to 15 minutes, riders ride the server's routes at

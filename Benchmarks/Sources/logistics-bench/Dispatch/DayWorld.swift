@@ -3,6 +3,7 @@ import Foundation
 import LogisticsCore
 import LogisticsServer
 import RoadRouting
+import TestSupport
 
 /// The simulated city of `DaySimulation`: its riders, its orders, and what each does in a step.
 struct DayWorld {

@@ -1,5 +1,6 @@
 import Foundation
 import LogisticsCore
+import RoadFixtures
 import RoadRouting
 
 /// Travel matrices timed on a map and on the generated grid, checked against point-to-point searches.

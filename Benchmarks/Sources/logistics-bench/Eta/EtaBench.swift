@@ -6,6 +6,7 @@ import LogisticsCore
 import LogisticsServer
 import LogisticsStore
 import RoadRouting
+import TestSupport
 
 /// `logistics-bench eta`: how far the ETAs customers are promised are from the arrivals, with and without the
 /// traffic the server learns. Simulated riders ride Monaco on a clock the bench moves, on streets the scenario

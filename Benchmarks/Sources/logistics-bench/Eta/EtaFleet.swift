@@ -3,6 +3,7 @@ import Foundation
 import LogisticsCore
 import LogisticsServer
 import RoadRouting
+import TestSupport
 
 /// Riders of the ETA bench on a clock the bench moves: each takes an order from one Monaco place to another, rides
 /// the server's route to the store and on to the customer, and proves delivery, all through the API. They drive

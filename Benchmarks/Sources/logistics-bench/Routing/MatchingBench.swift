@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LogisticsCore
+import RoadFixtures
 import RoadRouting
 
 /// `logistics-bench matching`: the HMM map matcher on noisy traces of known routes, its accuracy at each noise level

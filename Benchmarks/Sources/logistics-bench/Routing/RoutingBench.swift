@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LogisticsCore
+import RoadFixtures
 import RoadRouting
 
 struct RoutingBench: AsyncParsableCommand {

@@ -1,4 +1,5 @@
 import LogisticsCore
+import RoadRouting
 
 /// A generated road network for benchmarks: a grid of blocks ~100 m apart with a road hierarchy (a primary road
 /// every 50 blocks, a secondary every 10, residential streets between), some missing links and some one-way
@@ -42,8 +43,8 @@ public enum GridRoadNetwork {
             if lineKind == 2 && Double.random(in: 0..<1, using: &random) < 0.05 { return }
             let oneway = lineKind == 2 && Double.random(in: 0..<1, using: &random) < 0.10
             let wayIndex = way(lineKind, horizontal: horizontal, line: line)
-            let distance = GeoPoint(latE7: assembler.latE7[a], lonE7: assembler.lonE7[a])
-                .distanceM(to: GeoPoint(latE7: assembler.latE7[b], lonE7: assembler.lonE7[b]))
+            let distance = Self.point(assembler.latE7[a], assembler.lonE7[a])
+                .distanceM(to: Self.point(assembler.latE7[b], assembler.lonE7[b]))
             let speed = classes[lineKind].1 * Double.random(in: 0.8...1.2, using: &random) / 3.6
             let duration = Float(distance / speed)
             assembler.arcs.append(
@@ -65,19 +66,8 @@ public enum GridRoadNetwork {
         }
         return assembler.assemble(restrictions: []).graph
     }
-}
 
-/// SplitMix64: a fast, seedable generator, so generated graphs and benchmark pairs are the same on every run.
-public struct SeededGenerator: RandomNumberGenerator, Sendable {
-    public var state: UInt64
-
-    public init(state: UInt64) { self.state = state }
-
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+    private static func point(_ latE7: Int32, _ lonE7: Int32) -> GeoPoint {
+        GeoPoint(lat: Double(latE7) / 1e7, lon: Double(lonE7) / 1e7)
     }
 }

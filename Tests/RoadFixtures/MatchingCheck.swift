@@ -1,5 +1,6 @@
 import Foundation
 import LogisticsCore
+import RoadRouting
 
 /// How well the map matcher does on traces whose truth is known: routes driven on a map, fixes sampled along them
 /// with Gaussian GPS noise, and the share of fixes matched to the segment they were really on. Shared by the
