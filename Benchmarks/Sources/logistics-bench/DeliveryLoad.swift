@@ -1,19 +1,25 @@
-import AsyncHTTPClient
 import Foundation
 import LogisticsCore
 import LogisticsServer
 import NIOHTTP1
+import RiderKit
 import Synchronization
 
-/// Simulated riders doing whole deliveries: online → offer → accept → four status taps → OTP proof →
-/// delivered, with a dispatcher creating and offering each order and the customer reading the code.
+/// Simulated riders doing whole deliveries through RiderKit's typed clients, as the apps make them: online → offer
+/// → accept → three status taps → the customer's code as proof → delivered, with a dispatcher placing, readying and
+/// offering each order and the customer reading the code.
 struct DeliveryLoad {
-    let client: BenchClient
+    let base: String
+    let transport: any RiderTransport
     let tokens: AccessTokenIssuer
     let riders: Int
     let deliveries: Int
     /// The riders' ids, when the same riders come back run after run (the soak); new ones each run otherwise.
     var riderIds: [UUID]? = nil
+
+    static let store = VendorStop(
+        name: "Café de Paris", address: "Place du Casino", location: GeoPoint(lat: 43.7396, lon: 7.4276))
+    static let door = GeoPoint(lat: 43.7347, lon: 7.4240, accuracyM: 5)
 
     struct Result {
         var completed: Int
@@ -39,41 +45,36 @@ struct DeliveryLoad {
         async throws -> Int
     {
         let riderId = riderIds?[index] ?? UUID()
-        let rider = try await tokens.token(subject: riderId, role: .rider, name: "Bench Rider \(index)", ttl: 86_400)
-        try await client.call(
-            "PUT availability", .PUT, "/api/v1/rider/availability", token: rider, json: ["status": "ONLINE"])
+        let riderToken = try await tokens.token(
+            subject: riderId, role: .rider, name: "Bench Rider \(index)", ttl: 86_400)
+        let rider = RiderAPI(baseURL: base, token: { riderToken }, transport: transport, timeout: .seconds(30))
+        let office = OfficeAPI(baseURL: base, token: { dispatcher }, transport: transport, timeout: .seconds(30))
+        _ = try await rider.setAvailability(online: true)
         var done = 0
         while remaining.take() {
             let customerId = UUID()
-            let customer = try await tokens.token(subject: customerId, role: .customer, ttl: 86_400)
-            let order = try await client.call(
-                "POST orders", .POST, "/api/v1/orders", token: dispatcher, json: Self.order(customerId), expect: 201)
-            let orderId = order["orderId"] as! String
-            try await client.call("POST ready", .POST, "/api/v1/orders/\(orderId)/ready", token: dispatcher)
-            let offers = try await client.call(
-                "POST offers", .POST, "/api/v1/orders/\(orderId)/offers", token: dispatcher,
-                json: ["riderIds": [riderId.lowercased]], expect: 201)
-            let offerId = ((offers["offers"] as! [[String: Any]])[0])["offerId"] as! String
-            try await client.call("GET rider/offers", .GET, "/api/v1/rider/offers", token: rider)
-            let task = try await client.call(
-                "POST accept", .POST, "/api/v1/rider/offers/\(offerId)/accept", token: rider)
-            let taskId = task["taskId"] as! String
-            for status in ["ARRIVED_AT_STORE", "PICKED_UP", "ARRIVED_AT_DESTINATION"] {
-                try await client.call(
-                    "PATCH status", .PATCH, "/api/v1/rider/tasks/\(taskId)/status", token: rider, json: Self.tap(status)
-                )
+            let customerToken = try await tokens.token(subject: customerId, role: .customer, ttl: 86_400)
+            let customer = CustomerAPI(
+                baseURL: base, token: { customerToken }, transport: transport, timeout: .seconds(30))
+            let orderId = try await office.placeOrder(
+                ref: "BENCH", from: Self.store,
+                to: CustomerContact(
+                    id: customerId, name: "Bench Customer", phone: "+377 93 15 00 01", address: "Quai Antoine 1er",
+                    location: Self.door))
+            try await office.markReady(orderId: orderId)
+            let offerIds = try await office.offer(orderId: orderId, to: [riderId])
+            _ = try await rider.offers()
+            let taskId = try await rider.accept(offerId: offerIds[0]).taskId
+            for status in [TaskStatus.arrivedAtStore, .pickedUp, .arrivedAtDestination, .delivered] {
+                if status == .delivered {
+                    let code = try await customer.deliveryCode(orderId: orderId) ?? ""
+                    try await rider.submitDeliveryCode(
+                        taskId: taskId, code: code, capturedAt: Date(), location: Self.door, actionId: UUID())
+                }
+                _ = try await rider.updateStatus(
+                    taskId: taskId,
+                    StatusUpdate(status: status, location: Self.door, occurredAt: Date(), eventId: UUID()))
             }
-            let view = try await client.call(
-                "GET customer order", .GET, "/api/v1/customer/orders/\(orderId)", token: customer)
-            try await client.call(
-                "POST pod (OTP)", .POST, "/api/v1/rider/tasks/\(taskId)/pod", token: rider,
-                json: [
-                    "type": "OTP", "value": view["deliveryOtp"] as! String, "capturedAt": RFC3339.string(from: Date()),
-                    "location": ["lat": 43.7347, "lon": 7.4240, "accuracyM": 5],
-                ])
-            try await client.call(
-                "PATCH status", .PATCH, "/api/v1/rider/tasks/\(taskId)/status", token: rider,
-                json: Self.tap("DELIVERED"))
             done += 1
             progress(1)
         }

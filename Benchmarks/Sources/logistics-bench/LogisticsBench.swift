@@ -85,10 +85,11 @@ struct DeliveryBench: AsyncParsableCommand {
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         let recorder = LatencyRecorder()
         let floor = LatencyRecorder()
-        let client = BenchClient(
-            http: http, base: base, recorder: recorder, pacer: rate > 0 ? Pacer(requestsPerSecond: rate) : nil)
         let load = DeliveryLoad(
-            client: client, tokens: await AccessTokenIssuer(secret: secret), riders: riders, deliveries: deliveries)
+            base: base,
+            transport: TimedTransport(
+                http: http, recorder: recorder, pacer: rate > 0 ? Pacer(requestsPerSecond: rate) : nil),
+            tokens: await AccessTokenIssuer(secret: secret), riders: riders, deliveries: deliveries)
         Console.line(
             "Driving \(riders) riders through \(deliveries) deliveries against \(base) (\(store)), "
                 + (rate > 0 ? "offered load \(Int(rate)) requests/s ..." : "as fast as they can ..."))

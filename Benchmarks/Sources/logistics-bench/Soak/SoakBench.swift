@@ -3,6 +3,7 @@ import AsyncHTTPClient
 import Foundation
 import LogisticsCore
 import LogisticsServer
+import RiderKit
 import Synchronization
 import TestSupport
 
@@ -197,20 +198,21 @@ final class SoakChurn: Sendable {
     /// Whole deliveries, paced, until `duration` has passed; the riders finish the one they are on.
     func deliver(riders: Int, rate: Double, for duration: Duration) async throws {
         guard riders > 0 else { return }
-        let client = BenchClient(http: http, base: base, pacer: Pacer(requestsPerSecond: rate))
+        let transport = TimedTransport(http: http, pacer: Pacer(requestsPerSecond: rate))
         let end = ContinuousClock.now + duration
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<riders {
                 group.addTask {
                     // One rider all hour, as a fleet's riders are: new ones each delivery would grow the server's
                     // per-rider state with the run's length instead of with its fleet.
-                    var load = DeliveryLoad(client: client, tokens: self.tokens, riders: 1, deliveries: 1)
+                    var load = DeliveryLoad(
+                        base: self.base, transport: transport, tokens: self.tokens, riders: 1, deliveries: 1)
                     load.riderIds = [UUID()]
                     while ContinuousClock.now < end {
                         do {
                             let result = try await load.run { _ in }
                             self.counts.withLock { $0.delivered += result.completed }
-                        } catch let failure as BenchClient.Failure where failure.description.contains("HTTP 5") {
+                        } catch RiderAPIError.problem(let problem) where problem.status >= 500 {
                             self.counts.withLock { $0.serverErrors += 1 }
                         }
                     }

@@ -46,10 +46,14 @@ final class LatencyRecorder: Sendable {
 
     /// The rows as the load benchmarks print them: count, failures and percentiles in milliseconds.
     static func printTable(_ rows: [Row]) {
-        Console.line("endpoint                 count  fail   p50 ms   p95 ms   p99 ms   max ms")
+        // As wide as the longest name: a path with its ids as {id} runs long.
+        let width = max(22, rows.map(\.endpoint.count).max() ?? 0)
+        Console.line(
+            "endpoint".padding(toLength: width, withPad: " ", startingAt: 0)
+                + "   count  fail   p50 ms   p95 ms   p99 ms   max ms")
         for row in rows {
             Console.line(
-                row.endpoint.padding(toLength: 22, withPad: " ", startingAt: 0)
+                row.endpoint.padding(toLength: width, withPad: " ", startingAt: 0)
                     + String(
                         format: " %7d %5d %8.2f %8.2f %8.2f %8.2f", row.count, row.failures, row.p50 * 1000,
                         row.p95 * 1000, row.p99 * 1000, row.max * 1000))
