@@ -32,6 +32,8 @@ struct DeliveryBench: AsyncParsableCommand {
     var databaseURL: String?
     @Option(name: .customLong("data-dir"), help: "Data dir whose jwt-secret signs tokens (with --server).")
     var dataDirectory: String?
+    @Flag(help: "Exit with failure when a target in Benchmarks/Thresholds/logistics-bench/delivery.json is missed.")
+    var holdToTargets = false
 
     func validate() throws {
         guard (1...500).contains(riders) else { throw ValidationError("--riders must be 1...500") }
@@ -125,10 +127,11 @@ struct DeliveryBench: AsyncParsableCommand {
             throw Console.failure("benchmark stopped: \(error)")
         }
         try await http.shutdown()
-        report(result, recorder: recorder, floor: floor, store: store)
+        try report(result, recorder: recorder, floor: floor, store: store)
     }
 
     private func report(_ result: DeliveryLoad.Result, recorder: LatencyRecorder, floor: LatencyRecorder, store: String)
+        throws
     {
         let seconds = result.elapsed.inSeconds
         let requests = recorder.total
@@ -140,7 +143,11 @@ struct DeliveryBench: AsyncParsableCommand {
             "mixed load: \(requests) requests, \(String(format: "%.0f", Double(requests) / seconds)) requests/s")
         Console.line()
         LatencyRecorder.printTable(recorder.rows() + floor.rows())
+        let missed = try Thresholds.named("delivery").check(recorder.rows())
         // The last line, for scripts: the same shape `logistics simulate` ends with.
         Console.line("deliveries completed: \(result.completed)")
+        if holdToTargets, !missed.isEmpty {
+            throw Console.failure("targets missed: " + missed.joined(separator: "; "))
+        }
     }
 }

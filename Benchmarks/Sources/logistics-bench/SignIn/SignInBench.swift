@@ -19,6 +19,8 @@ struct SignInBench: AsyncParsableCommand {
     @Option(help: "People who sign in (each once, then refreshes once).") var people: Int = 1000
     @Option(help: "Sign-ins (and refreshes) started per second, spread evenly (open loop).") var rate: Double = 100
     @Option(name: .customLong("database-url"), help: "PostgreSQL instead of SQLite.") var databaseURL: String?
+    @Flag(help: "Exit with failure when a target in Benchmarks/Thresholds/logistics-bench/signin.json is missed.")
+    var holdToTargets = false
 
     func validate() throws {
         guard (10...100_000).contains(people) else { throw ValidationError("--people must be 10...100000") }
@@ -115,6 +117,10 @@ struct SignInBench: AsyncParsableCommand {
                 + "this process (server and generator) used \(String(format: "%.1f", cpuSignIn * 1000 / Double(people))) ms CPU per sign-in"
         )
         LatencyRecorder.printTable(recorder.rows() + floor.rows())
+        let missed = try Thresholds.named("signin").check(recorder.rows())
+        if holdToTargets, !missed.isEmpty {
+            throw Console.failure("targets missed: " + missed.joined(separator: "; "))
+        }
     }
 
     /// `people` calls started at `rate` per second, each on its own task, with `GET /health/live` sampled at the
