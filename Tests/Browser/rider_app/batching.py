@@ -80,6 +80,9 @@ def batched_trip(server):
         if finish is not None and not page.shows(WAITING):
             page.press(finish)
         need(page.wait_text(WAITING, 15), "waiting for offers after the trip")
+        # The last tap may still be on its way (the app moves on before the answer): the server is asked once the
+        # page's queue has sent everything, as a rider would see it on a slow network.
+        wait("batching: the page's queue sends its last tap", lambda: page.queue_length() == 0, 15)
 
         for order_id in (first_id, second_id):
             statuses = [event["status"] for event in status_events(server, order_id)]
