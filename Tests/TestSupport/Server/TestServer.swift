@@ -46,7 +46,7 @@ struct TestServer: Sendable {
     /// Builds the real application (migrations included) and runs `body` against it, its background services running.
     static func run(
         _ kind: StoreKind,
-        mode: Mode = .live,
+        mode: Mode = .router,
         configure: (inout ServerConfiguration) -> Void = { _ in },
         _ body: @escaping @Sendable (TestServer) async throws -> Void
     ) async throws {
