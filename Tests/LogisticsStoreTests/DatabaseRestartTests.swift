@@ -33,6 +33,7 @@ struct DatabaseRestartTests {
         try await fake.run { port in
             try await TestServer.run(
                 .sqlite,
+                mode: .live,
                 configure: {
                     $0.database.url = database.url
                     $0.database.poolSize = 4

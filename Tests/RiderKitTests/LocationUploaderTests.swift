@@ -31,7 +31,7 @@ struct LocationUploaderTests {
 
     @Test("moving on a task: a fix every 5 s in batches every 10 s; standing still: every 30 s; off duty: nothing")
     func adaptive() async throws {
-        try await TestServer.run(.sqlite) { server in
+        try await TestServer.run(.sqlite, mode: .live) { server in
             let riderId = UUID()
             let token = try await server.token(.rider, riderId)
             let transport = FlakyTransport()
@@ -61,7 +61,7 @@ struct LocationUploaderTests {
 
     @Test("fixes that could not be sent go with the next batch once the network is back")
     func offline() async throws {
-        try await TestServer.run(.sqlite) { server in
+        try await TestServer.run(.sqlite, mode: .live) { server in
             let riderId = UUID()
             let token = try await server.token(.rider, riderId)
             let transport = FlakyTransport()

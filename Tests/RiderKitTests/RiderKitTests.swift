@@ -66,7 +66,7 @@ struct RiderKitTests {
         "taps made offline reach the server in order with their tap times once the network returns",
         arguments: StoreKind.available, Transport.allCases)
     func offlineTaps(kind: StoreKind, transport: Transport) async throws {
-        try await TestServer.run(kind) { server in
+        try await TestServer.run(kind, mode: .live) { server in
             let scenario = try await DeliveryScenario.ready(server)
             let (_, rider, taskId) = try await scenario.assigned()
             let phone = try Self.phone(server, token: rider, over: transport)
@@ -96,7 +96,7 @@ struct RiderKitTests {
 
     @Test("a queue recorded before the app was killed is sent after it starts again", arguments: StoreKind.available)
     func restartMidQueue(kind: StoreKind) async throws {
-        try await TestServer.run(kind) { server in
+        try await TestServer.run(kind, mode: .live) { server in
             let scenario = try await DeliveryScenario.ready(server)
             let (_, rider, taskId) = try await scenario.assigned()
             let first = try Self.phone(server, token: rider)
@@ -123,7 +123,7 @@ struct RiderKitTests {
 
     @Test("on a batched trip RiderKit has the stops in order, and a restart keeps the taps queued for every order")
     func batchedTrip() async throws {
-        try await TestServer.run(.sqlite, configure: TripScenario.configuration()) { server in
+        try await TestServer.run(.sqlite, mode: .live, configure: TripScenario.configuration()) { server in
             let trip = try await TripScenario.onTheWay(server)
             _ = try await DeliveryScenario.ready(server, podType: "OTP", customerLat: 43.7335)
             let phone = try Self.phone(server, token: trip.rider.token)
@@ -160,7 +160,7 @@ struct RiderKitTests {
         "a photo taken offline is kept on disk, sent once the network returns, then deleted",
         arguments: StoreKind.available, Transport.allCases)
     func offlinePhoto(kind: StoreKind, transport: Transport) async throws {
-        try await TestServer.run(kind) { server in
+        try await TestServer.run(kind, mode: .live) { server in
             let scenario = try await DeliveryScenario.ready(server)
             let (_, rider, taskId) = try await scenario.assigned()
             try await scenario.arrive(taskId, rider: rider)
@@ -187,7 +187,7 @@ struct RiderKitTests {
 
     @Test("an answer lost on the way back is resent and applied once", arguments: StoreKind.available)
     func lostAnswers(kind: StoreKind) async throws {
-        try await TestServer.run(kind) { server in
+        try await TestServer.run(kind, mode: .live) { server in
             let scenario = try await DeliveryScenario.ready(server)
             let (_, rider, taskId) = try await scenario.assigned()
             let phone = try Self.phone(server, token: rider)
@@ -202,7 +202,7 @@ struct RiderKitTests {
         "a refusal the server will repeat stops the queue and is shown, not retried", arguments: StoreKind.available,
         Transport.allCases)
     func permanentRefusal(kind: StoreKind, transport: Transport) async throws {
-        try await TestServer.run(kind) { server in
+        try await TestServer.run(kind, mode: .live) { server in
             let scenario = try await DeliveryScenario.ready(server)
             let (_, rider, taskId) = try await scenario.assigned()
             let phone = try Self.phone(server, token: rider, over: transport)
@@ -265,7 +265,7 @@ struct RiderKitTests {
 
     @Test("the arrival question uses the server's configured geofence radius, sent with the task")
     func arrivalRadiusFromServer() async throws {
-        try await TestServer.run(.sqlite, configure: { $0.delivery.geofenceRadiusM = 2_000 }) { server in
+        try await TestServer.run(.sqlite, mode: .live, configure: { $0.delivery.geofenceRadiusM = 2_000 }) { server in
             let scenario = try await DeliveryScenario.ready(server)
             let (_, rider, taskId) = try await scenario.assigned()
             let phone = try Self.phone(server, token: rider)
@@ -286,7 +286,7 @@ struct RiderKitTests {
         "arriving far from the customer asks first: No sends nothing, Yes sends with the flag",
         arguments: StoreKind.available)
     func arrivalCheck(kind: StoreKind) async throws {
-        try await TestServer.run(kind) { server in
+        try await TestServer.run(kind, mode: .live) { server in
             let scenario = try await DeliveryScenario.ready(server)
             let (_, rider, taskId) = try await scenario.assigned()
             let phone = try Self.phone(server, token: rider)
@@ -329,7 +329,7 @@ struct RiderKitTests {
         "accept retries once when the answer is lost, then gives up; a refusal is not retried",
         arguments: StoreKind.available)
     func acceptRetry(kind: StoreKind) async throws {
-        try await TestServer.run(kind) { server in
+        try await TestServer.run(kind, mode: .live) { server in
             let scenario = try await DeliveryScenario.ready(server)
             let rider = try await scenario.onlineRider()
             let offers = try await scenario.offer(to: [rider.id])

@@ -11,6 +11,7 @@ struct AcceptanceRaceTests {
         // 50 riders are 50 phones; here they share one address and would meet its rate limit.
         try await TestServer.run(
             kind,
+            mode: .live,
             configure: {
                 $0.database.poolSize = 20
                 $0.rateLimits = .off
@@ -54,7 +55,7 @@ struct AcceptanceRaceTests {
         "one rider accepts two orders at once: one wins, the other is RIDER_HAS_ACTIVE_TASK",
         arguments: StoreKind.available)
     func oneRiderTwoOrders(kind: StoreKind) async throws {
-        try await TestServer.run(kind) { server in
+        try await TestServer.run(kind, mode: .live) { server in
             for _ in 0..<10 {
                 let first = try await DeliveryScenario.ready(server)
                 let second = try await DeliveryScenario.ready(server)
@@ -85,7 +86,7 @@ struct AcceptanceRaceTests {
         "accept racing cancel: accepted then cancelled, or ORDER_CANCELLED; never an orphan task",
         arguments: StoreKind.available)
     func acceptVersusCancel(kind: StoreKind) async throws {
-        try await TestServer.run(kind) { server in
+        try await TestServer.run(kind, mode: .live) { server in
             var outcomes: Set<String> = []
             for _ in 0..<15 {
                 let scenario = try await DeliveryScenario.ready(server)

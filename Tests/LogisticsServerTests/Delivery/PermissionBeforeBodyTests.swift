@@ -22,7 +22,7 @@ struct PermissionBeforeBodyTests {
 
     @Test("a customer's or another rider's keyed 10 MiB upload is refused from its head; the task's rider is read")
     func refusedFromTheHead() async throws {
-        try await TestServer.run(.sqlite) { server in
+        try await TestServer.run(.sqlite, mode: .live) { server in
             let scenario = try await DeliveryScenario.ready(server)
             let (_, rider, taskId) = try await scenario.assigned()
             try await scenario.arrive(taskId, rider: rider)
@@ -41,7 +41,7 @@ struct PermissionBeforeBodyTests {
     func refusedPhotosLeaveNoFile(kind: StoreKind) async throws {
         let blobs = FileManager.default.temporaryDirectory.appendingPathComponent("photo-race-\(UUID())")
         defer { try? FileManager.default.removeItem(at: blobs) }
-        try await TestServer.run(kind, configure: { $0.blobDirectoryOverride = blobs.path }) { server in
+        try await TestServer.run(kind, mode: .live, configure: { $0.blobDirectoryOverride = blobs.path }) { server in
             let scenario = try await DeliveryScenario.ready(server)
             let (_, rider, taskId) = try await scenario.assigned()
             try await scenario.arrive(taskId, rider: rider)

@@ -94,7 +94,7 @@ struct BatchingTests {
 
     @Test("both customers of a batched trip see the rider move", arguments: StoreKind.available)
     func bothCustomersFollow(store: StoreKind) async throws {
-        try await TestServer.run(store, configure: TripScenario.configuration()) { server in
+        try await TestServer.run(store, mode: .live, configure: TripScenario.configuration()) { server in
             let trip = try await TripScenario.onTheWay(server)
             let (rider, first, firstTask) = (trip.rider, trip.first, trip.firstTask)
             let second = try await DeliveryScenario.ready(server, podType: "OTP", customerLat: 43.7335)

@@ -222,7 +222,7 @@ struct IdempotencyTests {
 
     @Test("concurrent requests with one key create one order", arguments: StoreKind.available)
     func concurrentSameKey(kind: StoreKind) async throws {
-        try await TestServer.run(kind) { server in
+        try await TestServer.run(kind, mode: .live) { server in
             let dispatcher = try await server.token(.dispatcher)
             let body = try JSONSerialization.data(withJSONObject: Fixtures.order())
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in

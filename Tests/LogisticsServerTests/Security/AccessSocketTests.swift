@@ -9,7 +9,7 @@ import Testing
 struct AccessSocketTests {
     @Test("B's tracking stream refuses A's customer and link (4404) and every other role (4403), saying nothing of B")
     func trackingStream() async throws {
-        try await TestServer.run(.sqlite, configure: AccessMatrixTests.unlimited) { server in
+        try await TestServer.run(.sqlite, mode: .live, configure: AccessMatrixTests.unlimited) { server in
             let world = try await AccessWorld.build(server)
             let tracking = "/api/v1/customer/orders/\(world.b.orderId)/tracking"
             let cases: [(String, String, String, UInt16)] = [
@@ -47,7 +47,7 @@ struct AccessSocketTests {
 
     @Test("A's rider stream carries A's offers and none of B's")
     func riderStream() async throws {
-        try await TestServer.run(.sqlite, configure: AccessMatrixTests.unlimited) { server in
+        try await TestServer.run(.sqlite, mode: .live, configure: AccessMatrixTests.unlimited) { server in
             let world = try await AccessWorld.build(server)
             let streamA = TrackingFollower(port: server.port, path: "/api/v1/rider/stream", token: world.a.rider)
             let streamB = TrackingFollower(port: server.port, path: "/api/v1/rider/stream", token: world.b.rider)

@@ -184,7 +184,7 @@ struct AuthenticationTests {
 
     @Test("a token that expires 300 million years ahead, or at 1e300, opens sockets without trapping the server")
     func farFutureExpiry() async throws {
-        try await TestServer.run(.sqlite) { server in
+        try await TestServer.run(.sqlite, mode: .live) { server in
             for seconds in [3e8 * 365.25 * 86_400, 1e300] {
                 let token = try await Self.sign(Self.claims(expiresIn: seconds, now: server.clock.now()))
                 let socket = TrackingFollower(port: server.port, path: "/api/v1/dispatch/stream", token: token)

@@ -17,8 +17,10 @@ struct RateLimitTests {
 
     @Test("one client address over its limit gets 429 with Retry-After, even without a token; time refills it")
     func perAddress() async throws {
+        // Live: the limit counts the peer's address, which only a real connection has.
         try await TestServer.run(
             .sqlite,
+            mode: .live,
             configure: {
                 $0.rateLimits = .off; $0.rateLimits.perAddress = RateRule(perSecond: 1, burst: 5)
             }
@@ -34,8 +36,10 @@ struct RateLimitTests {
     @Test("behind a trusted proxy each X-Forwarded-For client has its own allowance; from others the header is ignored")
     func forwardedClients() async throws {
         for trusted in [true, false] {
+            // Live: whether the proxy is trusted depends on the peer's address (127.0.0.1).
             try await TestServer.run(
                 .sqlite,
+                mode: .live,
                 configure: {
                     $0.rateLimits = .off
                     $0.rateLimits.perAddress = RateRule(perSecond: 1, burst: 2)
@@ -78,6 +82,7 @@ struct RateLimitTests {
     func fixesPerRider(overSocket: Bool) async throws {
         try await TestServer.run(
             .sqlite,
+            mode: overSocket ? .live : .router,  // the socket needs a port
             configure: {
                 $0.rateLimits = .off; $0.rateLimits.fixesPerRider = RateRule(perSecond: 1, burst: 10)
             }

@@ -18,7 +18,7 @@ struct SlowClientTests {
 
     @Test("a head sent a byte a second is cut at the header deadline while others are answered")
     func slowloris() async throws {
-        try await TestServer.run(.sqlite, configure: Self.short) { server in
+        try await TestServer.run(.sqlite, mode: .live, configure: Self.short) { server in
             let slow = try RawSocket(port: server.port)
             try slow.write("GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\n")
             let started = ContinuousClock.now
@@ -35,7 +35,7 @@ struct SlowClientTests {
 
     @Test("a head the server cannot parse gets no answer, and its connection is cut instead of held for ever")
     func notHTTP() async throws {
-        try await TestServer.run(.sqlite, configure: Self.short) { server in
+        try await TestServer.run(.sqlite, mode: .live, configure: Self.short) { server in
             for garbage in ["garbage\r\n\r\n", "GET /health/live\r\n\r\n"] {
                 let socket = try RawSocket(port: server.port)
                 try socket.write(garbage)
@@ -51,7 +51,7 @@ struct SlowClientTests {
 
     @Test("a body that stops arriving is cut after the gap; a connection that says nothing after the idle time")
     func silentBodyAndIdle() async throws {
-        try await TestServer.run(.sqlite, configure: Self.short) { server in
+        try await TestServer.run(.sqlite, mode: .live, configure: Self.short) { server in
             let token = try await server.token(.dispatcher)
             let stalled = try RawSocket(port: server.port)
             try stalled.write(
@@ -82,7 +82,7 @@ struct SlowClientTests {
     func socketsAreNotIdleConnections() async throws {
         // Only the idle time is short: on a loaded CI machine the fix's POST below can take longer than the other
         // shortened limits, and a cut there would say nothing about sockets.
-        try await TestServer.run(.sqlite, configure: { $0.connectionLimits.idleSeconds = 3 }) { server in
+        try await TestServer.run(.sqlite, mode: .live, configure: { $0.connectionLimits.idleSeconds = 3 }) { server in
             let dispatcher = try await server.token(.dispatcher)
             let socket = TrackingFollower(port: server.port, path: DispatchStreamSocket.path, token: dispatcher)
             try await socket.wait { $0.contains { $0["type"] as? String == "ready" } }
@@ -109,7 +109,7 @@ struct SlowClientTests {
 
     @Test("past its cap an address's new connections are closed at once; closing one makes room")
     func connectionsPerAddress() async throws {
-        try await TestServer.run(.sqlite, configure: { $0.connectionLimits.perAddress = 3 }) { server in
+        try await TestServer.run(.sqlite, mode: .live, configure: { $0.connectionLimits.perAddress = 3 }) { server in
             var held: [RawSocket] = []
             while held.count < 4 {
                 let socket = try RawSocket(port: server.port)
@@ -129,7 +129,7 @@ struct SlowClientTests {
 extension SlowClientTests {
     @Test("a WebSocket gives its place back when it closes: ten opened and closed in turn leave room under a cap of 3")
     func socketsGiveTheirPlaceBack() async throws {
-        try await TestServer.run(.sqlite, configure: { $0.connectionLimits.perAddress = 3 }) { server in
+        try await TestServer.run(.sqlite, mode: .live, configure: { $0.connectionLimits.perAddress = 3 }) { server in
             let dispatcher = try await server.token(.dispatcher)
             for round in 0..<10 {
                 let socket = try RawSocket(port: server.port)
@@ -145,6 +145,7 @@ extension SlowClientTests {
     func pipelined() async throws {
         try await TestServer.run(
             .sqlite,
+            mode: .live,
             configure: {
                 $0.connectionLimits.headerSeconds = 2
                 $0.connectionLimits.bodyGapSeconds = 2

@@ -120,7 +120,7 @@ struct TLSTests {
 
     @Test("without TLS, no HSTS")
     func noHSTSWithoutTLS() async throws {
-        try await TestServer.run(.sqlite) { server in
+        try await TestServer.run(.sqlite, mode: .live) { server in
             let reply = try await server.send(.get, "/health/live")
             #expect(reply.status == 200)
             #expect(reply.headers[Self.hsts] == nil)
@@ -139,7 +139,7 @@ struct TLSTests {
             // the other shortened limits on a loaded machine.
             $0.connectionLimits.idleSeconds = 3
         }
-        try await TestServer.run(.sqlite, configure: configure) { server in
+        try await TestServer.run(.sqlite, mode: .live, configure: configure) { server in
             let dispatcher = try await server.token(.dispatcher)
             let socket = TrackingFollower(
                 port: server.port, path: DispatchStreamSocket.path, token: dispatcher, tls: try certificate.trusted())

@@ -13,7 +13,7 @@ import Testing
 struct SessionRevocationTests {
     @Test("one instance: an admin revokes a rider's session; the rider's socket closes with 4401, the token stops")
     func oneInstance() async throws {
-        try await SignInTests.withTwilio(.sqlite) { twilio, server in
+        try await SignInTests.withTwilio(.sqlite, mode: .live) { twilio, server in
             let rider = try await SignInTests.invite(server, twilio, phone: "+37799331122", name: "Ravi Iyer")
             let signedIn = try await SignInTests.signIn(server, twilio, phone: rider.phone)
             let access = try #require(signedIn["accessToken"] as? String)

@@ -44,14 +44,15 @@ struct SignInTests {
     }
 
     static func withTwilio(
-        _ kind: StoreKind, configure: @escaping @Sendable (inout ServerConfiguration) -> Void = { _ in },
+        _ kind: StoreKind, mode: TestServer.Mode = .router,
+        configure: @escaping @Sendable (inout ServerConfiguration) -> Void = { _ in },
         _ body: @escaping @Sendable (FakeTwilio, TestServer) async throws -> Void
     ) async throws {
         let twilio = try FakeTwilio()
         try await twilio.run { port in
             let settings = try twilio.settings(port: port)
             try await TestServer.run(
-                kind,
+                kind, mode: mode,
                 configure: {
                     settings(&$0)
                     $0.rateLimits = .off

@@ -116,7 +116,7 @@ struct LocationIngestTests {
 
     @Test("fixes over the rider's socket: acknowledged once stored, errors answered without closing")
     func riderSocket() async throws {
-        try await TestServer.run(.sqlite) { server in
+        try await TestServer.run(.sqlite, mode: .live) { server in
             let riderId = UUID()
             let rider = try await server.token(.rider, riderId)
             let socket = TrackingFollower(
@@ -175,7 +175,7 @@ struct LocationIngestTests {
         "batches sent while the last waits for its commit reach the customer at once; acks follow in order",
         arguments: StoreKind.available)
     func pipelinedBatches(kind: StoreKind) async throws {
-        try await TestServer.run(kind) { server in
+        try await TestServer.run(kind, mode: .live) { server in
             let (scenario, rider, taskId) = try await DeliveryScenario.inTransit(server)
             let task = try await server.database.first(
                 "SELECT rider_id FROM tasks WHERE id = ?", [.uuid(try #require(UUID(uuidString: taskId)))])
@@ -238,7 +238,7 @@ struct LocationIngestTests {
 
     @Test("the rider's socket pushes the rider's own offers, nobody else's")
     func riderSocketPushesOffers() async throws {
-        try await TestServer.run(.sqlite) { server in
+        try await TestServer.run(.sqlite, mode: .live) { server in
             let scenario = try await DeliveryScenario.ready(server)
             let (riderId, rider) = try await scenario.onlineRider()
             let (_, otherRider) = try await scenario.onlineRider(name: "Someone Else")

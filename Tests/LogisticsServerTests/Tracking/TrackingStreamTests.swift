@@ -19,7 +19,7 @@ struct TrackingStreamTests {
 
     @Test("snapshot, location, status, ended and close 1000 at delivery; refused before pickup and after the end")
     func lifecycle() async throws {
-        try await TestServer.run(.sqlite, configure: MapFixture.monaco) { server in
+        try await TestServer.run(.sqlite, mode: .live, configure: MapFixture.monaco) { server in
             let scenario = try await DeliveryScenario.ready(server, podType: "OTP")
             let (_, rider, taskId) = try await scenario.assigned()
             let early = try await Self.refusal(server, orderId: scenario.orderId, token: scenario.customer)
@@ -64,7 +64,7 @@ struct TrackingStreamTests {
 
     @Test("20 concurrent orders: every customer receives only its own rider's positions")
     func isolation() async throws {
-        try await TestServer.run(.sqlite) { server in
+        try await TestServer.run(.sqlite, mode: .live) { server in
             var orders: [(scenario: DeliveryScenario, rider: String, lat: Double)] = []
             for index in 0..<20 {
                 let (scenario, rider, _) = try await DeliveryScenario.inTransit(server, podType: "PHOTO")
@@ -95,7 +95,7 @@ struct TrackingStreamTests {
 
     @Test("a reconnect with resumeFrom gets exactly the missed messages, in order")
     func resume() async throws {
-        try await TestServer.run(.sqlite) { server in
+        try await TestServer.run(.sqlite, mode: .live) { server in
             let (scenario, rider, _) = try await DeliveryScenario.inTransit(server)
             let first = TrackingFollower(
                 port: server.port, orderId: scenario.orderId, token: scenario.customer, stopAfter: 2)
@@ -133,7 +133,7 @@ struct TrackingStreamTests {
 
     @Test("tracking links: who may create them, the stream accepts them for their order only; token as first message")
     func trackingLinks() async throws {
-        try await TestServer.run(.sqlite) { server in
+        try await TestServer.run(.sqlite, mode: .live) { server in
             let (scenario, rider, _) = try await DeliveryScenario.inTransit(server)
             let (other, _, _) = try await DeliveryScenario.inTransit(server)
             let path = "/api/v1/orders/\(scenario.orderId)/tracking-links"
@@ -175,7 +175,7 @@ struct TrackingStreamTests {
 
     @Test("the dispatch stream carries every rider's fixes and every order event, for dispatchers only")
     func dispatchStream() async throws {
-        try await TestServer.run(.sqlite) { server in
+        try await TestServer.run(.sqlite, mode: .live) { server in
             let scenario = try await DeliveryScenario.ready(server)
             let path = "/api/v1/dispatch/stream"
             let refused = TrackingFollower(port: server.port, path: path, token: scenario.customer)

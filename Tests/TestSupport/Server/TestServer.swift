@@ -8,22 +8,45 @@ import LogisticsServer
 import LogisticsStore
 import NIOCore
 import Synchronization
+import Testing
 
-/// A running server on an ephemeral port, its clock, and helpers to talk to it like a client would.
+/// The real application, its clock, and helpers to talk to it like a client would: with its requests handed straight
+/// to the router (`.router`), or over HTTP on an ephemeral port (`.live`).
 struct TestServer: Sendable {
+    /// How requests reach the application. Both run the application's background services (outbox, relay,
+    /// housekeeping...) for the whole test, and both go through every middleware of the router.
+    enum Mode: Sendable {
+        /// No port: `send` hands each request to the router's responder in the test process. For tests that only
+        /// make HTTP requests and read the answers.
+        case router
+        /// A real server on an ephemeral port, with the connection guards (slow clients, connection limits, TLS)
+        /// and WebSocket upgrades in front of the router. For tests that use `port`: sockets, raw connections,
+        /// RiderKit's transports, concurrent clients, a second connection of any kind.
+        case live
+    }
+
     let client: any TestClientProtocol
     let components: ServerComponents
     let clock: ManualWallClock
     let kind: StoreKind
     let routes: [RegisteredRoute]
+    /// Tests that build a second application themselves run it `.live` and make their `TestServer` with this default.
+    var mode: Mode = .live
 
-    var port: Int { client.port ?? 0 }
+    /// The live server's port. A test in router mode has none: asking for it fails the test (run it `.live`).
+    var port: Int {
+        if mode == .router {
+            Issue.record("This test uses the server's port: run it with `mode: .live`")
+        }
+        return client.port ?? 0
+    }
     var database: any SQLDatabase { components.database }
     var repository: SQLLogisticsRepository { components.repository }
 
-    /// Boots the real application (migrations included) and runs `body` against it over HTTP.
+    /// Builds the real application (migrations included) and runs `body` against it, its background services running.
     static func run(
         _ kind: StoreKind,
+        mode: Mode = .router,
         configure: (inout ServerConfiguration) -> Void = { _ in },
         _ body: @escaping @Sendable (TestServer) async throws -> Void
     ) async throws {
@@ -48,10 +71,16 @@ struct TestServer: Sendable {
         let clock = ManualWallClock(Date())
         do {
             let built = try await buildApplication(configuration, clock: clock, logger: logger)
-            try await built.application.test(.live) { client in
+            let setup: TestingSetup =
+                switch mode {
+                case .router: .router
+                case .live: .live
+                }
+            try await built.application.test(setup) { client in
                 try await body(
                     TestServer(
-                        client: client, components: built.components, clock: clock, kind: kind, routes: built.routes))
+                        client: client, components: built.components, clock: clock, kind: kind, routes: built.routes,
+                        mode: mode))
             }
         } catch {
             await schema?.drop()

@@ -14,7 +14,7 @@ struct SilentSocketTests {
         arguments: StoreKind.available)
     func cutAtLowTraffic(kind: StoreKind) async throws {
         // Pings every second; the default is 20 s, and everything else is as in production.
-        try await TestServer.run(kind, configure: { $0.tracking.socketPingSeconds = 1 }) { server in
+        try await TestServer.run(kind, mode: .live, configure: { $0.tracking.socketPingSeconds = 1 }) { server in
             let (scenario, rider, _) = try await DeliveryScenario.inTransit(server)
             let dispatcher = try await server.token(.dispatcher)
             var silent: [(String, RawSocket)] = []

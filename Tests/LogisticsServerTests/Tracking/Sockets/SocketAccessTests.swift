@@ -14,7 +14,7 @@ struct SocketAccessTests {
         "a rider suspended through the API, or by another instance, loses the rider stream with 4403",
         arguments: StoreKind.available)
     func suspendedRider(store: StoreKind) async throws {
-        try await TestServer.run(store) { server in
+        try await TestServer.run(store, mode: .live) { server in
             let admin = try await server.token(.admin)
             let (byAPI, elsewhere) = (UUID(), UUID())
             let sockets = [
@@ -57,7 +57,7 @@ struct SocketAccessTests {
     @Test(
         "a revoked tracking link closes its sockets with 4403 and its page and snapshot answer 403; a new link resumes")
     func revokedLink() async throws {
-        try await TestServer.run(.sqlite) { server in
+        try await TestServer.run(.sqlite, mode: .live) { server in
             let (scenario, rider, _) = try await DeliveryScenario.inTransit(server)
             let links = "/api/v1/orders/\(scenario.orderId)/tracking-links"
             let created = try await server.send(.post, links, token: scenario.customer)

@@ -20,6 +20,7 @@ struct SocketAllowanceTests {
     func socketCaps() async throws {
         try await TestServer.run(
             .sqlite,
+            mode: .live,
             configure: {
                 $0.rateLimits.socketsPerCaller = 2
                 $0.rateLimits.socketsPerTrackingLink = 2
@@ -63,7 +64,7 @@ struct SocketAllowanceTests {
     @Test("a customer's socket messages spend the allowance its API requests spend")
     func messagesAreCharged() async throws {
         try await TestServer.run(
-            .sqlite, configure: { $0.rateLimits.perCaller = RateRule(perSecond: 0.5, burst: 12) }
+            .sqlite, mode: .live, configure: { $0.rateLimits.perCaller = RateRule(perSecond: 0.5, burst: 12) }
         ) { server in
             let (scenario, _, _) = try await DeliveryScenario.inTransit(server)
             let follower = TrackingFollower(port: server.port, orderId: scenario.orderId, token: scenario.customer)
@@ -85,7 +86,7 @@ struct SocketAllowanceTests {
 
     @Test("a resumeFrom that needs a new snapshot is served once per 5 s; the ones between get RATE_LIMITED")
     func resyncInterval() async throws {
-        try await TestServer.run(.sqlite) { server in
+        try await TestServer.run(.sqlite, mode: .live) { server in
             let (scenario, _, _) = try await DeliveryScenario.inTransit(server)
             let follower = TrackingFollower(port: server.port, orderId: scenario.orderId, token: scenario.customer)
             try await follower.wait { $0.first?["type"] as? String == "snapshot" }
@@ -100,7 +101,7 @@ struct SocketAllowanceTests {
 
     @Test("a rider's socket stops reading while its batches wait for a stalled database, and answers each after")
     func riderBacklogDuringStall() async throws {
-        try await TestServer.run(.sqlite, configure: { $0.rateLimits = .off }) { server in
+        try await TestServer.run(.sqlite, mode: .live, configure: { $0.rateLimits = .off }) { server in
             let rider = try await server.token(.rider)
             let socket = TrackingFollower(port: server.port, path: RiderStreamSocket.path, token: rider)
             try await socket.wait { $0.contains { $0["type"] as? String == "ready" } }

@@ -23,7 +23,7 @@ struct SocketLimitTests {
         "a dispatcher that never reads is cut off once it falls behind; one that reads gets every message; the server keeps answering"
     )
     func silentReader() async throws {
-        try await TestServer.run(.sqlite) { server in
+        try await TestServer.run(.sqlite, mode: .live) { server in
             let dispatcher = try await server.token(.dispatcher)
             let silent = try RawSocket(port: server.port, receiveBuffer: 1024)
             #expect(try await silent.upgrade(path: DispatchStreamSocket.path, token: dispatcher))
@@ -60,7 +60,7 @@ struct SocketLimitTests {
     )
     func silentCustomer() async throws {
         // One rider makes all of one order's messages: its fixes are not limited here.
-        try await TestServer.run(.sqlite, configure: { $0.rateLimits.fixesPerRider = nil }) { server in
+        try await TestServer.run(.sqlite, mode: .live, configure: { $0.rateLimits.fixesPerRider = nil }) { server in
             let (scenario, rider, _) = try await DeliveryScenario.inTransit(server)
             let silent = try RawSocket(port: server.port, receiveBuffer: 1024)
             #expect(
@@ -101,7 +101,7 @@ struct SocketLimitTests {
 
     @Test("a client flooding its socket with messages is closed with 4429")
     func flood() async throws {
-        try await TestServer.run(.sqlite) { server in
+        try await TestServer.run(.sqlite, mode: .live) { server in
             let rider = try await server.token(.rider)
             let socket = TrackingFollower(port: server.port, path: RiderStreamSocket.path, token: rider)
             try await socket.wait { $0.contains { $0["type"] as? String == "ready" } }
@@ -181,7 +181,7 @@ struct SocketTokenExpiryTests {
 
     @Test("rider and dispatcher streams close with 4401 and an UNAUTHENTICATED error when their token lapses")
     func streamsClose() async throws {
-        try await TestServer.run(.sqlite) { server in
+        try await TestServer.run(.sqlite, mode: .live) { server in
             let rider = TrackingFollower(
                 port: server.port, path: RiderStreamSocket.path, token: try await Self.lapsing(server, .rider, in: 3))
             let dispatcher = TrackingFollower(
@@ -205,7 +205,7 @@ struct SocketTokenExpiryTests {
 
     @Test("a customer's tracking closes with 4401 at the token's end; a fresh token resumes from the last seq")
     func customerResumes() async throws {
-        try await TestServer.run(.sqlite) { server in
+        try await TestServer.run(.sqlite, mode: .live) { server in
             let (scenario, rider, _) = try await DeliveryScenario.inTransit(server)
             let lapsing = try await Self.lapsing(server, .customer, subject: scenario.customerId, in: 3)
             let first = TrackingFollower(port: server.port, orderId: scenario.orderId, token: lapsing)
