@@ -192,6 +192,8 @@ extension SQLLogisticsRepository: NotificationRepository {
             // the later events of its order (for that destination only).
             // At most `perDestinationPerClaim` rows of one destination (a device, a webhook) per claim, so one
             // destination's backlog cannot fill the batch and hold up everyone else's messages behind it.
+            // Status and lease again on `d`: PostgreSQL re-checks a locked row's newest version against the outer
+            // conditions only, and the subquery may predate another instance's claim (both sent it, seen in tests).
             let due = try await transaction.query(
                 """
                 SELECT d.id FROM notification_deliveries d WHERE d.id IN (
@@ -205,8 +207,12 @@ extension SQLLogisticsRepository: NotificationRepository {
                                 WHERE e.ordering_key = c.ordering_key AND e.status = 'PENDING'
                                     AND e.outbox_id < c.outbox_id)
                     ) ranked WHERE turn <= ?)
+                    AND d.status = 'PENDING' AND d.next_attempt_at <= ? AND (d.lease_until IS NULL OR d.lease_until < ?)
                 ORDER BY d.outbox_id LIMIT ?\(skipLocked)
-                """, [.date(now), .date(now), .int(Self.perDestinationPerClaim), .int(limit)])
+                """,
+                [
+                    .date(now), .date(now), .int(Self.perDestinationPerClaim), .date(now), .date(now), .int(limit),
+                ])
             guard !due.isEmpty else { return [] }
             let ids = try due.map { SQLValue.int(try $0.int("id")) }
             let list = placeholders(ids.count)
