@@ -5,13 +5,14 @@ import NIOHTTP1
 /// out, and how answers and problem documents are read.
 struct APIConnection: Sendable {
     let baseURL: String
-    /// Called before every request: return a fresh token when the old one is about to expire.
-    let token: @Sendable () async throws -> String
+    /// Called before every request: return a fresh token when the old one is about to expire; nil for the calls
+    /// that need none (asking for a sign-in code).
+    let token: @Sendable () async throws -> String?
     let transport: any RiderTransport
     let timeout: Duration
 
     init(
-        baseURL: String, token: @escaping @Sendable () async throws -> String, transport: any RiderTransport,
+        baseURL: String, token: @escaping @Sendable () async throws -> String?, transport: any RiderTransport,
         timeout: Duration
     ) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
@@ -25,7 +26,7 @@ struct APIConnection: Sendable {
         headers: [String: String] = [:], timeout: Duration? = nil
     ) async throws -> T {
         var request = RiderRequest(method: method.rawValue, url: baseURL + path)
-        request.headers["Authorization"] = "Bearer \(try await token())"
+        if let token = try await token() { request.headers["Authorization"] = "Bearer \(token)" }
         request.headers["User-Agent"] = "RiderKit/1"
         var payload = body
         if let json { payload = Array(try JSONSerialization.data(withJSONObject: json)) }

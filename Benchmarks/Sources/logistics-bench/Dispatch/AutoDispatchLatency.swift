@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import LogisticsCore
 import LogisticsServer
+import RiderKit
 import RoadRouting
 
 /// Automatic dispatch end to end on an in-process server (SQLite, the map loaded): riders online all over the map,
@@ -49,24 +50,23 @@ enum AutoDispatchLatency {
             group.addTask { try await built.application.runService() }
             for await port in ports {
                 let http = HTTPClient(eventLoopGroupProvider: .singleton)
-                let client = BenchClient(http: http, base: "http://127.0.0.1:\(port)", recorder: nil)
+                let office = OfficeAPI(
+                    baseURL: "http://127.0.0.1:\(port)", token: { token }, transport: HTTPRiderTransport(http: http),
+                    timeout: .seconds(30))
                 var latencies: [Double] = []
                 var missed = 0
                 for index in 0..<orders {
-                    let created = try await client.call(
-                        "create", .POST, "/api/v1/orders", token: token,
-                        json: DeliveryLoad.order(
-                            ref: "DISPATCH-\(index)",
-                            from: VendorStop(name: "Bench store \(index)", address: "Monaco", location: stores[index]),
-                            to: CustomerContact(
-                                id: UUID(), name: "Bench customer", phone: "+377 93 15 00 01", address: "Monaco",
-                                location: homes[index])),
-                        expect: 201)
-                    guard let orderId = (created["orderId"] as? String).flatMap(UUID.init(uuidString:)) else {
+                    let placed = try await office.placeOrder(
+                        ref: "DISPATCH-\(index)",
+                        from: VendorStop(name: "Bench store \(index)", address: "Monaco", location: stores[index]),
+                        to: CustomerContact(
+                            id: UUID(), name: "Bench customer", phone: "+377 93 15 00 01", address: "Monaco",
+                            location: homes[index]))
+                    guard let orderId = UUID(uuidString: placed) else {
                         throw Console.failure("an order was created without an id")
                     }
                     let start = DispatchTime.now().uptimeNanoseconds
-                    try await client.call("ready", .POST, "/api/v1/orders/\(orderId.lowercased)/ready", token: token)
+                    try await office.markReady(orderId: orderId.lowercased)
                     var offered = false
                     while DispatchTime.now().uptimeNanoseconds - start < 5_000_000_000 {
                         if try await database.first("SELECT 1 FROM offers WHERE order_id = ?", [.uuid(orderId)]) != nil

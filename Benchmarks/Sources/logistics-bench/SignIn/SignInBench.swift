@@ -5,6 +5,7 @@ import Logging
 import LogisticsCore
 import LogisticsServer
 import LogisticsStore
+import RiderKit
 import Synchronization
 import TestSupport
 
@@ -83,9 +84,8 @@ struct SignInBench: AsyncParsableCommand {
         let floor = LatencyRecorder()
 
         Console.line("Asking for \(people) codes at \(Int(rate))/s ...")
-        try await paced(http: http, base: base, recorder: recorder, floor: floor) { client, index in
-            try await client.call(
-                "POST /auth/code", .POST, "/api/v1/auth/code", token: nil, json: ["phone": phone(index)], expect: 202)
+        try await paced(http: http, base: base, recorder: recorder, floor: floor) { signIn, index in
+            try await signIn.requestCode(phone: phone(index))
         }
         let deadline = ContinuousClock.now + .seconds(60)
         while codes.count < people, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
@@ -96,20 +96,17 @@ struct SignInBench: AsyncParsableCommand {
         let refreshTokens = KeyedStrings()
         let cpuBefore = ProcessCPU.seconds(pid: getpid())
         let signInStarted = ContinuousClock.now
-        try await paced(http: http, base: base, recorder: recorder, floor: floor) { client, index in
-            let answer = try await client.call(
-                "POST /auth/token", .POST, "/api/v1/auth/token", token: nil,
-                json: ["phone": phone(index), "code": codes.value(for: phone(index)) ?? ""])
-            if let token = answer["refreshToken"] as? String { refreshTokens.keep(token, for: "\(index)") }
+        try await paced(http: http, base: base, recorder: recorder, floor: floor) { signIn, index in
+            let tokens = try await signIn.signIn(phone: phone(index), code: codes.value(for: phone(index)) ?? "")
+            refreshTokens.keep(tokens.refreshToken, for: "\(index)")
         }
         let signInSeconds = (ContinuousClock.now - signInStarted).inSeconds
         let cpuSignIn = ProcessCPU.seconds(pid: getpid()) - cpuBefore
         Console.line("Refreshing \(people) sessions at \(Int(rate))/s ...")
         let tokens = refreshTokens
-        try await paced(http: http, base: base, recorder: recorder, floor: floor) { client, index in
+        try await paced(http: http, base: base, recorder: recorder, floor: floor) { signIn, index in
             guard let token = tokens.value(for: "\(index)") else { return }
-            try await client.call(
-                "POST /auth/refresh", .POST, "/api/v1/auth/refresh", token: nil, json: ["refreshToken": token])
+            _ = try await signIn.refresh(token)
         }
         Console.line()
         Console.line(
@@ -127,10 +124,11 @@ struct SignInBench: AsyncParsableCommand {
     /// same rate beside them.
     private func paced(
         http: HTTPClient, base: String, recorder: LatencyRecorder, floor: LatencyRecorder,
-        _ call: @escaping @Sendable (BenchClient, Int) async throws -> Void
+        _ call: @escaping @Sendable (SignInAPI, Int) async throws -> Void
     ) async throws {
         let pacer = Pacer(requestsPerSecond: rate)
-        let client = BenchClient(http: http, base: base, recorder: recorder)
+        let client = SignInAPI(
+            baseURL: base, transport: TimedTransport(http: http, recorder: recorder), timeout: .seconds(30))
         let probe = BenchClient(http: http, base: base, recorder: floor)
         let failures = KeyedStrings()
         await withTaskGroup(of: Void.self) { group in

@@ -225,22 +225,22 @@ final class SoakChurn: Sendable {
     /// Orders created, made ready and cancelled, `perMinute` a minute.
     func cancel(perMinute: Int, for duration: Duration) async throws {
         guard perMinute > 0 else { return }
-        let client = BenchClient(http: http, base: base)
         let dispatcher = try await tokens.token(subject: UUID(), role: .dispatcher, ttl: 86_400)
+        let office = OfficeAPI(
+            baseURL: base, token: { dispatcher }, transport: HTTPRiderTransport(http: http), timeout: .seconds(30))
         let end = ContinuousClock.now + duration
         let pause = Duration.milliseconds(60_000 / perMinute)
         while ContinuousClock.now < end {
             do {
-                let order = try await client.call(
-                    "POST orders", .POST, "/api/v1/orders", token: dispatcher, json: DeliveryLoad.order(UUID()),
-                    expect: 201)
-                let orderId = order["orderId"] as! String
-                try await client.call("POST ready", .POST, "/api/v1/orders/\(orderId)/ready", token: dispatcher)
-                try await client.call(
-                    "POST cancel", .POST, "/api/v1/orders/\(orderId)/cancel", token: dispatcher,
-                    json: ["reason": "soak: the customer changed their mind"])
+                let orderId = try await office.placeOrder(
+                    ref: "SOAK", from: DeliveryLoad.store,
+                    to: CustomerContact(
+                        id: UUID(), name: "Bench Customer", phone: "+377 93 15 00 01", address: "Quai Antoine 1er",
+                        location: DeliveryLoad.door))
+                try await office.markReady(orderId: orderId)
+                try await office.cancel(orderId: orderId, reason: "soak: the customer changed their mind")
                 counts.withLock { $0.cancelled += 1 }
-            } catch let failure as BenchClient.Failure where failure.description.contains("HTTP 5") {
+            } catch RiderAPIError.problem(let problem) where problem.status >= 500 {
                 counts.withLock { $0.serverErrors += 1 }
             }
             try await Task.sleep(for: pause)

@@ -4,6 +4,7 @@ import LogisticsCore
 import LogisticsServer
 import NIOCore
 import NIOHTTP1
+import RiderKit
 import Synchronization
 
 /// The client side of the tracking benchmark: orders put in transit through the API, customers' sockets that
@@ -86,22 +87,25 @@ final class TrackingLoad: Sendable {
         let rider = try await tokens.token(subject: riderId, role: .rider, name: "Bench Rider \(index)", ttl: 86_400)
         let customerId = UUID()
         let customer = try await tokens.token(subject: customerId, role: .customer, ttl: 86_400)
-        try await client.call(
-            "seed", .PUT, "/api/v1/rider/availability", token: rider, json: ["status": "ONLINE"])
-        let order = try await client.call(
-            "seed", .POST, "/api/v1/orders", token: dispatcher, json: DeliveryLoad.order(customerId), expect: 201)
-        let orderId = order["orderId"] as! String
-        try await client.call("seed", .POST, "/api/v1/orders/\(orderId)/ready", token: dispatcher)
-        let offers = try await client.call(
-            "seed", .POST, "/api/v1/orders/\(orderId)/offers", token: dispatcher,
-            json: ["riderIds": [riderId.lowercased]], expect: 201)
-        let offerId = ((offers["offers"] as! [[String: Any]])[0])["offerId"] as! String
-        let task = try await client.call("seed", .POST, "/api/v1/rider/offers/\(offerId)/accept", token: rider)
-        let taskId = task["taskId"] as! String
-        for status in ["ARRIVED_AT_STORE", "PICKED_UP"] {
-            try await client.call(
-                "seed", .PATCH, "/api/v1/rider/tasks/\(taskId)/status", token: rider,
-                json: DeliveryLoad.tap(status, at: GeoPoint(lat: 43.7396, lon: 7.4276)))
+        let transport = HTTPRiderTransport(http: client.http)
+        let riderAPI = RiderAPI(baseURL: client.base, token: { rider }, transport: transport, timeout: .seconds(30))
+        let office = OfficeAPI(
+            baseURL: client.base, token: { dispatcher }, transport: transport, timeout: .seconds(30))
+        _ = try await riderAPI.setAvailability(online: true)
+        let orderId = try await office.placeOrder(
+            ref: "BENCH", from: DeliveryLoad.store,
+            to: CustomerContact(
+                id: customerId, name: "Bench Customer", phone: "+377 93 15 00 01", address: "Quai Antoine 1er",
+                location: DeliveryLoad.door))
+        try await office.markReady(orderId: orderId)
+        let offerIds = try await office.offer(orderId: orderId, to: [riderId])
+        let taskId = try await riderAPI.accept(offerId: offerIds[0]).taskId
+        for status in [TaskStatus.arrivedAtStore, .pickedUp] {
+            _ = try await riderAPI.updateStatus(
+                taskId: taskId,
+                StatusUpdate(
+                    status: status, location: GeoPoint(lat: 43.7396, lon: 7.4276, accuracyM: 5), occurredAt: Date(),
+                    eventId: UUID()))
         }
         return (rider, customer, orderId)
     }
