@@ -80,41 +80,6 @@ struct DeliveryLoad {
         }
         return done
     }
-
-    static func order(_ customerId: UUID) -> [String: Any] {
-        order(
-            ref: "BENCH",
-            from: VendorStop(
-                name: "Café de Paris", address: "Place du Casino", location: GeoPoint(lat: 43.7396, lon: 7.4276)),
-            to: CustomerContact(
-                id: customerId, name: "Bench Customer", phone: "+377 93 15 00 01", address: "Quai Antoine 1er",
-                location: GeoPoint(lat: 43.7347, lon: 7.4240)))
-    }
-
-    /// The body of `POST /api/v1/orders`: an order proved with the customer's code, from a store to a customer.
-    static func order(ref: String, from vendor: VendorStop, to customer: CustomerContact) -> [String: Any] {
-        [
-            "externalRef": ref, "podType": "OTP",
-            "vendor": [
-                "name": vendor.name, "address": vendor.address,
-                "location": ["lat": vendor.location.lat, "lon": vendor.location.lon],
-            ],
-            "customer": [
-                "id": customer.id.lowercased, "name": customer.name, "phone": customer.phone,
-                "address": customer.address, "location": ["lat": customer.location.lat, "lon": customer.location.lon],
-            ],
-        ]
-    }
-
-    /// A status change where it happens (by default at the customer's door).
-    static func tap(
-        _ status: String, at point: GeoPoint = GeoPoint(lat: 43.7347, lon: 7.4240), now: Date = Date()
-    ) -> [String: Any] {
-        [
-            "status": status, "location": ["lat": point.lat, "lon": point.lon, "accuracyM": 5],
-            "occurredAt": RFC3339.string(from: now), "eventId": UUID().lowercased,
-        ]
-    }
 }
 
 /// Counts finished deliveries for the progress line.

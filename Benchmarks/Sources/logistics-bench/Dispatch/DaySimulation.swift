@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import LogisticsCore
 import LogisticsServer
+import RiderKit
 import RoadRouting
 import TestSupport
 
@@ -67,8 +68,8 @@ struct DaySimulation {
             group.addTask { try await built.application.runService() }
             for await port in ports {
                 let http = HTTPClient(eventLoopGroupProvider: .singleton)
-                let client = BenchClient(http: http, base: "http://127.0.0.1:\(port)", recorder: nil)
-                var day = DayWorld(client: client, issuer: issuer, clock: clock, dispatch: dispatch)
+                let calls = BenchCalls(base: "http://127.0.0.1:\(port)", transport: HTTPRiderTransport(http: http))
+                var day = DayWorld(calls: calls, issuer: issuer, clock: clock, dispatch: dispatch)
                 try await day.start(riders: riders)
                 var random = SeededGenerator(state: 42)
                 let steps = Int(hours * 3600 / Self.step)

@@ -2,12 +2,13 @@ import CitySimulation
 import Foundation
 import LogisticsCore
 import LogisticsServer
+import RiderKit
 import RoadRouting
 import TestSupport
 
 /// The simulated city of `DaySimulation`: its riders, its orders, and what each does in a step.
 struct DayWorld {
-    let client: BenchClient
+    let calls: BenchCalls
     let issuer: AccessTokenIssuer
     let clock: ManualWallClock
     let dispatch: DaySimulation.Dispatch
@@ -42,8 +43,8 @@ struct DayWorld {
         var lastOfferAt: Date?
     }
 
-    init(client: BenchClient, issuer: AccessTokenIssuer, clock: ManualWallClock, dispatch: DaySimulation.Dispatch) {
-        self.client = client
+    init(calls: BenchCalls, issuer: AccessTokenIssuer, clock: ManualWallClock, dispatch: DaySimulation.Dispatch) {
+        self.calls = calls
         self.issuer = issuer
         self.clock = clock
         self.dispatch = dispatch
@@ -57,7 +58,7 @@ struct DayWorld {
         dispatcher = try await token(UUID(), .dispatcher)
         vendor = try await token(UUID(), .vendor)
         for index in 0..<count {
-            let online = try await client.riderOnline(index) { try await token($0, .rider) }
+            let online = try await calls.riderOnline(index) { try await token($0, .rider) }
             let rider = Rider(id: online.id, token: online.token, position: online.position)
             try await post(fixAt: rider.position, rider: rider)
             riders.append(rider)
@@ -72,15 +73,13 @@ struct DayWorld {
         let preparation = Double.random(in: 360...900, using: &random)
         let estimate = max(1, Int(((preparation + Double.random(in: -120...120, using: &random)) / 60).rounded()))
         let customerId = UUID()
-        var body = DeliveryLoad.order(
+        let orderId = try await calls.office(vendor).placeOrder(
             ref: "DAY-\(figures.orders)",
             from: VendorStop(name: store.name, address: store.name, location: store.location),
             to: CustomerContact(
                 id: customerId, name: "Day customer", phone: "+377 93 15 00 01", address: home.name,
-                location: home.location))
-        if dispatch.usesPreparationTime { body["preparationMinutes"] = estimate }
-        let created = try await client.call("create", .POST, "/api/v1/orders", token: vendor, json: body, expect: 201)
-        let orderId = created["orderId"] as! String
+                location: home.location),
+            preparationMinutes: dispatch.usesPreparationTime ? estimate : nil)
         let now = clock.now()
         orders[orderId] = Placed(
             customerId: customerId, placedAt: now, readyAt: now.addingTimeInterval(preparation),
@@ -92,7 +91,7 @@ struct DayWorld {
     mutating func markReady() async throws {
         let now = clock.now()
         for (orderId, order) in orders where !order.marked && order.readyAt <= now {
-            try await client.call("ready", .POST, "/api/v1/orders/\(orderId)/ready", token: vendor)
+            try await calls.office(vendor).markReady(orderId: orderId)
             orders[orderId]?.marked = true
         }
     }
@@ -103,9 +102,7 @@ struct DayWorld {
         let now = clock.now()
         for (orderId, order) in orders.sorted(by: { $0.value.readyAt < $1.value.readyAt })
         where order.marked && !order.assigned && (order.lastOfferAt.map { now.timeIntervalSince($0) >= 60 } ?? true) {
-            _ = try? await client.call(
-                "offer", .POST, "/api/v1/orders/\(orderId)/offers", token: dispatcher,
-                json: ["strategy": "nearest", "count": 3], expect: 201)
+            _ = try? await calls.office(dispatcher).offerToNearest(orderId: orderId, count: 3)
             orders[orderId]?.lastOfferAt = now
         }
     }
@@ -130,12 +127,10 @@ struct DayWorld {
 
     private mutating func takeAnOffer(_ index: Int) async throws {
         let rider = riders[index]
-        let open = try await client.call("offers", .GET, "/api/v1/rider/offers", token: rider.token)
-        guard let offer = (open["offers"] as? [[String: Any]])?.first, let offerId = offer["offerId"] as? String,
-            let task = try? await client.call(
-                "accept", .POST, "/api/v1/rider/offers/\(offerId)/accept", token: rider.token),
-            let orderId = task["orderId"] as? String
+        let api = calls.rider(rider.token)
+        guard let offer = try await api.offers().first, let task = try? await api.accept(offerId: offer.offerId)
         else { return }
+        let orderId = task.orderId
         orders[orderId]?.assigned = true
         try await followTrip(index)
     }
@@ -143,24 +138,22 @@ struct DayWorld {
     /// The server says which task's stop comes next (one task, or with batching the trip's first); the rider
     /// heads there, or is free when none is left.
     private mutating func followTrip(_ index: Int) async throws {
-        let me = try await client.call("me", .GET, "/api/v1/rider/me", token: riders[index].token)
-        guard me["activeTaskId"] is String else {
+        let api = calls.rider(riders[index].token)
+        guard try await api.me().activeTaskId != nil, let task = try await api.activeTask() else {
             riders[index].taskId = nil
             riders[index].orderId = nil
             return
         }
-        let task = try await client.call("active", .GET, "/api/v1/rider/tasks/active", token: riders[index].token)
-        let taskId = task["taskId"] as? String
-        if taskId != riders[index].taskId { riders[index].atStoreSince = nil }
-        riders[index].taskId = taskId
-        riders[index].orderId = task["orderId"] as? String
-        riders[index].toCustomer = (task["nextStop"] as? [String: Any])?["kind"] as? String == "CUSTOMER"
+        if task.taskId != riders[index].taskId { riders[index].atStoreSince = nil }
+        riders[index].taskId = task.taskId
+        riders[index].orderId = task.orderId
+        riders[index].toCustomer = task.nextStop?.kind == .customer
         riders[index].path = try await route(index)
     }
 
     private func route(_ index: Int) async throws -> [GeoPoint] {
         let rider = riders[index]
-        return try await client.taskRoute(taskId: rider.taskId!, from: rider.position, token: rider.token)
+        return try await calls.taskRoute(taskId: rider.taskId!, from: rider.position, token: rider.token)
     }
 
     private mutating func move(_ index: Int, metres: Double) {
@@ -187,12 +180,12 @@ struct DayWorld {
         let now = clock.now()
         if !rider.toCustomer {
             if rider.atStoreSince == nil {
-                try await tap("ARRIVED_AT_STORE", rider: rider, at: order.store)
+                try await tap(.arrivedAtStore, rider: rider, at: order.store)
                 riders[index].atStoreSince = now
             }
             // The rider waits at the counter until the vendor has marked the order ready.
             guard order.marked else { return }
-            try await tap("PICKED_UP", rider: rider, at: order.store)
+            try await tap(.pickedUp, rider: rider, at: order.store)
             figures.readyToPickup.append(now.timeIntervalSince(order.readyAt))
             figures.waitAtStore.append(now.timeIntervalSince(riders[index].atStoreSince ?? now))
             riders[index].atStoreSince = nil
@@ -201,8 +194,8 @@ struct DayWorld {
             riders[index].busyUntil = now.addingTimeInterval(DaySimulation.serviceSeconds)
             return
         }
-        try await tap("ARRIVED_AT_DESTINATION", rider: rider, at: order.home)
-        try await client.deliverWithCode(
+        try await tap(.arrivedAtDestination, rider: rider, at: order.home)
+        try await calls.deliverWithCode(
             taskId: taskId, orderId: orderId, customer: try await token(order.customerId, .customer),
             rider: rider.token, at: order.home, now: now)
         figures.readyToDelivered.append(now.timeIntervalSince(order.readyAt))
@@ -213,33 +206,23 @@ struct DayWorld {
         riders[index].busyUntil = now.addingTimeInterval(DaySimulation.serviceSeconds)
     }
 
-    private func tap(_ status: String, rider: Rider, at place: GeoPoint) async throws {
-        try await client.call(
-            status, .PATCH, "/api/v1/rider/tasks/\(rider.taskId!)/status", token: rider.token,
-            json: DeliveryLoad.tap(status, at: place, now: clock.now()))
+    private func tap(_ status: TaskStatus, rider: Rider, at place: GeoPoint) async throws {
+        try await calls.tap(status, taskId: rider.taskId!, token: rider.token, at: place, now: clock.now())
     }
 
     private func post(fixAt point: GeoPoint, rider: Rider) async throws {
-        try await client.call(
-            "fix", .POST, "/api/v1/rider/locations", token: rider.token,
-            json: [
-                "fixes": [
-                    [
-                        "lat": point.lat, "lon": point.lon, "accuracyM": 5, "speedMps": DaySimulation.speedMps,
-                        "recordedAt": RFC3339.string(from: clock.now()),
-                    ]
-                ]
-            ], expect: 202)
+        try await calls.rider(rider.token).sendLocations([
+            LocationFix(
+                lat: point.lat, lon: point.lon, accuracyM: 5, speedMps: DaySimulation.speedMps, recordedAt: clock.now())
+        ])
     }
 
     /// Offers made per order, from the orders' event logs.
     func countOffers() async throws -> Int {
         var total = 0
         for orderId in orders.keys {
-            let log = try await client.call("events", .GET, "/api/v1/orders/\(orderId)/events", token: dispatcher)
-            for event in log["events"] as? [[String: Any]] ?? [] where event["type"] as? String == "OffersMade" {
-                let ids = (event["details"] as? [String: String])?["riderIds"] ?? ""
-                total += ids.split(separator: ",").count
+            for event in try await calls.office(dispatcher).events(orderId: orderId) where event.type == "OffersMade" {
+                total += (event.details["riderIds"] ?? "").split(separator: ",").count
             }
         }
         return total

@@ -5,6 +5,7 @@ import Foundation
 import LogisticsCore
 import LogisticsServer
 import LogisticsStore
+import RiderKit
 import RoadRouting
 import TestSupport
 
@@ -119,9 +120,9 @@ struct EtaRun {
             group.addTask { try await built.application.runService() }
             for await port in ports {
                 let http = HTTPClient(eventLoopGroupProvider: .singleton)
-                let client = BenchClient(http: http, base: "http://127.0.0.1:\(port)", recorder: nil)
+                let calls = BenchCalls(base: "http://127.0.0.1:\(port)", transport: HTTPRiderTransport(http: http))
                 var fleet = EtaFleet(
-                    client: client, issuer: issuer, clock: clock, map: roadMap, traffic: traffic, pace: pace,
+                    calls: calls, issuer: issuer, clock: clock, map: roadMap, traffic: traffic, pace: pace,
                     seed: seed)
                 for street in fleet.unknownStreets() {
                     Console.line("  warning: no street named \(street) on the map; it slows nothing")

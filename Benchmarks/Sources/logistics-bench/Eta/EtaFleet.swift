@@ -2,6 +2,7 @@ import CitySimulation
 import Foundation
 import LogisticsCore
 import LogisticsServer
+import RiderKit
 import RoadRouting
 import TestSupport
 
@@ -10,7 +11,7 @@ import TestSupport
 /// each street at `pace` of the profile's free-flow speed, times the traffic scenario's factor for that street at
 /// that moment, and their fixes say so (speed and heading), as a phone's GPS would.
 struct EtaFleet {
-    let client: BenchClient
+    let calls: BenchCalls
     let issuer: AccessTokenIssuer
     let clock: ManualWallClock
     let map: RoadMap
@@ -37,10 +38,10 @@ struct EtaFleet {
     }
 
     init(
-        client: BenchClient, issuer: AccessTokenIssuer, clock: ManualWallClock, map: RoadMap,
+        calls: BenchCalls, issuer: AccessTokenIssuer, clock: ManualWallClock, map: RoadMap,
         traffic: SimulatedTraffic, pace: Double, seed: UInt64
     ) {
-        self.client = client
+        self.calls = calls
         self.issuer = issuer
         self.clock = clock
         self.map = map
@@ -56,7 +57,7 @@ struct EtaFleet {
     mutating func start(riders count: Int) async throws {
         dispatcher = try await token(UUID(), .dispatcher)
         for index in 0..<count {
-            let online = try await client.riderOnline(index) { try await token($0, .rider) }
+            let online = try await calls.riderOnline(index) { try await token($0, .rider) }
             let rider = Rider(id: online.id, token: online.token, position: online.position)
             riders.append(rider)
         }
@@ -95,22 +96,16 @@ struct EtaFleet {
         }!
         let home = places.filter { $0.name != store.name }.randomElement(using: &random)!
         let customerId = UUID()
-        let body = DeliveryLoad.order(
+        let office = calls.office(dispatcher)
+        let orderId = try await office.placeOrder(
             ref: "ETA", from: VendorStop(name: store.name, address: store.name, location: store.location),
             to: CustomerContact(
                 id: customerId, name: "ETA customer", phone: "+377 93 15 00 01", address: home.name,
                 location: home.location))
-        let created = try await client.call(
-            "create", .POST, "/api/v1/orders", token: dispatcher, json: body, expect: 201)
-        let orderId = created["orderId"] as! String
-        try await client.call("ready", .POST, "/api/v1/orders/\(orderId)/ready", token: dispatcher)
-        let offers = try await client.call(
-            "offer", .POST, "/api/v1/orders/\(orderId)/offers", token: dispatcher,
-            json: ["riderIds": [riders[index].id.lowercased]], expect: 201)
-        let offerId = ((offers["offers"] as! [[String: Any]])[0])["offerId"] as! String
-        let task = try await client.call(
-            "accept", .POST, "/api/v1/rider/offers/\(offerId)/accept", token: riders[index].token)
-        riders[index].taskId = task["taskId"] as? String
+        try await office.markReady(orderId: orderId)
+        let offerIds = try await office.offer(orderId: orderId, to: [riders[index].id])
+        let task = try await calls.rider(riders[index].token).accept(offerId: offerIds[0])
+        riders[index].taskId = task.taskId
         riders[index].orderId = orderId
         riders[index].customerId = customerId
         riders[index].store = store.location
@@ -121,7 +116,7 @@ struct EtaFleet {
 
     private func route(_ index: Int) async throws -> [GeoPoint] {
         let rider = riders[index]
-        let points = try await client.taskRoute(taskId: rider.taskId!, from: rider.position, token: rider.token)
+        let points = try await calls.taskRoute(taskId: rider.taskId!, from: rider.position, token: rider.token)
         return points + [rider.toCustomer ? rider.home : rider.store]
     }
 
@@ -164,29 +159,26 @@ struct EtaFleet {
         let ahead = rider.path.first ?? rider.position
         let (metresPerSecond, street) = speed(from: rider.position, to: ahead)
         if traffic.factor(street: street, at: clock.now()) < 1 { slowedFixes += 1 }
-        var fix: [String: Any] = [
-            "lat": rider.position.lat, "lon": rider.position.lon, "accuracyM": 5, "speedMps": metresPerSecond,
-            "recordedAt": RFC3339.string(from: clock.now()),
-        ]
-        if rider.position.distanceM(to: ahead) > 1 {
-            fix["headingDeg"] = Bearing.degrees(from: rider.position, to: ahead)
-        }
-        try await client.call(
-            "fix", .POST, "/api/v1/rider/locations", token: rider.token, json: ["fixes": [fix]], expect: 202)
+        let heading = rider.position.distanceM(to: ahead) > 1 ? Bearing.degrees(from: rider.position, to: ahead) : nil
+        try await calls.rider(rider.token).sendLocations([
+            LocationFix(
+                lat: rider.position.lat, lon: rider.position.lon, accuracyM: 5, speedMps: metresPerSecond,
+                headingDeg: heading, recordedAt: clock.now())
+        ])
     }
 
     private mutating func arrive(_ index: Int) async throws {
         let rider = riders[index]
         guard let taskId = rider.taskId, let orderId = rider.orderId else { return }
         if !rider.toCustomer {
-            try await tap("ARRIVED_AT_STORE", index, at: rider.store)
-            try await tap("PICKED_UP", index, at: rider.store)
+            try await tap(.arrivedAtStore, index, at: rider.store)
+            try await tap(.pickedUp, index, at: rider.store)
             riders[index].toCustomer = true
             riders[index].path = try await route(index)
             return
         }
-        try await tap("ARRIVED_AT_DESTINATION", index, at: rider.home)
-        try await client.deliverWithCode(
+        try await tap(.arrivedAtDestination, index, at: rider.home)
+        try await calls.deliverWithCode(
             taskId: taskId, orderId: orderId, customer: try await token(rider.customerId, .customer),
             rider: rider.token, at: rider.home, now: clock.now())
         delivered += 1
@@ -194,10 +186,9 @@ struct EtaFleet {
         riders[index].orderId = nil
     }
 
-    private func tap(_ status: String, _ index: Int, at place: GeoPoint) async throws {
-        try await client.call(
-            status, .PATCH, "/api/v1/rider/tasks/\(riders[index].taskId!)/status", token: riders[index].token,
-            json: DeliveryLoad.tap(status, at: place, now: clock.now()))
+    private func tap(_ status: TaskStatus, _ index: Int, at place: GeoPoint) async throws {
+        try await calls.tap(
+            status, taskId: riders[index].taskId!, token: riders[index].token, at: place, now: clock.now())
     }
 
     /// Scenario streets the map has no way of that name for: a typo would silently slow nothing.
