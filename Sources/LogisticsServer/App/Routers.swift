@@ -98,7 +98,7 @@ func makeRouter(_ components: ServerComponents, twilioAuthToken: Redacted?) -> (
     OrderNotificationRoutes(outbox: repository, lookup: components.orderLookup).register(in: &routes)
     RiderTaskRoutes(
         deliveries: repository, locations: repository, navigator: components.navigator, etas: components.etas,
-        delivery: configuration.delivery, settings: components.deliverySettings, clock: clock
+        delivery: configuration.delivery, clock: clock
     ).register(in: &routes)
     ProofOfDeliveryRoutes(
         deliveries: repository, orders: repository, blobs: components.blobs, otp: components.otp,

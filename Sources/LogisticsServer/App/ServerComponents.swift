@@ -48,12 +48,6 @@ extension ServerComponents {
 
     var orderLookup: OrderLookup { OrderLookup(orders: repository) }
 
-    var deliverySettings: DeliveryRules.Settings {
-        DeliveryRules.Settings(
-            geofenceRadiusM: configuration.delivery.geofenceRadiusM,
-            failedWaitSeconds: TimeInterval(configuration.delivery.failedWaitSeconds))
-    }
-
     var snapshots: TrackingSnapshots {
         TrackingSnapshots(hub: tracking, ingest: ingest, locations: repository, navigator: navigator, clock: clock)
     }

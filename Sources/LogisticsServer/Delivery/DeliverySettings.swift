@@ -1,4 +1,5 @@
 import Foundation
+import LogisticsCore
 
 /// How offers and a rider's task behave.
 public struct DeliverySettings: Sendable, Equatable {
@@ -11,6 +12,11 @@ public struct DeliverySettings: Sendable, Equatable {
     public var riderContactNumber: String?
 
     public init() {}
+
+    /// What `DeliveryRules` checks a status change against.
+    var rules: DeliveryRules.Settings {
+        DeliveryRules.Settings(geofenceRadiusM: geofenceRadiusM, failedWaitSeconds: TimeInterval(failedWaitSeconds))
+    }
 
     static var environment: [EnvironmentSetting<Self>] {
         [

@@ -11,7 +11,6 @@ struct RiderTaskRoutes {
     let navigator: Navigator
     let etas: EtaLedger
     let delivery: DeliverySettings
-    let settings: DeliveryRules.Settings
     let clock: any WallClock
 
     func register(in routes: inout RouteTable) {
@@ -56,7 +55,7 @@ struct RiderTaskRoutes {
             reason: body.reason)
         let (task, order) = try await deliveries.changeStatus(
             taskId: taskId, eventId: body.eventId, change: change, by: rider, now: clock.now(),
-            settings: settings)
+            settings: delivery.rules)
         switch task.status {
         case .pickedUp:
             if let location = body.location {
