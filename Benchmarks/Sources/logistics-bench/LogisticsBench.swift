@@ -104,9 +104,9 @@ struct DeliveryBench: AsyncParsableCommand {
                 }
                 // The floor: the cheapest endpoint, sampled throughout the same run.
                 group.addTask {
-                    let probe = BenchClient(http: http, base: base, recorder: floor)
+                    let probe = TimedTransport(http: http, recorder: floor)
                     while !Task.isCancelled {
-                        _ = try? await probe.call("GET /health/live", .GET, "/health/live", token: nil)
+                        _ = try? await probe.health(base)
                         try? await Task.sleep(for: .milliseconds(5))
                     }
                     return nil

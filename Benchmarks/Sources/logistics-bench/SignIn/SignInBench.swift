@@ -129,7 +129,7 @@ struct SignInBench: AsyncParsableCommand {
         let pacer = Pacer(requestsPerSecond: rate)
         let client = SignInAPI(
             baseURL: base, transport: TimedTransport(http: http, recorder: recorder), timeout: .seconds(30))
-        let probe = BenchClient(http: http, base: base, recorder: floor)
+        let probe = TimedTransport(http: http, recorder: floor)
         let failures = KeyedStrings()
         await withTaskGroup(of: Void.self) { group in
             for index in 0..<people {
@@ -138,7 +138,7 @@ struct SignInBench: AsyncParsableCommand {
                     do { try await call(client, index) } catch { failures.keep("\(error)", for: "\(index)") }
                 }
                 if index.isMultiple(of: 2) {
-                    group.addTask { _ = try? await probe.call("GET /health/live", .GET, "/health/live", token: nil) }
+                    group.addTask { _ = try? await probe.health(base) }
                 }
             }
         }

@@ -33,6 +33,11 @@ struct TimedTransport: RiderTransport {
         }
     }
 
+    /// `GET /health/live`, the cheapest answer: the floor the benches measure the API beside.
+    func health(_ base: String) async throws -> (status: Int, body: Data) {
+        try await send(RiderRequest(method: "GET", url: base + "/health/live"), timeout: .seconds(30))
+    }
+
     /// `PATCH /rider/tasks/{id}/status` for `PATCH http://…/api/v1/rider/tasks/3f…/status?x=y`.
     static func label(_ request: RiderRequest) -> String {
         var path = URLComponents(string: request.url)?.path ?? request.url

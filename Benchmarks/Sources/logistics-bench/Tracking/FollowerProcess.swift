@@ -45,7 +45,7 @@ final class FollowerProcess: @unchecked Sendable {
     func report() async throws -> (followers: [FollowerReport], deliveries: [(latency: Double, at: Date)]) {
         // The child waits for this file: without it the bench would wait forever.
         guard FileManager.default.createFile(atPath: request.path, contents: nil) else {
-            throw BenchClient.Failure(description: "could not write \(request.path) to ask the followers to report")
+            throw BenchFailure(description: "could not write \(request.path) to ask the followers to report")
         }
         while process.isRunning { try await Task.sleep(for: .milliseconds(100)) }
         guard process.terminationStatus == 0, let text = try? String(contentsOf: followers, encoding: .utf8),
@@ -81,7 +81,7 @@ struct FollowersBench: AsyncParsableCommand {
             if count % 1000 == 0 { Console.line("  \(name): \(count)/\(targets.count) sockets following") }
         }
         guard FileManager.default.createFile(atPath: folder.appendingPathComponent("ready").path, contents: nil) else {
-            throw BenchClient.Failure(description: "could not write \(folder.path)/ready")
+            throw BenchFailure(description: "could not write \(folder.path)/ready")
         }
         let request = folder.appendingPathComponent("report-now").path
         while !FileManager.default.fileExists(atPath: request) {

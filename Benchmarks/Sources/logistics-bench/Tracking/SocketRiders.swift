@@ -14,7 +14,7 @@ enum SocketRiders {
             }
             for (offset, ready) in opening.enumerated() {
                 guard let rider = try? await ready.get() else {
-                    throw BenchClient.Failure(description: "rider \(batch + offset)'s socket was refused")
+                    throw BenchFailure(description: "rider \(batch + offset)'s socket was refused")
                 }
                 riders.append(rider)
             }

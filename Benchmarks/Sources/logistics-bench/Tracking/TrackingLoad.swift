@@ -18,7 +18,6 @@ final class TrackingLoad: Sendable {
     let customers: Int
     let path: RiderPath
     private let http: HTTPClient
-    private let recorder = LatencyRecorder()
     private let state = Mutex(State())
 
     private struct State {
@@ -51,7 +50,7 @@ final class TrackingLoad: Sendable {
     /// Orders assigned to riders 0..<O and picked up, created by 32 workers at once.
     func seed() async throws {
         let dispatcher = try await tokens.token(subject: UUID(), role: .dispatcher, ttl: 86_400)
-        let client = BenchClient(http: http, base: bases[0], recorder: recorder)
+        let calls = BenchCalls(base: bases[0], transport: HTTPRiderTransport(http: http))
         let next = Shared(0)
         let created = Shared([Int: (String, String, String)]())
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -63,7 +62,7 @@ final class TrackingLoad: Sendable {
                             return value
                         }
                         guard index < self.orders else { return }
-                        let made = try await self.seedOrder(index, dispatcher: dispatcher, client: client)
+                        let made = try await self.seedOrder(index, dispatcher: dispatcher, calls: calls)
                         let count = created.value.withLock {
                             $0[index] = made
                             return $0.count
@@ -80,17 +79,15 @@ final class TrackingLoad: Sendable {
         }
     }
 
-    private func seedOrder(_ index: Int, dispatcher: String, client: BenchClient) async throws -> (
+    private func seedOrder(_ index: Int, dispatcher: String, calls: BenchCalls) async throws -> (
         String, String, String
     ) {
         let riderId = self.riderId(index)
         let rider = try await tokens.token(subject: riderId, role: .rider, name: "Bench Rider \(index)", ttl: 86_400)
         let customerId = UUID()
         let customer = try await tokens.token(subject: customerId, role: .customer, ttl: 86_400)
-        let transport = HTTPRiderTransport(http: client.http)
-        let riderAPI = RiderAPI(baseURL: client.base, token: { rider }, transport: transport, timeout: .seconds(30))
-        let office = OfficeAPI(
-            baseURL: client.base, token: { dispatcher }, transport: transport, timeout: .seconds(30))
+        let riderAPI = calls.rider(rider)
+        let office = calls.office(dispatcher)
         _ = try await riderAPI.setAvailability(online: true)
         let orderId = try await office.placeOrder(
             ref: "BENCH", from: DeliveryLoad.store,
@@ -101,11 +98,7 @@ final class TrackingLoad: Sendable {
         let offerIds = try await office.offer(orderId: orderId, to: [riderId])
         let taskId = try await riderAPI.accept(offerId: offerIds[0]).taskId
         for status in [TaskStatus.arrivedAtStore, .pickedUp] {
-            _ = try await riderAPI.updateStatus(
-                taskId: taskId,
-                StatusUpdate(
-                    status: status, location: GeoPoint(lat: 43.7396, lon: 7.4276, accuracyM: 5), occurredAt: Date(),
-                    eventId: UUID()))
+            try await calls.tap(status, taskId: taskId, token: rider, at: DeliveryLoad.store.location, now: Date())
         }
         return (rider, customer, orderId)
     }
@@ -278,7 +271,7 @@ final class TrackingLoad: Sendable {
                     let lane = lanes[index]
                     group.addTask {
                         guard await self.send(lat: 43.7300, over: lane) else {
-                            throw BenchClient.Failure(description: "rider \(index)'s first fix was refused")
+                            throw BenchFailure(description: "rider \(index)'s first fix was refused")
                         }
                     }
                 }
