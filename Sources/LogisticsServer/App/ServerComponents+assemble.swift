@@ -24,6 +24,12 @@ extension ServerComponents {
         let relay: any TrackingRelay = postgresRelay ?? LocalTrackingRelay(hub: hub)
         // The watch that closes a suspended rider's sockets also makes this instance's API ask about them again.
         let callerCache = CallerCache()
+        // Only a server holding the secret issues tokens (sign-in); with a public key it verifies only.
+        var issuer: AccessTokenIssuer?
+        if let secret = keys.jwtSecret {
+            issuer = await AccessTokenIssuer(
+                secret: secret, issuer: configuration.tokens.issuer, audience: configuration.tokens.audience)
+        }
         let etas = EtaLedger(repository: repository, navigator: navigator, registry: metrics.registry, logger: logger)
         return ServerComponents(
             configuration: configuration, database: database, repository: repository,
@@ -32,10 +38,7 @@ extension ServerComponents {
             intake: OrderIntake(otp: otp),
             verifier: try await AccessTokenVerifier.make(
                 configuration: configuration, secret: keys.jwtSecret, clock: clock),
-            tokens: await keys.jwtSecret.asyncMap {
-                await AccessTokenIssuer(
-                    secret: $0, issuer: configuration.tokens.issuer, audience: configuration.tokens.audience)
-            },
+            tokens: issuer,
             navigator: navigator,
             tracking: hub,
             logger: logger,
@@ -63,12 +66,5 @@ extension ServerComponents {
                     offerTTL: TimeInterval(configuration.delivery.offerTTLSeconds), clock: clock,
                     registry: metrics.registry,
                     logger: logger))
-    }
-}
-
-extension Optional {
-    fileprivate func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
-        guard let self else { return nil }
-        return try await transform(self)
     }
 }
