@@ -10,6 +10,24 @@ public enum NotificationChannel: String, Sendable, CaseIterable, Codable {
     case webhook
     /// A text message to a phone, through the configured SMS provider.
     case sms
+    /// An approved WhatsApp template message, through Meta's Cloud API or Twilio's WhatsApp sender.
+    case whatsapp
+}
+
+/// The ways an order's customer can be told about it (`customer.notify`), most preferred first.
+public enum CustomerChannel: String, Sendable, CaseIterable, Codable {
+    case sms
+    case whatsapp
+    /// The customer app's pushes: used when the customer has a device registered, skipped otherwise.
+    case push
+
+    /// `sms,whatsapp` → [.sms, .whatsapp]; nil when a name is unknown or the list is empty.
+    public static func list(_ text: String) -> [CustomerChannel]? {
+        let names = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        let channels = names.compactMap(CustomerChannel.init(rawValue:))
+        guard !channels.isEmpty, channels.count == names.count else { return nil }
+        return channels.reduce(into: []) { if !$0.contains($1) { $0.append($1) } }
+    }
 }
 
 /// The kind of device a rider or customer registers for push.

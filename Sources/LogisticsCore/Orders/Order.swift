@@ -20,14 +20,27 @@ public struct CustomerContact: Codable, Sendable, Equatable {
     public var phone: String
     public var address: String
     public var location: GeoPoint
+    /// The language the customer's messages are written in (`en`, `hi`, `mr`, or a tag such as `hi-IN`); nil or
+    /// one the catalog lacks is English.
+    public var locale: String?
+    /// How the customer hears about the order, most preferred first; nil is the server's default.
+    public var notify: [CustomerChannel]?
 
-    public init(id: UUID, name: String, phone: String, address: String, location: GeoPoint) {
+    public init(
+        id: UUID, name: String, phone: String, address: String, location: GeoPoint, locale: String? = nil,
+        notify: [CustomerChannel]? = nil
+    ) {
         self.id = id
         self.name = name
         self.phone = phone
         self.address = address
         self.location = location
+        self.locale = locale
+        self.notify = notify
     }
+
+    /// The phone as E.164 once spaces, dashes, dots and brackets are dropped; nil when it cannot take a text.
+    public var textablePhone: String? { PhoneNumber.textable(phone) }
 
     /// The phone number as a rider sees it: enough to recognise, not enough to harvest.
     public var maskedPhone: String {

@@ -9,6 +9,12 @@ public enum PhoneNumber {
         return bytes.dropFirst().allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
     }
 
+    /// An order's customer phone (typed by a store, spaces and all) as E.164, or nil when no text can reach it.
+    public static func textable(_ typed: String) -> String? {
+        let compact = typed.filter { !" -.()".contains($0) }
+        return isValid(compact) ? compact : nil
+    }
+
     /// The number with all but its last four digits hidden, for logs and lists where the whole number is not
     /// needed.
     public static func masked(_ phone: String) -> String {

@@ -40,11 +40,17 @@ public func buildApplication(
         }
         let components = try await ServerComponents.assemble(
             configuration, database: database, keys: keys, clock: clock, logger: logger)
-        let twilioAuthToken = try configuration.textMessages.twilioAuthToken()
+        let providers = try ProviderSecrets(configuration)
+        let twilioAuthToken = providers.twilioAuthToken
+        let composer = CustomerTextComposer(
+            orders: components.repository, riders: components.repository, links: components.repository,
+            trackingLinks: components.trackingLinks, otp: components.otp,
+            publicBase: configuration.publicAddress.base(requestAuthority: nil),
+            settings: configuration.customerMessages, clock: clock)
         let (senders, senderServices) = try await NotificationSetup.senders(
-            configuration, twilioAuthToken: twilioAuthToken, clock: clock, sealer: components.secretSealer,
-            logger: logger)
-        let (router, routes) = makeRouter(components, twilioAuthToken: twilioAuthToken)
+            configuration, twilioAuthToken: twilioAuthToken, composer: composer, clock: clock,
+            sealer: components.secretSealer, logger: logger)
+        let (router, routes) = makeRouter(components, providers: providers)
         let socketResponder = makeSocketRouter(components).buildResponder()
         let connections = ConnectionRegistry(
             limit: configuration.connectionLimits.perAddress, exempt: Set(configuration.trustedProxies))

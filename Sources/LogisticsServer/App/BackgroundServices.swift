@@ -28,7 +28,8 @@ func backgroundServices(_ components: ServerComponents, senders: [NotificationCh
                 personalDataDays: configuration.retention.personalDataDays)),
         OutboxDispatcher(
             repository: repository, deliveries: repository, notifications: repository,
-            channels: Set(senders.keys), subscribers: [TrackingEventFeed(relay: components.relay)],
+            channels: Set(senders.keys), customerChannels: configuration.customerMessages.channels,
+            subscribers: [TrackingEventFeed(relay: components.relay)],
             clock: clock, logger: logger),
         NotificationDispatcher(
             repository: repository, senders: senders, policies: NotificationSetup.policies(configuration),

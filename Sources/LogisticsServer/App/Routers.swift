@@ -5,7 +5,7 @@ import LogisticsStore
 
 /// The API's router: middleware outermost first, the open routes (pages, health, sign-in, provider callbacks), then
 /// the authenticated `/api/v1` routes, each feature given only its own collaborators.
-func makeRouter(_ components: ServerComponents, twilioAuthToken: Redacted?) -> (
+func makeRouter(_ components: ServerComponents, providers: ProviderSecrets) -> (
     Router<LogisticsRequestContext>, [RegisteredRoute]
 ) {
     let (configuration, repository, clock) = (components.configuration, components.repository, components.clock)
@@ -59,7 +59,11 @@ func makeRouter(_ components: ServerComponents, twilioAuthToken: Redacted?) -> (
         group: router.group("/api/v1"), prefix: "/api/v1", idempotency: idempotency, catalog: catalog)
     signIn.registerOpen(in: &open)
     TwilioReceiptRoutes(
-        notifications: repository, publicAddress: configuration.publicAddress, authToken: twilioAuthToken,
+        notifications: repository, publicAddress: configuration.publicAddress, authToken: providers.twilioAuthToken,
+        clock: clock
+    ).registerOpen(in: &open)
+    WhatsAppWebhookRoutes(
+        notifications: repository, appSecret: providers.whatsAppAppSecret, verifyToken: providers.whatsAppVerifyToken,
         clock: clock
     ).registerOpen(in: &open)
     signIn.register(in: &routes)
@@ -95,7 +99,8 @@ func makeRouter(_ components: ServerComponents, twilioAuthToken: Redacted?) -> (
         deliveries: repository, lookup: components.orderLookup, delivery: configuration.delivery,
         dispatcher: components.autoDispatcher, clock: clock
     ).register(in: &routes)
-    OrderNotificationRoutes(outbox: repository, lookup: components.orderLookup).register(in: &routes)
+    OrderNotificationRoutes(outbox: repository, deliveries: repository, lookup: components.orderLookup).register(
+        in: &routes)
     RiderTaskRoutes(
         deliveries: repository, locations: repository, navigator: components.navigator, etas: components.etas,
         delivery: configuration.delivery, clock: clock

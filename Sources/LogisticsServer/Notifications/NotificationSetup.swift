@@ -13,8 +13,8 @@ enum NotificationSetup {
 
     /// The senders, and the services that must run beside them (an HTTP client of their own to shut down).
     static func senders(
-        _ configuration: ServerConfiguration, twilioAuthToken: Redacted?, clock: any WallClock, sealer: SecretSealer,
-        logger: Logger
+        _ configuration: ServerConfiguration, twilioAuthToken: Redacted?, composer: CustomerTextComposer,
+        clock: any WallClock, sealer: SecretSealer, logger: Logger
     ) async throws
         -> (senders: [NotificationChannel: any NotificationSender], services: [any Service])
     {
@@ -61,9 +61,45 @@ enum NotificationSetup {
                 tokens: try await APNsProviderTokens(keyFile: file, keyId: keyId, teamId: teamId, clock: clock),
                 http: apnsHTTP, clock: clock)
         }
-        senders[.sms] = try textSender(
-            configuration, twilioAuthToken: twilioAuthToken, http: http, clock: clock, logger: logger)
+        senders[.sms] = CustomerTextSender(
+            inner: try textSender(
+                configuration, twilioAuthToken: twilioAuthToken, http: http, clock: clock, logger: logger),
+            composer: composer)
+        if let whatsApp = try whatsAppSender(
+            configuration, twilioAuthToken: twilioAuthToken, composer: composer, http: http, clock: clock)
+        {
+            senders[.whatsapp] = whatsApp
+        }
         return (senders, services)
+    }
+
+    private static func whatsAppSender(
+        _ configuration: ServerConfiguration, twilioAuthToken: Redacted?, composer: CustomerTextComposer,
+        http: HTTPClient, clock: any WallClock
+    ) throws -> (any NotificationSender)? {
+        let settings = configuration.customerMessages
+        switch settings.whatsAppProvider {
+        case .off:
+            return nil
+        case .cloud:
+            return WhatsAppCloudSender(
+                concurrency: textConcurrency, baseURL: settings.whatsAppBaseURL,
+                phoneNumberId: settings.whatsAppPhoneNumberId ?? "",
+                token: try SecretFile.read(settings.whatsAppTokenFile ?? "", what: "LOGISTICS_WHATSAPP_TOKEN_FILE"),
+                composer: composer, templates: settings.whatsAppTemplates, languages: settings.whatsAppLanguages,
+                http: http, clock: clock)
+        case .twilio:
+            guard let twilioAuthToken, let from = settings.twilioWhatsAppFrom else {
+                throw ConfigurationError("WhatsApp through Twilio needs Twilio's credentials")
+            }
+            let twilio = TwilioTextSender(
+                concurrency: textConcurrency, baseURL: configuration.textMessages.twilioBaseURL,
+                accountSid: configuration.textMessages.twilioAccountSid ?? "", authToken: twilioAuthToken,
+                from: "whatsapp:" + from, messagingServiceSid: nil,
+                statusCallback: configuration.publicURL.map { $0 + TwilioReceiptRoutes.publicPath }, http: http,
+                clock: clock)
+            return CustomerTextSender(inner: TwilioWhatsAppSender(twilio: twilio), composer: composer)
+        }
     }
 
     static let textConcurrency = 8
@@ -98,14 +134,15 @@ enum NotificationSetup {
         let push = RetryPolicy(
             base: RetryPolicy.pushes.base, cap: RetryPolicy.pushes.cap,
             budget: TimeInterval(configuration.notifications.pushRetryBudgetSeconds))
+        let text = RetryPolicy(
+            base: RetryPolicy.pushes.base, cap: RetryPolicy.pushes.cap,
+            budget: TimeInterval(configuration.textMessages.retryBudgetSeconds))
         return [
             .fcm: push, .apns: push,
             .webhook: RetryPolicy(
                 base: configuration.notifications.webhookRetryBaseSeconds, cap: RetryPolicy.webhooks.cap,
                 budget: TimeInterval(configuration.notifications.webhookRetryBudgetSeconds)),
-            .sms: RetryPolicy(
-                base: RetryPolicy.pushes.base, cap: RetryPolicy.pushes.cap,
-                budget: TimeInterval(configuration.textMessages.retryBudgetSeconds)),
+            .sms: text, .whatsapp: text,
         ]
     }
 

@@ -4,9 +4,11 @@ import LogisticsCore
 import LogisticsStore
 import RoadRouting
 
-/// `GET /api/v1/orders/{orderId}/notifications`: the push notifications queued for an order, for dispatchers.
+/// `GET /api/v1/orders/{orderId}/notifications`: the messages of an order (customer, rider, dispatchers) and
+/// where each went (push, SMS, WhatsApp) with the provider's word on it, for dispatchers.
 struct OrderNotificationRoutes {
     let outbox: any OutboxRepository
+    let deliveries: any NotificationRepository
     let lookup: OrderLookup
 
     func register(in routes: inout RouteTable) {
@@ -17,6 +19,9 @@ struct OrderNotificationRoutes {
         _ = try context.caller(.dispatcher, .admin)
         let order = try await lookup.visibleOrder(context, allowed: OrderAccess.canView)
         let queued = try await outbox.outbox(orderId: order.id).filter { $0.topic == "push" }
-        return try .json(["notifications": queued.map(NotificationRepresentation.init)])
+        let copies = Dictionary(grouping: try await deliveries.messageDeliveries(orderId: order.id), by: \.outboxId)
+        return try .json([
+            "notifications": queued.map { NotificationRepresentation($0, deliveries: copies[$0.id] ?? []) }
+        ])
     }
 }

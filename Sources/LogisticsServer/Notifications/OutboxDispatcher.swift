@@ -20,6 +20,8 @@ struct OutboxDispatcher: Service {
     let notifications: any NotificationRepository
     /// The channels with a configured provider; devices on other channels get nothing queued.
     let channels: Set<NotificationChannel>
+    /// Where customers hear from us when their order names no channels.
+    let customerChannels: [CustomerChannel]
     let subscribers: [any OutboxSubscriber]
     let clock: any WallClock
     let logger: Logger
@@ -57,7 +59,7 @@ struct OutboxDispatcher: Service {
                     "outbox delivery failed", metadata: ["outbox_id": "\(message.id)", "error": "\(error)"])
             }
         }
-        try await notifications.fanOut(sent, channels: channels, now: clock.now())
+        try await notifications.fanOut(sent, channels: channels, customerChannels: customerChannels, now: clock.now())
         return sent.count
     }
 }

@@ -43,6 +43,8 @@ struct CustomerRepresentation: Encodable {
     var phone: String
     var address: String
     var location: GeoPoint
+    var locale: String?
+    var notify: [CustomerChannel]?
 
     init(_ customer: CustomerContact) {
         id = customer.id.lowercased
@@ -50,6 +52,8 @@ struct CustomerRepresentation: Encodable {
         phone = customer.phone
         address = customer.address
         location = customer.location
+        locale = customer.locale
+        notify = customer.notify
     }
 }
 

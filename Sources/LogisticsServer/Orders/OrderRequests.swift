@@ -42,6 +42,19 @@ struct CreateOrderRequest: Decodable {
                 FieldError(field: "customer.phone", message: "must be a phone number of 6 to 20 digits (40 characters)")
             )
         }
+        if let locale = customer.locale,
+            locale.isEmpty || locale.count > 35
+                || !locale.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
+        {
+            errors.append(
+                FieldError(field: "customer.locale", message: "must be a language tag such as en, hi or mr-IN"))
+        }
+        if let notify = customer.notify {
+            if notify.isEmpty || Set(notify).count != notify.count {
+                errors.append(
+                    FieldError(field: "customer.notify", message: "must list push, sms or whatsapp, each at most once"))
+            }
+        }
         text(notes, "notes", required: false, max: 2000)
         if let preparationMinutes, !(1...240).contains(preparationMinutes) {
             errors.append(

@@ -40,6 +40,9 @@ extension SQLLogisticsRepository {
                 case .other: NotificationKey.deliveryProblem
                 }
             let customerNotice = QueuedNotification.catalog(noticeKey, to: order.customer.id, role: .customer)
+            // "Your rider is at your door" is only true once the rider is there: reported on the way, the customer
+            // hears nothing (the dispatcher does).
+            let customerHears = type != .customerUnavailable || task.status == .arrivedAtDestination
             // The note stays in delivery_issues, where anonymisation can blank it; the event log is append-only.
             let details = [
                 "issueId": issue.id.lowercased, "issueType": type.rawValue, "hasNote": note == nil ? "false" : "true",
@@ -49,11 +52,10 @@ extension SQLLogisticsRepository {
                     orderId: order.id, taskId: taskId, type: OrderEventType.deliveryIssueReported,
                     status: task.status.rawValue, occurredAt: occurredAt, receivedAt: now, location: location,
                     actor: rider, details: details),
-                notify: [
-                    customerNotice,
+                notify: (customerHears ? [customerNotice] : []) + [
                     QueuedNotification(
                         recipientId: nil, recipientRole: .dispatcher, title: "Delivery issue: \(type.rawValue)",
-                        body: "Order \(order.externalRef ?? order.id.lowercased): \(note ?? customerNotice.body)"),
+                        body: "Order \(order.externalRef ?? order.id.lowercased): \(note ?? customerNotice.body)")
                 ])
             return issue
         }

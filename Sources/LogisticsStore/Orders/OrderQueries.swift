@@ -32,8 +32,8 @@ extension SQLLogisticsRepository {
                 INSERT INTO orders (id, external_ref, created_by, vendor_id, vendor_name, vendor_address, vendor_lat,
                     vendor_lon, customer_id, customer_name, customer_phone, customer_address, customer_lat,
                     customer_lon, pod_type, notes, status, otp_seed, otp_hash, expected_ready_at, created_at,
-                    updated_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    updated_at, customer_locale, customer_notify)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [
                     .uuid(order.id), .text(order.externalRef), .uuid(order.createdBy), .uuid(vendorId),
@@ -43,7 +43,8 @@ extension SQLLogisticsRepository {
                     .double(order.customer.location.lat), .double(order.customer.location.lon),
                     .text(order.podType.rawValue), .text(order.notes), .text(order.status.rawValue),
                     .text(order.otpSeed), .text(order.otpHash), .date(order.expectedReadyAt), .date(order.createdAt),
-                    .date(order.updatedAt),
+                    .date(order.updatedAt), .text(order.customer.locale),
+                    .text(order.customer.notify?.map(\.rawValue).joined(separator: ",")),
                 ])
             try await EventLog(transaction: transaction).append(
                 .init(
@@ -113,7 +114,9 @@ extension SQLLogisticsRepository {
                 "UPDATE offers SET status = 'CANCELLED', closed_at = ? WHERE order_id = ? AND status = 'OPEN'",
                 [.date(now), .uuid(orderId)])
             var notifications = [
-                QueuedNotification.catalog(NotificationKey.orderCancelled, to: order.customer.id, role: .customer)
+                QueuedNotification.catalog(
+                    NotificationKey.orderCancelled, to: order.customer.id, role: .customer,
+                    arguments: ["by": Self.canceller(actor.role)])
             ]
             if let taskId = order.taskId, let riderId = order.assignedRiderId {
                 try await transaction.query(
@@ -242,6 +245,17 @@ struct OrderCursor {
     }
 }
 
+extension SQLLogisticsRepository {
+    /// Who cancelled, as the customer's text says it (`by.customer`, `by.vendor`, `by.staff` in the catalog).
+    static func canceller(_ role: Role) -> String {
+        switch role {
+        case .customer: "customer"
+        case .vendor: "vendor"
+        default: "staff"
+        }
+    }
+}
+
 extension Order {
     init(row: SQLRow) throws {
         self.init(
@@ -256,7 +270,9 @@ extension Order {
                 id: try row.uuid("customer_id"), name: try row.string("customer_name"),
                 phone: try row.string("customer_phone"), address: try row.string("customer_address"),
                 location: GeoPoint(
-                    lat: row.optionalDouble("customer_lat") ?? 0, lon: row.optionalDouble("customer_lon") ?? 0)),
+                    lat: row.optionalDouble("customer_lat") ?? 0, lon: row.optionalDouble("customer_lon") ?? 0),
+                locale: row.optionalString("customer_locale"),
+                notify: row.optionalString("customer_notify").flatMap(CustomerChannel.list)),
             podType: ProofOfDeliveryType(rawValue: try row.string("pod_type")) ?? .photo,
             notes: row.optionalString("notes"),
             status: OrderStatus(rawValue: try row.string("status")) ?? .cancelled,

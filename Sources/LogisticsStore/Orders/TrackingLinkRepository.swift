@@ -5,6 +5,8 @@ import LogisticsCore
 public protocol TrackingLinkRepository: Sendable {
     func createTrackingLink(id: UUID, orderId: UUID, by actor: Actor, now: Date) async throws
     func trackingLink(id: UUID) async throws -> StoredTrackingLink?
+    /// The order's link for its customer's texts, made on first use.
+    func messageLink(orderId: UUID, now: Date) async throws -> UUID
     func revokeTrackingLink(id: UUID, orderId: UUID, now: Date) async throws -> Bool
     func revokedTrackingLinks(among ids: Set<UUID>) async throws -> Set<UUID>
 }

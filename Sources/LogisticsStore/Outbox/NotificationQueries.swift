@@ -106,9 +106,13 @@ extension SQLLogisticsRepository: NotificationRepository {
         }
     }
 
-    public func fanOut(_ messages: [OutboxMessage], channels: Set<NotificationChannel>, now: Date) async throws {
+    public func fanOut(
+        _ messages: [OutboxMessage], channels: Set<NotificationChannel>, customerChannels: [CustomerChannel], now: Date
+    ) async throws {
         guard !messages.isEmpty else { return }
         try await database.transaction { transaction in
+            let customers = try await Self.customerReach(
+                orderIds: Set(messages.filter(\.isCustomerMessage).map(\.orderId)), in: transaction)
             let recipients = Set(messages.filter { $0.topic == "push" }.compactMap(\.recipientId))
             var devicesByOwner: [UUID: [RegisteredDevice]] = [:]
             if !recipients.isEmpty, !channels.isDisjoint(with: [.fcm, .apns]) {
@@ -129,14 +133,13 @@ extension SQLLogisticsRepository: NotificationRepository {
             var count = 0
             func queue(
                 _ message: OutboxMessage, _ channel: NotificationChannel, _ destination: String, _ target: String,
-                _ locale: String?
+                _ locale: String?, fallback: NotificationChannel? = nil
             ) {
                 binds += [
                     .int(message.id), .uuid(message.eventId), .uuid(message.orderId), .text(channel.rawValue),
                     .text(destination), .text(target), .text(locale),
                     .text("\(channel.rawValue):\(destination):\(Self.orderingScope(message).lowercased)"), .date(now),
-                    .date(now),
-                    .date(now),
+                    .date(now), .date(now), .text(fallback?.rawValue),
                 ]
                 count += 1
             }
@@ -148,26 +151,50 @@ extension SQLLogisticsRepository: NotificationRepository {
                     }
                 } else if message.topic == "sms", channels.contains(.sms), let phone = message.textRecipient {
                     queue(message, .sms, phone, phone, nil)
+                } else if message.isCustomerMessage, let recipient = message.recipientId {
+                    let customer = customers[message.orderId]
+                    let devices = (devicesByOwner[recipient] ?? []).filter { channels.contains($0.platform.channel) }
+                    let route = CustomerRoute(
+                        preferred: customer?.notify ?? customerChannels, hasDevice: !devices.isEmpty,
+                        textablePhone: customer?.phone, optedOut: customer?.optedOut ?? false, enabled: channels)
+                    switch route.first {
+                    case .push:
+                        for device in devices {
+                            queue(
+                                message, device.platform.channel, device.id.lowercased, device.pushToken, device.locale)
+                        }
+                    case .some(let text):
+                        guard let phone = customer?.phone, let channel = NotificationChannel(rawValue: text.rawValue)
+                        else { continue }
+                        // A failed text falls back once, to the next text channel the customer can take.
+                        let fallback = route.fallback(after: text).flatMap { $0 == .push ? nil : $0 }
+                        queue(
+                            message, channel, phone, phone, customer?.locale,
+                            fallback: fallback.flatMap { NotificationChannel(rawValue: $0.rawValue) })
+                    case nil:
+                        continue
+                    }
                 } else if message.topic == "push", let recipient = message.recipientId {
                     for device in devicesByOwner[recipient] ?? [] where channels.contains(device.platform.channel) {
                         queue(message, device.platform.channel, device.id.lowercased, device.pushToken, device.locale)
                     }
                 }
             }
-            // 11 binds a row; stay far below SQLite's and PostgreSQL's bind limits.
+            // 12 binds a row; stay far below SQLite's and PostgreSQL's bind limits.
             let perStatement = 500
             var start = 0
             while start < count {
                 let rows = min(perStatement, count - start)
-                let values = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, 'PENDING', ?, ?, ?)", count: rows)
+                let values = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, 'PENDING', ?, ?, ?, ?)", count: rows)
                     .joined(separator: ", ")
                 try await transaction.query(
                     """
                     INSERT INTO notification_deliveries (outbox_id, event_id, order_id, channel, destination_id,
-                        target, locale, ordering_key, status, next_attempt_at, budget_from, created_at)
+                        target, locale, ordering_key, status, next_attempt_at, budget_from, created_at,
+                        fallback_channel)
                     VALUES \(values)
                     ON CONFLICT (outbox_id, channel, destination_id) DO NOTHING
-                    """, Array(binds[(start * 11)..<((start + rows) * 11)]))
+                    """, Array(binds[(start * 12)..<((start + rows) * 12)]))
                 start += rows
             }
             try await transaction.query(
@@ -257,6 +284,9 @@ extension SQLLogisticsRepository: NotificationRepository {
                 .text(status), .date(retryAt), .date(retryAt == nil ? now : nil), .text(error), .text(providerId),
                 .int(notification.id),
             ])
+        if case .dead = result, notification.isCustomerText {
+            try await queueFallback(deliveryId: notification.id, now: now)
+        }
         if retryAt == nil, notification.channel == .sms, TextPayload.isSecret(notification.payload) {
             // A sign-in code is of no use once sent or given up, and must not wait in the database for a reader.
             try await database.query(
@@ -315,12 +345,25 @@ extension SQLLogisticsRepository: NotificationRepository {
     public func recordProviderStatus(
         channel: NotificationChannel, providerId: String, status: String, error: String?, now: Date
     ) async throws -> Bool {
-        !(try await database.query(
+        // Receipts come out of order (a late `sent` after `delivered`): a later state is never taken back.
+        let updated = try await database.query(
             """
             UPDATE notification_deliveries SET provider_status = ?, last_error = COALESCE(?, last_error)
-            WHERE channel = ? AND provider_id = ? RETURNING id
-            """, [.text(status), .text(error), .text(channel.rawValue), .text(providerId)]
-        ).isEmpty)
+            WHERE channel = ? AND provider_id = ?
+                AND COALESCE(provider_status, '') NOT IN ('delivered', 'read', 'failed', 'undelivered')
+            RETURNING id, order_id
+            """, [.text(status), .text(error), .text(channel.rawValue), .text(providerId)])
+        if status == "failed" || status == "undelivered" {
+            for row in updated where try row.uuid("order_id") != OutboxMessage.noOrder {
+                try await queueFallback(deliveryId: try row.int("id"), now: now)
+            }
+        }
+        if updated.isEmpty {
+            return try await database.first(
+                "SELECT id FROM notification_deliveries WHERE channel = ? AND provider_id = ?",
+                [.text(channel.rawValue), .text(providerId)]) != nil
+        }
+        return true
     }
 
     public func notificationBacklog() async throws -> NotificationBacklog {
@@ -328,6 +371,20 @@ extension SQLLogisticsRepository: NotificationRepository {
             "SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM notification_deliveries WHERE status = 'PENDING'")
         return NotificationBacklog(
             pending: try row?.int("n") ?? 0, oldestPendingSince: row?.optionalDate("oldest"))
+    }
+}
+
+extension OutboxMessage {
+    /// A message to the order's customer: it goes out on the customer's channels, not only to app devices.
+    public var isCustomerMessage: Bool {
+        topic == "push" && recipientRole == .customer && orderId != OutboxMessage.noOrder
+    }
+}
+
+extension PendingNotification {
+    /// A customer's message sent as a text (pushes of the same message go to devices).
+    public var isCustomerText: Bool {
+        topic == "push" && (channel == .sms || channel == .whatsapp) && orderId != OutboxMessage.noOrder
     }
 }
 

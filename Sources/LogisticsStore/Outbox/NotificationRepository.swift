@@ -76,7 +76,11 @@ public protocol NotificationRepository: Sendable {
 
     /// In one transaction: one delivery per destination of each message on an enabled channel (idempotent, so
     /// two instances fanning out the same rows queue them once), and the messages marked sent.
-    func fanOut(_ messages: [OutboxMessage], channels: Set<NotificationChannel>, now: Date) async throws
+    /// Customers' messages go to the first of their order's channels they can be reached on (`customerChannels`
+    /// when the order names none).
+    func fanOut(
+        _ messages: [OutboxMessage], channels: Set<NotificationChannel>, customerChannels: [CustomerChannel], now: Date
+    ) async throws
     /// Leases up to `limit` due notifications, never two of one ordering key and never one whose predecessor of
     /// the same key is still pending; rows leased by another instance are skipped.
     func claimNotifications(owner: String, limit: Int, leaseUntil: Date, now: Date) async throws
@@ -91,6 +95,11 @@ public protocol NotificationRepository: Sendable {
     func recordProviderStatus(
         channel: NotificationChannel, providerId: String, status: String, error: String?, now: Date
     ) async throws -> Bool
+    /// A phone's answer to a text: STOP (`optedOut`) silences customer texts to it on every order until START.
+    func setTextOptOut(phone: String, optedOut: Bool, source: String, now: Date) async throws
+    func isTextOptedOut(phone: String) async throws -> Bool
+    /// Every delivery of the order's messages, oldest first, fallbacks included.
+    func messageDeliveries(orderId: UUID) async throws -> [MessageDelivery]
     /// Called once at start: frees leases that can only belong to a process that died (SQLite is one process's
     /// file, so every lease found there is stale); on PostgreSQL other instances may be sending, so leases are
     /// left to run out.

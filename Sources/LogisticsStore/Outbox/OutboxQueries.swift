@@ -21,6 +21,6 @@ extension OutboxMessage {
             recipientRole: row.optionalString("recipient_role").flatMap(Role.init(rawValue:)),
             title: row.optionalString("title"), body: row.optionalString("body"),
             payload: try row.string("payload"), createdAt: try row.date("created_at"),
-            sentAt: row.optionalDate("sent_at"))
+            sentAt: row.optionalDate("sent_at"), textKey: row.optionalString("text_key"))
     }
 }

@@ -14,6 +14,8 @@ public struct OutboxMessage: Sendable, Equatable {
     public var payload: String
     public var createdAt: Date
     public var sentAt: Date?
+    /// The catalog key of a notification's words (`customer.pickedUp`), nil for events and plain texts.
+    public var textKey: String? = nil
 }
 
 /// The outbox as the fan-out and the dispatcher's notification list read it.

@@ -16,6 +16,27 @@ extension SQLLogisticsRepository {
             [.uuid(id), .uuid(orderId), .text("\(actor.role.rawValue):\(actor.id.lowercased)"), .date(now)])
     }
 
+    /// The link the customer's texts carry: the server's own for the order, made with the first text, so every
+    /// text of an order links to the same page; a revoked one is replaced.
+    public func messageLink(orderId: UUID, now: Date) async throws -> UUID {
+        let creator = Self.messageLinkCreator
+        if let row = try await database.first(
+            """
+            SELECT id FROM tracking_links WHERE order_id = ? AND created_by = ? AND revoked_at IS NULL
+            ORDER BY created_at, id LIMIT 1
+            """, [.uuid(orderId), .text(creator)])
+        {
+            return try row.uuid("id")
+        }
+        let id = UUID()
+        try await database.query(
+            "INSERT INTO tracking_links (id, order_id, created_by, created_at) VALUES (?, ?, ?, ?)",
+            [.uuid(id), .uuid(orderId), .text(creator), .date(now)])
+        return id
+    }
+
+    static let messageLinkCreator = "server:customer-messages"
+
     public func trackingLink(id: UUID) async throws -> StoredTrackingLink? {
         guard let row = try await database.first("SELECT * FROM tracking_links WHERE id = ?", [.uuid(id)]) else {
             return nil

@@ -242,5 +242,19 @@ extension Schema {
                 "CREATE INDEX notification_deliveries_provider ON notification_deliveries (provider_id)",
             ]
         ),
+        Migration(
+            version: 25, name: "customers' texts: their language and channels, opt-outs by phone, fallbacks",
+            common: [
+                "ALTER TABLE orders ADD COLUMN customer_locale TEXT",
+                // A comma-separated list of channels, most preferred first; NULL is the server's default.
+                "ALTER TABLE orders ADD COLUMN customer_notify TEXT",
+                // A phone that answered STOP gets no customer texts until it answers START, whatever the order.
+                "CREATE TABLE text_opt_outs (phone TEXT PRIMARY KEY, opted_out_at BIGINT NOT NULL, source TEXT NOT NULL)",
+                // The delivery on the next channel made when this one failed: one fallback per message.
+                "ALTER TABLE notification_deliveries ADD COLUMN fallback_of BIGINT",
+                "ALTER TABLE notification_deliveries ADD COLUMN fallback_channel TEXT",
+                "CREATE INDEX notification_deliveries_order_id ON notification_deliveries (order_id, id)",
+            ]
+        ),
     ]
 }

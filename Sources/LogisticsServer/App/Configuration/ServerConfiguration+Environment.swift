@@ -8,6 +8,7 @@ extension ServerConfiguration {
         var configuration = ServerConfiguration()
         try Self.environmentSettings.apply(environment, to: &configuration)
         try configuration.textMessages.check()
+        try configuration.customerMessages.check(textMessages: configuration.textMessages)
         return configuration
     }
 
@@ -27,6 +28,7 @@ extension ServerConfiguration {
             + ConnectionLimits.environment.map { $0.within(\.connectionLimits) }
             + DispatchSettings.environment.map { $0.within(\.dispatch) }
             + TextMessageSettings.environment.map { $0.within(\.textMessages) }
+            + CustomerMessageSettings.environment.map { $0.within(\.customerMessages) }
             + SignInSettings.environment.map { $0.within(\.signIn) }
             + [logLevelSetting]
     }

@@ -44,6 +44,7 @@ extension ServerConfiguration {
                 "retry from \(notifications.webhookRetryBaseSeconds)s for \(notifications.webhookRetryBudgetSeconds)s"
             ),
             ("text messages", textMessages.summary),
+            ("customer messages", customerMessages.summary),
             (
                 "sign-in",
                 signIn.enabled

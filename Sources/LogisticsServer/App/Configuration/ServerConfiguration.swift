@@ -47,6 +47,7 @@ public struct ServerConfiguration: Sendable {
     public var tracking = TrackingSettings()
     public var notifications = NotificationSettings()
     public var textMessages = TextMessageSettings()
+    public var customerMessages = CustomerMessageSettings()
     public var retention = RetentionSettings()
     /// Requests per client address, per caller, and fixes per rider; each instance counts its own.
     public var rateLimits = RateLimits()

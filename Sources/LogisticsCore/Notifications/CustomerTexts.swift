@@ -1,0 +1,225 @@
+import Foundation
+
+/// The words of text messages (SMS, WhatsApp) to customers, by the same keys as the push texts of
+/// `NotificationCatalog` and in the same languages. A push has a title and the app's name beside it; a text has
+/// neither, so each starts with who it is from (`{sender}`) and carries the tracking link where it helps.
+///
+/// English must fit one SMS segment (160 GSM-7 characters) with the link: `fit` shortens the store's and the
+/// rider's names to make room. Hindi and Marathi are sent as Unicode (70 characters a segment) and may take two.
+public enum CustomerTexts {
+    /// The delivery code rides along with "picked up" and "arrived" on OTP orders: the one way a customer without
+    /// the app learns it.
+    public static func key(_ key: String, withCode: Bool) -> String {
+        withCode && (key == NotificationKey.pickedUp || key == NotificationKey.riderArrived) ? key + ".code" : key
+    }
+
+    static let tables: [String: [String: String]] = [
+        "en": [
+            NotificationKey.riderAssigned: "{sender}: {rider} is bringing your {vendor} order. Track it: {link}",
+            NotificationKey.pickedUp: "{sender}: Your {vendor} order is on its way. Track it: {link}",
+            NotificationKey.pickedUp + ".code":
+                "{sender}: Your {vendor} order is on its way. Share code {code} with your rider. Track: {link}",
+            NotificationKey.riderArrived: "{sender}: Your rider has arrived!",
+            NotificationKey.riderArrived + ".code": "{sender}: Your rider has arrived! Share code {code} with them.",
+            NotificationKey.delivered: "{sender}: Your {vendor} order was delivered at {time}. Proof: {link}",
+            NotificationKey.deliveryFailed:
+                "{sender}: We could not deliver your {vendor} order: {reason}. We will contact you.",
+            NotificationKey.orderCancelled: "{sender}: Your {vendor} order was cancelled {by}.",
+            NotificationKey.customerUnavailable:
+                "{sender}: Your rider is at your door and can't reach you. Please answer your phone.",
+            NotificationKey.addressNotFound:
+                "{sender}: Your rider can't find your address. Please answer your phone.",
+            NotificationKey.deliveryProblem: "{sender}: Your rider reported a problem with your delivery.",
+            NotificationKey.orderReturning: "{sender}: Your {vendor} order is going back to the store: {reason}",
+            NotificationKey.orderReturned: "{sender}: Your order is back at {vendor}.",
+            "reason.CUSTOMER_UNAVAILABLE": "we could not reach you",
+            "reason.ADDRESS_NOT_FOUND": "we could not find your address",
+            "reason.OTHER": "there was a problem on the way",
+            "by.customer": "at your request",
+            "by.vendor": "by the store",
+            "by.staff": "by our team",
+            "yourRider": "Your rider",
+        ],
+        "hi": [
+            NotificationKey.riderAssigned: "{sender}: {rider} आपका {vendor} ऑर्डर ला रहे हैं। ट्रैक करें: {link}",
+            NotificationKey.pickedUp: "{sender}: आपका {vendor} ऑर्डर रास्ते में है। ट्रैक करें: {link}",
+            NotificationKey.pickedUp + ".code":
+                "{sender}: आपका {vendor} ऑर्डर रास्ते में है। राइडर को कोड {code} बताएँ। ट्रैक करें: {link}",
+            NotificationKey.riderArrived: "{sender}: आपका राइडर पहुँच गया है!",
+            NotificationKey.riderArrived + ".code": "{sender}: आपका राइडर पहुँच गया है! उन्हें कोड {code} बताएँ।",
+            NotificationKey.delivered: "{sender}: आपका {vendor} ऑर्डर {time} बजे डिलीवर हो गया। सबूत: {link}",
+            NotificationKey.deliveryFailed:
+                "{sender}: हम आपका {vendor} ऑर्डर डिलीवर नहीं कर सके: {reason}। हम आपसे संपर्क करेंगे।",
+            NotificationKey.orderCancelled: "{sender}: आपका {vendor} ऑर्डर {by} रद्द कर दिया गया।",
+            NotificationKey.customerUnavailable:
+                "{sender}: आपका राइडर आपके दरवाज़े पर है और आपसे संपर्क नहीं कर पा रहा। कृपया फ़ोन उठाएँ।",
+            NotificationKey.addressNotFound: "{sender}: आपका राइडर आपका पता नहीं ढूँढ पा रहा। कृपया फ़ोन उठाएँ।",
+            "reason.CUSTOMER_UNAVAILABLE": "हम आपसे संपर्क नहीं कर सके",
+            "reason.ADDRESS_NOT_FOUND": "हमें आपका पता नहीं मिला",
+            "reason.OTHER": "रास्ते में कोई समस्या आई",
+            "by.customer": "आपके कहने पर",
+            "by.vendor": "स्टोर द्वारा",
+            "by.staff": "हमारी टीम द्वारा",
+            "yourRider": "आपका राइडर",
+        ],
+        "mr": [
+            NotificationKey.riderAssigned: "{sender}: {rider} तुमची {vendor} ऑर्डर आणत आहेत. ट्रॅक करा: {link}",
+            NotificationKey.pickedUp: "{sender}: तुमची {vendor} ऑर्डर वाटेवर आहे. ट्रॅक करा: {link}",
+            NotificationKey.pickedUp + ".code":
+                "{sender}: तुमची {vendor} ऑर्डर वाटेवर आहे. रायडरला कोड {code} सांगा. ट्रॅक करा: {link}",
+            NotificationKey.riderArrived: "{sender}: तुमचा रायडर पोहोचला आहे!",
+            NotificationKey.riderArrived + ".code": "{sender}: तुमचा रायडर पोहोचला आहे! त्यांना कोड {code} सांगा.",
+            NotificationKey.delivered: "{sender}: तुमची {vendor} ऑर्डर {time} वाजता डिलिव्हर झाली. पुरावा: {link}",
+            NotificationKey.deliveryFailed:
+                "{sender}: आम्ही तुमची {vendor} ऑर्डर डिलिव्हर करू शकलो नाही: {reason}. आम्ही तुमच्याशी संपर्क करू.",
+            NotificationKey.orderCancelled: "{sender}: तुमची {vendor} ऑर्डर {by} रद्द करण्यात आली.",
+            "reason.CUSTOMER_UNAVAILABLE": "आम्ही तुमच्याशी संपर्क करू शकलो नाही",
+            "reason.ADDRESS_NOT_FOUND": "आम्हाला तुमचा पत्ता सापडला नाही",
+            "reason.OTHER": "वाटेत अडचण आली",
+            "by.customer": "तुमच्या विनंतीवरून",
+            "by.vendor": "स्टोअरकडून",
+            "by.staff": "आमच्या टीमकडून",
+            "yourRider": "तुमचा रायडर",
+        ],
+    ]
+
+    /// The values each key's WhatsApp template takes, in the order of its `{{1}}`, `{{2}}`, …: templates are
+    /// approved by Meta with their words, so only these travel.
+    public static let templateParameters: [String: [String]] = [
+        NotificationKey.riderAssigned: ["rider", "vendor", "link"],
+        NotificationKey.pickedUp: ["vendor", "link"],
+        NotificationKey.pickedUp + ".code": ["vendor", "code", "link"],
+        NotificationKey.riderArrived: [],
+        NotificationKey.riderArrived + ".code": ["code"],
+        NotificationKey.delivered: ["vendor", "time", "link"],
+        NotificationKey.deliveryFailed: ["vendor", "reason"],
+        NotificationKey.orderCancelled: ["vendor", "by"],
+        NotificationKey.customerUnavailable: [],
+        NotificationKey.addressNotFound: [],
+        NotificationKey.deliveryProblem: [],
+        NotificationKey.orderReturning: ["vendor", "reason"],
+        NotificationKey.orderReturned: ["vendor"],
+    ]
+
+    /// The catalog's language for a locale (`hi-IN` → `hi`), English for one it lacks.
+    public static func language(_ locale: String?) -> String {
+        let code = locale.map(NotificationCatalog.languageCode) ?? NotificationCatalog.fallbackLocale
+        return tables[code] == nil ? NotificationCatalog.fallbackLocale : code
+    }
+
+    /// A phrase of the catalog (a reason, who cancelled) in the locale's language.
+    public static func phrase(_ key: String, locale: String?) -> String? {
+        tables[language(locale)]?[key] ?? tables[NotificationCatalog.fallbackLocale]?[key]
+    }
+
+    /// The message for `key`, or nil when customers get no text for it.
+    public static func message(_ key: String, locale: String?, arguments: [String: String]) -> String? {
+        let language = language(locale)
+        guard let template = tables[language]?[key] ?? tables[NotificationCatalog.fallbackLocale]?[key] else {
+            return nil
+        }
+        if language == NotificationCatalog.fallbackLocale { return fit(template, arguments) }
+        return NotificationCatalog.fill(template, arguments)
+    }
+
+    /// Fills the template so that the text is one GSM-7 segment: names lose characters the alphabet lacks
+    /// (accents first become plain letters), then the store's and rider's names are cut, the longest first.
+    static func fit(_ template: String, _ arguments: [String: String]) -> String {
+        var values = arguments.mapValues(GSM7.plain)
+        var text = NotificationCatalog.fill(template, values)
+        for name in ["vendor", "rider", "sender"] {
+            while GSM7.septets(text) > GSM7.segment, let value = values[name], value.count > 3 {
+                let excess = GSM7.septets(text) - GSM7.segment
+                let keep = max(value.count - excess - 3, 3)
+                values[name] = String(value.prefix(keep)).trimmingCharacters(in: .whitespaces) + "..."
+                if values[name]!.count >= value.count { break }
+                text = NotificationCatalog.fill(template, values)
+            }
+        }
+        return text
+    }
+}
+
+/// The GSM 03.38 alphabet SMS sends in 7 bits: 160 characters a segment; anything outside it makes the whole
+/// message Unicode, 70 characters a segment.
+public enum GSM7 {
+    public static let segment = 160
+    static let basic = Set(
+        "@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !\"#¤%&'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿"
+            + "abcdefghijklmnopqrstuvwxyzäöñüà")
+    /// Characters that take an escape and so two septets.
+    static let extended = Set("^{}\\[~]|€")
+
+    /// Septets the text takes, or nil when it needs Unicode.
+    public static func septets(_ text: String) -> Int {
+        text.reduce(0) { $0 + (basic.contains($1) ? 1 : extended.contains($1) ? 2 : 1000) }
+    }
+
+    public static func isGSM7(_ text: String) -> Bool {
+        text.allSatisfy { basic.contains($0) || extended.contains($0) }
+    }
+
+    /// The text in the alphabet: accents dropped where the alphabet lacks the letter, other characters removed.
+    public static func plain(_ text: String) -> String {
+        if isGSM7(text) { return text }
+        let stripped = text.map {
+            basic.contains($0) ? String($0) : String($0).folding(options: .diacriticInsensitive, locale: nil)
+        }.joined()
+        return String(stripped.filter { basic.contains($0) || extended.contains($0) })
+    }
+}
+
+/// What a customer's reply to a text means for further texts, as carriers and Twilio read the usual words.
+public enum OptOutKeyword {
+    case stop
+    case start
+
+    public static func parse(_ body: String) -> OptOutKeyword? {
+        let word = body.trimmingCharacters(in: .whitespacesAndNewlines.union(.punctuationCharacters)).uppercased()
+        if ["STOP", "STOPALL", "UNSUBSCRIBE", "CANCEL", "END", "QUIT", "OPTOUT", "REVOKE"].contains(word) {
+            return .stop
+        }
+        if ["START", "UNSTOP", "YES", "SUBSCRIBE"].contains(word) { return .start }
+        return nil
+    }
+}
+
+/// Which one of an order's channels carries a customer message: the first the customer can be reached on. A push
+/// needs a registered device, a text a phone in E.164 that has not opted out and a provider for the channel. A
+/// customer reachable on none gets nothing, and nothing fails.
+public struct CustomerRoute: Sendable, Equatable {
+    public var preferred: [CustomerChannel]
+    public var hasDevice: Bool
+    public var textablePhone: String?
+    public var optedOut: Bool
+    /// The channels this server has a provider for.
+    public var enabled: Set<NotificationChannel>
+
+    public init(
+        preferred: [CustomerChannel], hasDevice: Bool, textablePhone: String?, optedOut: Bool,
+        enabled: Set<NotificationChannel>
+    ) {
+        self.preferred = preferred
+        self.hasDevice = hasDevice
+        self.textablePhone = textablePhone
+        self.optedOut = optedOut
+        self.enabled = enabled
+    }
+
+    public func usable(_ channel: CustomerChannel) -> Bool {
+        switch channel {
+        case .push: hasDevice
+        case .sms: textablePhone != nil && !optedOut && enabled.contains(.sms)
+        case .whatsapp: textablePhone != nil && !optedOut && enabled.contains(.whatsapp)
+        }
+    }
+
+    /// The first usable channel.
+    public var first: CustomerChannel? { preferred.first(where: usable) }
+
+    /// The usable channel after a failed one, for the one fallback a failed text gets.
+    public func fallback(after failed: CustomerChannel) -> CustomerChannel? {
+        guard let index = preferred.firstIndex(of: failed) else { return nil }
+        return preferred[(index + 1)...].first(where: usable)
+    }
+}
