@@ -17,8 +17,9 @@ public enum CustomerTexts {
         "en": [
             NotificationKey.riderAssigned: "{sender}: {rider} is bringing your {vendor} order. Track it: {link}",
             NotificationKey.pickedUp: "{sender}: Your {vendor} order is on its way. Track it: {link}",
+            // The requirement's words for the code; no store name, so the code and the link fit one segment.
             NotificationKey.pickedUp + ".code":
-                "{sender}: Your {vendor} order is on its way. Share code {code} with your rider. Track: {link}",
+                "{sender}: On its way! Share code {code} with your rider. Track: {link}",
             NotificationKey.riderArrived: "{sender}: Your rider has arrived!",
             NotificationKey.riderArrived + ".code": "{sender}: Your rider has arrived! Share code {code} with them.",
             NotificationKey.delivered: "{sender}: Your {vendor} order was delivered at {time}. Proof: {link}",
@@ -43,8 +44,7 @@ public enum CustomerTexts {
         "hi": [
             NotificationKey.riderAssigned: "{sender}: {rider} आपका {vendor} ऑर्डर ला रहे हैं। ट्रैक करें: {link}",
             NotificationKey.pickedUp: "{sender}: आपका {vendor} ऑर्डर रास्ते में है। ट्रैक करें: {link}",
-            NotificationKey.pickedUp + ".code":
-                "{sender}: आपका {vendor} ऑर्डर रास्ते में है। राइडर को कोड {code} बताएँ। ट्रैक करें: {link}",
+            NotificationKey.pickedUp + ".code": "{sender}: ऑर्डर रास्ते में है! राइडर को कोड {code} बताएँ। ट्रैक करें: {link}",
             NotificationKey.riderArrived: "{sender}: आपका राइडर पहुँच गया है!",
             NotificationKey.riderArrived + ".code": "{sender}: आपका राइडर पहुँच गया है! उन्हें कोड {code} बताएँ।",
             NotificationKey.delivered: "{sender}: आपका {vendor} ऑर्डर {time} बजे डिलीवर हो गया। सबूत: {link}",
@@ -65,8 +65,7 @@ public enum CustomerTexts {
         "mr": [
             NotificationKey.riderAssigned: "{sender}: {rider} तुमची {vendor} ऑर्डर आणत आहेत. ट्रॅक करा: {link}",
             NotificationKey.pickedUp: "{sender}: तुमची {vendor} ऑर्डर वाटेवर आहे. ट्रॅक करा: {link}",
-            NotificationKey.pickedUp + ".code":
-                "{sender}: तुमची {vendor} ऑर्डर वाटेवर आहे. रायडरला कोड {code} सांगा. ट्रॅक करा: {link}",
+            NotificationKey.pickedUp + ".code": "{sender}: ऑर्डर वाटेवर आहे! रायडरला कोड {code} सांगा. ट्रॅक करा: {link}",
             NotificationKey.riderArrived: "{sender}: तुमचा रायडर पोहोचला आहे!",
             NotificationKey.riderArrived + ".code": "{sender}: तुमचा रायडर पोहोचला आहे! त्यांना कोड {code} सांगा.",
             NotificationKey.delivered: "{sender}: तुमची {vendor} ऑर्डर {time} वाजता डिलिव्हर झाली. पुरावा: {link}",
@@ -88,7 +87,7 @@ public enum CustomerTexts {
     public static let templateParameters: [String: [String]] = [
         NotificationKey.riderAssigned: ["rider", "vendor", "link"],
         NotificationKey.pickedUp: ["vendor", "link"],
-        NotificationKey.pickedUp + ".code": ["vendor", "code", "link"],
+        NotificationKey.pickedUp + ".code": ["code", "link"],
         NotificationKey.riderArrived: [],
         NotificationKey.riderArrived + ".code": ["code"],
         NotificationKey.delivered: ["vendor", "time", "link"],

@@ -319,6 +319,18 @@ enum AccessMatrix {
                     path: "/api/v1/providers/twilio/status",
                     form: (Data("MessageSid=SM1&MessageStatus=delivered".utf8), "application/x-www-form-urlencoded"))
             },
+            "POST /api/v1/providers/twilio/inbound": .open { _ in
+                Probe(
+                    path: "/api/v1/providers/twilio/inbound",
+                    form: (Data("From=%2B919820012345&Body=STOP".utf8), "application/x-www-form-urlencoded"))
+            },
+            // Meta's webhook carries Meta's signature; without WhatsApp's Cloud API there is nothing there.
+            "GET /api/v1/providers/whatsapp": .open { _ in
+                Probe(path: "/api/v1/providers/whatsapp?hub.mode=subscribe&hub.verify_token=x&hub.challenge=1")
+            },
+            "POST /api/v1/providers/whatsapp": .open { _ in
+                Probe(path: "/api/v1/providers/whatsapp", json: ["object": "whatsapp_business_account", "entry": []])
+            },
             // Development tokens have no session to end: 409 for every role, saying so.
             "POST /api/v1/auth/logout": MatrixRow(
                 { _ in Probe(path: "/api/v1/auth/logout") },

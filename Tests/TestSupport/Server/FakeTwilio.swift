@@ -26,6 +26,8 @@ final class FakeTwilio: Sendable {
         var messagingServiceSid: String?
         var body: String
         var statusCallback: String?
+        /// The Message resource's SID, which status callbacks name.
+        var sid: String = ""
     }
 
     struct Scripted: Sendable {
@@ -161,16 +163,17 @@ final class FakeTwilio: Sendable {
             return next
         }
         if let attempt { return error(attempt.status, attempt.code, attempt.message, retryAfter: attempt.retryAfter) }
-        guard to.first == "+", to.dropFirst().allSatisfy(\.isNumber), (8...16).contains(to.count),
-            to != Self.invalidNumber
+        let number = to.hasPrefix("whatsapp:") ? String(to.dropFirst("whatsapp:".count)) : to
+        guard number.first == "+", number.dropFirst().allSatisfy(\.isNumber), (8...16).contains(number.count),
+            number != Self.invalidNumber
         else { return error(.badRequest, 21211, "The 'To' number \(to) is not a valid phone number.") }
+        let messageSid = "SM" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         state.withLock {
             $0.messages.append(
                 Message(
                     to: to, from: fields["From"], messagingServiceSid: fields["MessagingServiceSid"], body: body,
-                    statusCallback: fields["StatusCallback"]))
+                    statusCallback: fields["StatusCallback"], sid: messageSid))
         }
-        let messageSid = "SM" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         let resource: [String: Any?] = [
             "account_sid": Self.accountSid, "api_version": "2010-04-01", "body": body, "direction": "outbound-api",
             "from": fields["From"], "messaging_service_sid": fields["MessagingServiceSid"], "num_segments": "1",

@@ -1,0 +1,355 @@
+import Foundation
+import LogisticsCore
+import LogisticsServer
+import Testing
+
+@testable import TestSupport
+
+/// Customers without the app: a text at each step of their delivery through Twilio (and WhatsApp's Cloud API),
+/// receipts, STOP, outages, and the dispatcher's view of where each message went.
+@Suite("Customer messages by SMS and WhatsApp", .timeLimit(.minutes(3)))
+struct CustomerMessageTests {
+    static let statusURL = "https://deliveries.example.com/api/v1/providers/twilio/status"
+    static let inboundURL = "https://deliveries.example.com/api/v1/providers/twilio/inbound"
+
+    /// Places an order for `phone` and makes it ready; `notify` and `locale` as the store sends them.
+    static func order(
+        _ server: TestServer, phone: String, podType: String = "OTP", notify: [String]? = ["sms"],
+        locale: String? = nil, vendor: String = "Café de Paris"
+    ) async throws -> DeliveryScenario {
+        let dispatcher = try await server.token(.dispatcher)
+        let customerId = UUID()
+        var body = Fixtures.order(customerId: customerId, podType: podType)
+        var customer = body["customer"] as! [String: Any]
+        customer["phone"] = phone
+        if let notify { customer["notify"] = notify }
+        if let locale { customer["locale"] = locale }
+        body["customer"] = customer
+        var store = body["vendor"] as! [String: Any]
+        store["name"] = vendor
+        body["vendor"] = store
+        let created = try await server.send(.post, "/api/v1/orders", token: dispatcher, json: body)
+        #expect(created.status == 201, "\(created.text)")
+        let orderId = try #require(created["orderId"] as? String)
+        #expect(try await server.send(.post, "/api/v1/orders/\(orderId)/ready", token: dispatcher).status == 200)
+        return DeliveryScenario(
+            server: server, dispatcher: dispatcher, orderId: orderId, customerId: customerId,
+            customer: try await server.token(.customer, customerId))
+    }
+
+    /// A rider named `name`, online, offered the order and accepting it.
+    static func assign(_ scenario: DeliveryScenario, name: String = "Ravi Kumar") async throws -> (String, String) {
+        let server = scenario.server
+        let id = UUID()
+        let token = try await server.token(.rider, id, name: name)
+        _ = try await server.send(.put, "/api/v1/rider/availability", token: token, json: ["status": "ONLINE"])
+        let offers = try await scenario.offer(to: [id])
+        let accepted = try await server.send(.post, "/api/v1/rider/offers/\(offers[id]!)/accept", token: token)
+        #expect(accepted.status == 200, "\(accepted.text)")
+        return (token, try #require(accepted["taskId"] as? String))
+    }
+
+    static func notifications(_ scenario: DeliveryScenario) async throws -> [[String: Any]] {
+        let list = try await scenario.server.send(
+            .get, "/api/v1/orders/\(scenario.orderId)/notifications", token: scenario.dispatcher)
+        #expect(list.status == 200, "\(list.text)")
+        return (list["notifications"] as? [[String: Any]] ?? []).filter { $0["recipientRole"] as? String == "customer" }
+    }
+
+    static func twilioCallback(
+        _ server: TestServer, url: String = statusURL, _ fields: [(String, String)], signature: String? = nil
+    ) async throws -> Reply {
+        let signed = signature ?? TwilioSignature.sign(url: url, parameters: fields, authToken: FakeTwilio.authToken)
+        let path = String(url.dropFirst("https://deliveries.example.com".count))
+        return try await server.send(
+            .post, path, raw: Data(FormEncodingForTests.encode(fields).utf8),
+            contentType: "application/x-www-form-urlencoded", headers: ["X-Twilio-Signature": signed])
+    }
+
+    @Test(
+        "one OTP delivery: four texts in order with the words, the link and the code before the door; receipts; a forged receipt changes nothing",
+        arguments: StoreKind.available)
+    func wholeDelivery(kind: StoreKind) async throws {
+        try await SignInTests.withTwilio(kind) { twilio, server in
+            let phone = "+919820011111"
+            let scenario = try await Self.order(server, phone: phone)
+            let (rider, taskId) = try await Self.assign(scenario)
+            try await twilio.wait("the assignment text") { $0.messages.contains { $0.to == phone } }
+            // The link opens the customer's page (after delivery it shows the outcome: the tracking page's tests).
+            let assignedText = twilio.messages(to: phone)[0].body
+            let linked = try #require(
+                assignedText.range(of: "https://deliveries.example.com").map { assignedText[$0.upperBound...] })
+            #expect(try await server.send(.get, String(linked)).status == 200)
+            try await scenario.arrive(taskId, rider: rider)
+            try await twilio.wait("three texts") { state in state.messages.filter { $0.to == phone }.count == 3 }
+            // The code is in the customer's hands before the rider asks for it at the door.
+            let code = try #require(
+                try await server.send(.get, "/api/v1/customer/orders/\(scenario.orderId)", token: scenario.customer)[
+                    "deliveryOtp"] as? String)
+            try await scenario.deliverWithCode(taskId, rider: rider)
+            try await twilio.wait("four texts") { state in state.messages.filter { $0.to == phone }.count == 4 }
+            let texts = twilio.messages(to: phone).map(\.body)
+            #expect(texts[0].hasPrefix("Rider Logistics: Ravi is bringing your Café de Paris order. Track it: "))
+            #expect(texts[1].hasPrefix("Rider Logistics: On its way! Share code \(code) with your rider."), "\(texts[1])")
+            #expect(texts[2] == "Rider Logistics: Your rider has arrived! Share code \(code) with them.")
+            #expect(texts[3].contains("order was delivered at ") && texts[3].contains("Proof: "), "\(texts[3])")
+            for text in texts { #expect(GSM7.septets(text) <= 160, "one segment: \(text)") }
+            // One link for the order, and it opens the customer's page.
+            let links = Set(
+                texts.compactMap { text in
+                    text.range(of: "https://deliveries.example.com/track/").map { String(text[$0.upperBound...]) }
+                })
+            #expect(links.count == 1)
+
+            var listed = try await Self.notifications(scenario)
+            #expect(
+                listed.map { $0["textKey"] as? String } == [
+                    NotificationKey.riderAssigned, NotificationKey.pickedUp, NotificationKey.riderArrived,
+                    NotificationKey.delivered,
+                ])
+            #expect(listed.allSatisfy { $0["status"] as? String == "sent" && $0["sentAt"] != nil })
+            let first = try #require((listed[0]["deliveries"] as? [[String: Any]])?.first)
+            #expect(first["channel"] as? String == "sms" && (first["to"] as? String)?.hasSuffix("1111") == true)
+
+            // Twilio's receipt, signed as Twilio signs: the first text is delivered.
+            let sid = twilio.messages(to: phone)[0].sid
+            let receipt = [("MessageSid", sid), ("MessageStatus", "delivered"), ("To", phone)]
+            let forged = try await Self.twilioCallback(server, receipt, signature: "bm90IFR3aWxpbw==")
+            #expect(forged.status == 403 && forged.text.contains("FORBIDDEN"))
+            listed = try await Self.notifications(scenario)
+            #expect(listed[0]["status"] as? String == "sent", "a forged receipt changed nothing")
+            #expect(try await Self.twilioCallback(server, receipt).status == 204)
+            listed = try await Self.notifications(scenario)
+            #expect(listed[0]["status"] as? String == "delivered")
+            // A late "sent" does not take "delivered" back; a receipt for a message nobody sent is ignored.
+            _ = try await Self.twilioCallback(server, [("MessageSid", sid), ("MessageStatus", "sent")])
+            #expect(try await Self.notifications(scenario)[0]["status"] as? String == "delivered")
+            let unknown = try await Self.twilioCallback(
+                server, [("MessageSid", "SMunknown"), ("MessageStatus", "sent")])
+            #expect(unknown.status == 204)
+        }
+    }
+
+    @Test("STOP silences the next order's texts for that phone until START", arguments: StoreKind.available)
+    func stopAndStart(kind: StoreKind) async throws {
+        try await SignInTests.withTwilio(kind) { twilio, server in
+            let phone = "+919820022222"
+            let before = try await Self.order(server, phone: phone, podType: "PHOTO")
+            _ = try await Self.assign(before)
+            try await twilio.wait("the first order's text") { $0.messages.contains { $0.to == phone } }
+
+            let stop = [("MessageSid", "SMinbound1"), ("From", phone), ("To", FakeTwilio.from), ("Body", "Stop ")]
+            let forged = try await Self.twilioCallback(server, url: Self.inboundURL, stop, signature: "AAAA")
+            #expect(forged.status == 403)
+            let answered = try await Self.twilioCallback(server, url: Self.inboundURL, stop)
+            #expect(answered.status == 200 && answered.text.contains("<Response>"))
+
+            let silenced = try await Self.order(server, phone: phone, podType: "PHOTO")
+            _ = try await Self.assign(silenced)
+            let listed = try await eventually {
+                let list = try await Self.notifications(silenced)
+                return list.first.map { $0["status"] as? String == "not sent" ? list : nil } ?? nil
+            }
+            #expect(listed?.first?["sentAt"] == nil)
+            #expect(twilio.messages(to: phone).count == 1, "nothing after STOP")
+
+            let start = [("MessageSid", "SMinbound2"), ("From", phone), ("To", FakeTwilio.from), ("Body", "START")]
+            #expect(try await Self.twilioCallback(server, url: Self.inboundURL, start).status == 200)
+            let resumed = try await Self.order(server, phone: phone, podType: "PHOTO")
+            _ = try await Self.assign(resumed)
+            try await twilio.wait("texts again after START") { $0.messages.filter { $0.to == phone }.count == 2 }
+        }
+    }
+
+    @Test(
+        "a Twilio outage retries, then dead-letters one order's texts without holding up another order's",
+        arguments: StoreKind.available)
+    func outage(kind: StoreKind) async throws {
+        try await SignInTests.withTwilio(kind, configure: { $0.textMessages.retryBudgetSeconds = 60 }) {
+            twilio, server in
+            let down = "+919820033333"
+            let fine = "+919820044444"
+            twilio.script(
+                down,
+                Array(
+                    repeating: FakeTwilio.Scripted(status: .serviceUnavailable, code: 20500, message: "Down"), count: 40
+                ))
+            let stuck = try await Self.order(server, phone: down, podType: "PHOTO")
+            _ = try await Self.assign(stuck)
+            let other = try await Self.order(server, phone: fine, podType: "PHOTO")
+            _ = try await Self.assign(other)
+            try await twilio.wait("the other order's text while the first is retried") {
+                $0.messages.contains { $0.to == fine }
+            }
+            for _ in 0..<30 {
+                try await Task.sleep(for: .milliseconds(100))
+                server.clock.advance(by: 5)
+            }
+            let failed = try await eventually {
+                try await Self.notifications(stuck).first?["status"] as? String == "failed" ? true : nil
+            }
+            #expect(failed == true)
+            #expect((twilio.snapshot.attempts[down] ?? 0) >= 2)
+            let delivery = try #require(
+                (try await Self.notifications(stuck).first?["deliveries"] as? [[String: Any]])?.first)
+            #expect((delivery["error"] as? String)?.contains("gave up after") == true)
+        }
+    }
+
+    @Test("the customer's language, English for one the catalog lacks; a customer no channel reaches gets nothing")
+    func languagesAndNoChannel() async throws {
+        try await SignInTests.withTwilio(.sqlite) { twilio, server in
+            let hindi = try await Self.order(server, phone: "+919820055555", podType: "PHOTO", locale: "hi-IN")
+            _ = try await Self.assign(hindi)
+            let klingon = try await Self.order(server, phone: "+919820066666", podType: "PHOTO", locale: "tlh")
+            _ = try await Self.assign(klingon)
+            try await twilio.wait("both texts") { state in
+                state.messages.contains { $0.to == "+919820055555" }
+                    && state.messages.contains { $0.to == "+919820066666" }
+            }
+            #expect(twilio.messages(to: "+919820055555")[0].body.contains("ऑर्डर ला रहे हैं"))
+            #expect(twilio.messages(to: "+919820066666")[0].body.contains("is bringing your"))
+
+            // Push only, and no device: nothing is sent, nothing fails, and the list says so.
+            let unreachable = try await Self.order(server, phone: "+919820077777", podType: "PHOTO", notify: ["push"])
+            _ = try await Self.assign(unreachable)
+            let listed = try await eventually {
+                let list = try await Self.notifications(unreachable)
+                return list.first?["status"] as? String == "not sent" ? list : nil
+            }
+            #expect(listed?.first?["sentAt"] == nil)
+            #expect((listed?.first?["deliveries"] as? [Any])?.isEmpty == true)
+            #expect(twilio.messages(to: "+919820077777").isEmpty)
+
+            // A phone a store typed with spaces is still reached; one that is no number is not, and fails nothing.
+            let spaced = try await Self.order(server, phone: "+91 98200 88888", podType: "PHOTO")
+            _ = try await Self.assign(spaced)
+            try await twilio.wait("the spaced number's text") { $0.messages.contains { $0.to == "+919820088888" } }
+        }
+    }
+
+    @Test(
+        "WhatsApp templates through the Cloud API; signed webhooks; a rejected template or a failed message falls back to SMS once",
+        arguments: StoreKind.available)
+    func whatsApp(kind: StoreKind) async throws {
+        let whatsApp = try FakeWhatsApp(approved: [
+            "rider_assigned/en": 3, "order_picked_up/en": 2, "rider_arrived/en": 0, "order_delivered/en": 3,
+        ])
+        try await whatsApp.run { port in
+            let settings = try whatsApp.settings(port: port)
+            try await SignInTests.withTwilio(kind, configure: settings) { twilio, server in
+                let phone = "+919820012121"
+                let scenario = try await Self.order(
+                    server, phone: phone, podType: "PHOTO", notify: ["whatsapp", "sms"])
+                _ = try await Self.assign(scenario)
+                try await whatsApp.wait("the assignment template") { !$0.messages.isEmpty }
+                let sent = try #require(whatsApp.messages(to: phone).first)
+                #expect(sent.template == "rider_assigned" && sent.language == "en")
+                #expect(
+                    sent.parameters.count == 3 && sent.parameters[0] == "Ravi" && sent.parameters[1] == "Café de Paris")
+                #expect(sent.parameters[2].hasPrefix("https://deliveries.example.com/track/t3"))
+
+                // Meta's handshake, and its signed statuses.
+                let challenge = try await server.send(
+                    .get,
+                    "/api/v1/providers/whatsapp?hub.mode=subscribe&hub.verify_token=\(FakeWhatsApp.verifyToken)&hub.challenge=1158201444"
+                )
+                #expect(challenge.status == 200 && challenge.text == "1158201444")
+                let wrong = try await server.send(
+                    .get, "/api/v1/providers/whatsapp?hub.mode=subscribe&hub.verify_token=guess&hub.challenge=1")
+                #expect(wrong.status == 403)
+                let (delivered, signature) = FakeWhatsApp.signedStatus(sent.id, "read")
+                let forged = try await server.send(
+                    .post, "/api/v1/providers/whatsapp", raw: delivered, contentType: "application/json",
+                    headers: ["X-Hub-Signature-256": "sha256=" + String(repeating: "0", count: 64)])
+                #expect(forged.status == 403)
+                #expect(try await Self.notifications(scenario)[0]["status"] as? String == "sent")
+                let accepted = try await server.send(
+                    .post, "/api/v1/providers/whatsapp", raw: delivered, contentType: "application/json",
+                    headers: ["X-Hub-Signature-256": signature])
+                #expect(accepted.status == 200)
+                #expect(try await Self.notifications(scenario)[0]["status"] as? String == "delivered")
+                let (unknown, unknownSignature) = FakeWhatsApp.signedStatus("wamid.nobody", "delivered")
+                let ignored = try await server.send(
+                    .post, "/api/v1/providers/whatsapp", raw: unknown, contentType: "application/json",
+                    headers: ["X-Hub-Signature-256": unknownSignature])
+                #expect(ignored.status == 200)
+
+                // Marathi has no approved template: Meta refuses it (132001), and the text goes by SMS instead.
+                let marathi = "+919820013131"
+                let refused = try await Self.order(
+                    server, phone: marathi, podType: "PHOTO", notify: ["whatsapp", "sms"], locale: "mr")
+                _ = try await Self.assign(refused)
+                try await twilio.wait("the fallback text") { $0.messages.contains { $0.to == marathi } }
+                #expect(twilio.messages(to: marathi)[0].body.contains("ऑर्डर आणत आहेत"))
+                let copies = try #require(try await Self.notifications(refused)[0]["deliveries"] as? [[String: Any]])
+                #expect(copies.map { $0["channel"] as? String } == ["whatsapp", "sms"])
+                #expect((copies[0]["error"] as? String)?.contains("132001") == true)
+                #expect(copies[1]["fallbackOf"] as? Int == copies[0]["id"] as? Int)
+
+                // A template Meta took and later could not deliver also falls back, once.
+                let lost = "+919820014141"
+                let undelivered = try await Self.order(
+                    server, phone: lost, podType: "PHOTO", notify: ["whatsapp", "sms"])
+                _ = try await Self.assign(undelivered)
+                try await whatsApp.wait("the third order's template") { _ in !whatsApp.messages(to: lost).isEmpty }
+                let lostId = try #require(whatsApp.messages(to: lost).first?.id)
+                let (failed, failedSignature) = FakeWhatsApp.signedStatus(lostId, "failed", errorCode: 131026)
+                for _ in 0..<2 {
+                    _ = try await server.send(
+                        .post, "/api/v1/providers/whatsapp", raw: failed, contentType: "application/json",
+                        headers: ["X-Hub-Signature-256": failedSignature])
+                }
+                try await twilio.wait("the third order's fallback text") { $0.messages.contains { $0.to == lost } }
+                try await Task.sleep(for: .milliseconds(600))
+                #expect(twilio.messages(to: lost).count == 1)
+                #expect(twilio.messages(to: phone).isEmpty, "a delivered message falls back to nothing")
+
+                // STOP on WhatsApp stops texts to the phone on both channels.
+                let (stop, stopSignature) = FakeWhatsApp.signedIncoming(from: phone, text: "STOP")
+                _ = try await server.send(
+                    .post, "/api/v1/providers/whatsapp", raw: stop, contentType: "application/json",
+                    headers: ["X-Hub-Signature-256": stopSignature])
+                let after = try await Self.order(server, phone: phone, podType: "PHOTO", notify: ["whatsapp", "sms"])
+                _ = try await Self.assign(after)
+                let silent = try await eventually {
+                    try await Self.notifications(after).first?["status"] as? String == "not sent" ? true : nil
+                }
+                #expect(silent == true)
+                #expect(whatsApp.messages(to: phone).count == 1)
+                #expect(whatsApp.snapshot.violations == [], "requests Meta would refuse")
+            }
+        }
+    }
+
+    @Test("orders refuse channels and languages that are not ones")
+    func badChannels() async throws {
+        try await TestServer.run(.sqlite) { server in
+            let dispatcher = try await server.token(.dispatcher)
+            for (field, value) in [
+                ("notify", ["fax"] as Any), ("notify", [] as [String]), ("notify", ["sms", "sms"]),
+                ("locale", "en US!"), ("locale", ""),
+            ] {
+                var body = Fixtures.order()
+                var customer = body["customer"] as! [String: Any]
+                customer[field] = value
+                body["customer"] = customer
+                let before = try await server.count("orders")
+                let refused = try await server.send(.post, "/api/v1/orders", token: dispatcher, json: body)
+                #expect(refused.status == 400 && refused.text.contains("VALIDATION_FAILED"), "\(field)=\(value)")
+                #expect(try await server.count("orders") == before)
+            }
+        }
+    }
+}
+
+/// The form encoding Twilio uses, for the tests' callbacks.
+enum FormEncodingForTests {
+    static func encode(_ fields: [(String, String)]) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._*")
+        return fields.map {
+            "\($0.0.addingPercentEncoding(withAllowedCharacters: allowed)!)=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed)!)"
+        }.joined(separator: "&")
+    }
+}
