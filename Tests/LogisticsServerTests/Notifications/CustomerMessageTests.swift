@@ -90,7 +90,8 @@ struct CustomerMessageTests {
             try await twilio.wait("four texts") { state in state.messages.filter { $0.to == phone }.count == 4 }
             let texts = twilio.messages(to: phone).map(\.body)
             #expect(texts[0].hasPrefix("Rider Logistics: Ravi is bringing your Café de Paris order. Track it: "))
-            #expect(texts[1].hasPrefix("Rider Logistics: On its way! Share code \(code) with your rider."), "\(texts[1])")
+            #expect(
+                texts[1].hasPrefix("Rider Logistics: On its way! Share code \(code) with your rider."), "\(texts[1])")
             #expect(texts[2] == "Rider Logistics: Your rider has arrived! Share code \(code) with them.")
             #expect(texts[3].contains("order was delivered at ") && texts[3].contains("Proof: "), "\(texts[3])")
             for text in texts { #expect(GSM7.septets(text) <= 160, "one segment: \(text)") }
