@@ -56,6 +56,14 @@ struct CustomerMessageTests {
         return (list["notifications"] as? [[String: Any]] ?? []).filter { $0["recipientRole"] as? String == "customer" }
     }
 
+    /// Waits until the server has recorded that a provider took each of the order's customer messages.
+    static func waitUntilSent(_ scenario: DeliveryScenario) async throws {
+        let sent = try await eventually {
+            try await notifications(scenario).allSatisfy { $0["sentAt"] != nil } ? true : nil
+        }
+        #expect(sent == true)
+    }
+
     static func twilioCallback(
         _ server: TestServer, url: String = statusURL, _ fields: [(String, String)], signature: String? = nil
     ) async throws -> Reply {
@@ -102,7 +110,12 @@ struct CustomerMessageTests {
                 })
             #expect(links.count == 1)
 
-            var listed = try await Self.notifications(scenario)
+            // The provider has the fourth text; the server records that it took it a moment later.
+            var listed = try #require(
+                try await eventually {
+                    let list = try await Self.notifications(scenario)
+                    return list.allSatisfy { $0["sentAt"] != nil } ? list : nil
+                })
             #expect(
                 listed.map { $0["textKey"] as? String } == [
                     NotificationKey.riderAssigned, NotificationKey.pickedUp, NotificationKey.riderArrived,
@@ -251,6 +264,7 @@ struct CustomerMessageTests {
                 #expect(sent.parameters[2].hasPrefix("https://deliveries.example.com/track/t3"))
 
                 // Meta's handshake, and its signed statuses.
+                try await Self.waitUntilSent(scenario)
                 let challenge = try await server.send(
                     .get,
                     "/api/v1/providers/whatsapp?hub.mode=subscribe&hub.verify_token=\(FakeWhatsApp.verifyToken)&hub.challenge=1158201444"
@@ -320,6 +334,39 @@ struct CustomerMessageTests {
                 #expect(whatsApp.messages(to: phone).count == 1)
                 #expect(whatsApp.snapshot.violations == [], "requests Meta would refuse")
             }
+        }
+    }
+
+    @Test("WhatsApp through Twilio's sender; a cancelled order's text says who cancelled, in customer words")
+    func twilioWhatsAppAndCancel() async throws {
+        try await SignInTests.withTwilio(
+            .sqlite,
+            configure: {
+                $0.customerMessages.whatsAppProvider = .twilio
+                $0.customerMessages.twilioWhatsAppFrom = FakeTwilio.from
+            }
+        ) { twilio, server in
+            let phone = "+919820015151"
+            let scenario = try await Self.order(server, phone: phone, podType: "PHOTO", notify: ["whatsapp"])
+            _ = try await Self.assign(scenario)
+            try await twilio.wait("the WhatsApp message") { $0.messages.contains { $0.to == "whatsapp:" + phone } }
+            let sent = try #require(twilio.messages(to: "whatsapp:" + phone).first)
+            #expect(sent.from == "whatsapp:" + FakeTwilio.from && sent.body.contains("Ravi is bringing"))
+            // Twilio reports on it through the same status callback, from the `whatsapp:` address (once the server
+            // has recorded the message's SID, a moment after Twilio answered).
+            try await Self.waitUntilSent(scenario)
+            let receipt = [("MessageSid", sent.sid), ("MessageStatus", "read"), ("To", "whatsapp:" + phone)]
+            #expect(try await Self.twilioCallback(server, receipt).status == 204)
+            #expect(try await Self.notifications(scenario)[0]["status"] as? String == "delivered")
+
+            let cancelled = try await Self.order(server, phone: "+919820016161", podType: "PHOTO")
+            let reply = try await server.send(
+                .post, "/api/v1/orders/\(cancelled.orderId)/cancel", token: cancelled.dispatcher,
+                json: ["reason": "internal: duplicate from the POS"])
+            #expect(reply.status == 200, "\(reply.text)")
+            try await twilio.wait("the cancellation") { $0.messages.contains { $0.to == "+919820016161" } }
+            let text = try #require(twilio.messages(to: "+919820016161").first?.body)
+            #expect(text == "Rider Logistics: Your Café de Paris order was cancelled by our team.", "\(text)")
         }
     }
 

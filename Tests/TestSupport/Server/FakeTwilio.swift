@@ -146,7 +146,8 @@ final class FakeTwilio: Sendable {
             return error(
                 .badRequest, 21603, "A 'From' or 'MessagingServiceSid' parameter is required to send a message.")
         }
-        if let from = fields["From"], from != Self.from {
+        // A WhatsApp sender is the same number as `whatsapp:+…`, and writes to `whatsapp:` numbers only.
+        if let from = fields["From"], from != Self.from, from != "whatsapp:" + Self.from {
             return error(
                 .badRequest, 21606,
                 "The From phone number \(from) is not a valid, SMS-capable inbound phone number or short code for your account."
@@ -154,6 +155,9 @@ final class FakeTwilio: Sendable {
         }
         if let callback = fields["StatusCallback"], URL(string: callback)?.scheme?.hasPrefix("http") != true {
             return violation("StatusCallback \(callback)")
+        }
+        if fields["From"]?.hasPrefix("whatsapp:") != fields["To"]?.hasPrefix("whatsapp:") {
+            return error(.badRequest, 63007, "Twilio could not find a Channel with the specified From address")
         }
         let attempt = state.withLock { state -> Scripted? in
             state.attempts[to, default: 0] += 1
