@@ -16,9 +16,20 @@ extension SQLLogisticsRepository {
             }
             var issue = DeliveryIssue(
                 id: UUID(), taskId: taskId, type: type, note: note, location: location, occurredAt: occurredAt)
-            issue.customerReachable =
+            // Reachable by an app device, or by a text: a phone that takes them, an order that allows them (no list
+            // is the server's default, which texts) and no STOP from the phone.
+            let hasDevice =
                 try await transaction.first(
                     "SELECT 1 AS reachable FROM devices WHERE owner_id = ? LIMIT 1", [.uuid(order.customer.id)]) != nil
+            var textable = false
+            if let phone = order.customer.textablePhone,
+                order.customer.notify.map({ $0.contains(.sms) || $0.contains(.whatsapp) }) ?? true
+            {
+                textable =
+                    try await transaction.first(
+                        "SELECT 1 AS stopped FROM text_opt_outs WHERE phone = ?", [.text(phone)])
+                    == nil
+            }
             try await transaction.query(
                 """
                 INSERT INTO delivery_issues (id, task_id, order_id, type, note, lat, lon, occurred_at, created_at)
@@ -43,6 +54,7 @@ extension SQLLogisticsRepository {
             // "Your rider is at your door" is only true once the rider is there: reported on the way, the customer
             // hears nothing (the dispatcher does).
             let customerHears = type != .customerUnavailable || task.status == .arrivedAtDestination
+            issue.customerReachable = customerHears && (hasDevice || textable)
             // The note stays in delivery_issues, where anonymisation can blank it; the event log is append-only.
             let details = [
                 "issueId": issue.id.lowercased, "issueType": type.rawValue, "hasNote": note == nil ? "false" : "true",

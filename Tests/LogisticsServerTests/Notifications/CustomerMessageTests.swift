@@ -370,6 +370,31 @@ struct CustomerMessageTests {
         }
     }
 
+    @Test("'can't reach you' is texted only once the rider is at the door", arguments: StoreKind.available)
+    func unreachableOnlyAtTheDoor(kind: StoreKind) async throws {
+        try await SignInTests.withTwilio(kind) { twilio, server in
+            let phone = "+919820017171"
+            let scenario = try await Self.order(server, phone: phone, podType: "PHOTO")
+            let (rider, taskId) = try await Self.assign(scenario)
+            for status in ["ARRIVED_AT_STORE", "PICKED_UP"] {
+                #expect(try await scenario.status(taskId, status, rider: rider).status == 200)
+            }
+            let early = try await server.send(
+                .post, "/api/v1/rider/tasks/\(taskId)/issues", token: rider, json: ["type": "CUSTOMER_UNAVAILABLE"])
+            #expect(early.status == 201 && early["notified"] as? [String] == ["DISPATCHER"])
+            #expect(try await scenario.status(taskId, "ARRIVED_AT_DESTINATION", rider: rider).status == 200)
+            try await twilio.wait("assigned, picked up, arrived") { $0.messages.filter { $0.to == phone }.count == 3 }
+            #expect(!twilio.messages(to: phone).contains { $0.body.contains("can't reach you") })
+            let atDoor = try await server.send(
+                .post, "/api/v1/rider/tasks/\(taskId)/issues", token: rider, json: ["type": "CUSTOMER_UNAVAILABLE"])
+            #expect(atDoor["notified"] as? [String] == ["DISPATCHER", "CUSTOMER"])
+            try await twilio.wait("the text from the door") { $0.messages.filter { $0.to == phone }.count == 4 }
+            #expect(
+                twilio.messages(to: phone).last?.body
+                    == "Rider Logistics: Your rider is at your door and can't reach you. Please answer your phone.")
+        }
+    }
+
     @Test("orders refuse channels and languages that are not ones")
     func badChannels() async throws {
         try await TestServer.run(.sqlite) { server in

@@ -178,8 +178,8 @@ struct DispatchTests {
                     "type": "CUSTOMER_UNAVAILABLE", "note": "rang twice", "location": ["lat": 43.7347, "lon": 7.424],
                 ])
             #expect(issue.status == 201)
-            // The customer has no phone registered for notifications: the rider is told the dispatcher knows.
-            #expect(issue["notified"] as? [String] == ["DISPATCHER"])
+            // No app device, but a phone that takes texts: the customer hears by SMS.
+            #expect(issue["notified"] as? [String] == ["DISPATCHER", "CUSTOMER"])
             let device = try await server.send(
                 .put, "/api/v1/me/devices/pixel-8", token: scenario.customer,
                 json: ["platform": "android", "pushToken": "customer-push-token"])
