@@ -30,7 +30,7 @@ struct CustomerTextsTests {
 
     @Test("each language's texts name only the parameters their WhatsApp templates take")
     func placeholders() {
-        for (language, table) in CustomerTexts.tables {
+        for (language, table) in NotificationCatalog.textMessages {
             for (key, text) in table where !key.hasPrefix("reason.") && !key.hasPrefix("by.") && key != "yourRider" {
                 let parameters = try! #require(CustomerTexts.templateParameters[key], "\(language) \(key)")
                 let named = text.matches(of: /\{([a-z]+)\}/).map { String($0.1) }.filter { $0 != "sender" }

@@ -1,4 +1,5 @@
-/// The texts of push notifications, by key and locale. English is the source every other locale translates;
+/// Every word a customer or rider is told, by key and locale: push notifications (title and body) and, for
+/// customers, text messages. English is the source every other locale translates;
 /// a key a locale lacks falls back to English, so a half-translated catalog still sends something readable.
 ///
 /// Placeholders are `{name}`, filled from the notification's arguments. To add a language, copy the `en`
@@ -71,6 +72,80 @@ public enum NotificationCatalog {
                 "डिलिव्हरी होऊ शकली नाही", "आम्ही तुमची ऑर्डर डिलिव्हर करू शकलो नाही. आम्ही तुमच्याशी संपर्क करू."
             ),
             NotificationKey.orderCancelled: ("ऑर्डर रद्द", "तुमची ऑर्डर रद्द करण्यात आली आहे."),
+        ],
+    ]
+
+    /// The words of text messages to customers (SMS, WhatsApp), by the push texts' keys: a text has no title and
+    /// no app name beside it, so each starts with who it is from (`{sender}`). `CustomerTexts` fills them.
+    static let textMessages: [String: [String: String]] = [
+        "en": [
+            NotificationKey.riderAssigned: "{sender}: {rider} is bringing your {vendor} order. Track it: {link}",
+            NotificationKey.pickedUp: "{sender}: Your {vendor} order is on its way. Track it: {link}",
+            // The requirement's words for the code; no store name, so the code and the link fit one segment.
+            NotificationKey.pickedUp + ".code":
+                "{sender}: On its way! Share code {code} with your rider. Track: {link}",
+            NotificationKey.riderArrived: "{sender}: Your rider has arrived!",
+            NotificationKey.riderArrived + ".code": "{sender}: Your rider has arrived! Share code {code} with them.",
+            NotificationKey.delivered: "{sender}: Your {vendor} order was delivered at {time}. Proof: {link}",
+            NotificationKey.deliveryFailed:
+                "{sender}: We could not deliver your {vendor} order: {reason}. We will contact you.",
+            NotificationKey.orderCancelled: "{sender}: Your {vendor} order was cancelled {by}.",
+            NotificationKey.customerUnavailable:
+                "{sender}: Your rider is at your door and can't reach you. Please answer your phone.",
+            NotificationKey.addressNotFound:
+                "{sender}: Your rider can't find your address. Please answer your phone.",
+            NotificationKey.deliveryProblem: "{sender}: Your rider reported a problem with your delivery.",
+            NotificationKey.orderReturning: "{sender}: Your {vendor} order is going back to the store: {reason}",
+            NotificationKey.orderReturned: "{sender}: Your order is back at {vendor}.",
+            "reason.CUSTOMER_UNAVAILABLE": "we could not reach you",
+            "reason.ADDRESS_NOT_FOUND": "we could not find your address",
+            "reason.OTHER": "there was a problem on the way",
+            "by.customer": "at your request",
+            "by.vendor": "by the store",
+            "by.staff": "by our team",
+            "yourRider": "Your rider",
+        ],
+        "hi": [
+            NotificationKey.riderAssigned: "{sender}: {rider} आपका {vendor} ऑर्डर ला रहे हैं। ट्रैक करें: {link}",
+            NotificationKey.pickedUp: "{sender}: आपका {vendor} ऑर्डर रास्ते में है। ट्रैक करें: {link}",
+            NotificationKey.pickedUp + ".code": "{sender}: ऑर्डर रास्ते में है! राइडर को कोड {code} बताएँ। ट्रैक करें: {link}",
+            NotificationKey.riderArrived: "{sender}: आपका राइडर पहुँच गया है!",
+            NotificationKey.riderArrived + ".code": "{sender}: आपका राइडर पहुँच गया है! उन्हें कोड {code} बताएँ।",
+            NotificationKey.delivered: "{sender}: आपका {vendor} ऑर्डर {time} बजे डिलीवर हो गया। सबूत: {link}",
+            NotificationKey.deliveryFailed:
+                "{sender}: हम आपका {vendor} ऑर्डर डिलीवर नहीं कर सके: {reason}। हम आपसे संपर्क करेंगे।",
+            NotificationKey.orderCancelled: "{sender}: आपका {vendor} ऑर्डर {by} रद्द कर दिया गया।",
+            NotificationKey.customerUnavailable:
+                "{sender}: आपका राइडर आपके दरवाज़े पर है और आपसे संपर्क नहीं कर पा रहा। कृपया फ़ोन उठाएँ।",
+            NotificationKey.addressNotFound: "{sender}: आपका राइडर आपका पता नहीं ढूँढ पा रहा। कृपया फ़ोन उठाएँ।",
+            "reason.CUSTOMER_UNAVAILABLE": "हम आपसे संपर्क नहीं कर सके",
+            "reason.ADDRESS_NOT_FOUND": "हमें आपका पता नहीं मिला",
+            "reason.OTHER": "रास्ते में कोई समस्या आई",
+            "by.customer": "आपके कहने पर",
+            "by.vendor": "स्टोर द्वारा",
+            "by.staff": "हमारी टीम द्वारा",
+            "yourRider": "आपका राइडर",
+        ],
+        "mr": [
+            NotificationKey.riderAssigned: "{sender}: {rider} तुमची {vendor} ऑर्डर आणत आहेत. ट्रॅक करा: {link}",
+            NotificationKey.pickedUp: "{sender}: तुमची {vendor} ऑर्डर वाटेवर आहे. ट्रॅक करा: {link}",
+            NotificationKey.pickedUp + ".code": "{sender}: ऑर्डर वाटेवर आहे! रायडरला कोड {code} सांगा. ट्रॅक करा: {link}",
+            NotificationKey.riderArrived: "{sender}: तुमचा रायडर पोहोचला आहे!",
+            NotificationKey.riderArrived + ".code": "{sender}: तुमचा रायडर पोहोचला आहे! त्यांना कोड {code} सांगा.",
+            NotificationKey.delivered: "{sender}: तुमची {vendor} ऑर्डर {time} वाजता डिलिव्हर झाली. पुरावा: {link}",
+            NotificationKey.deliveryFailed:
+                "{sender}: आम्ही तुमची {vendor} ऑर्डर डिलिव्हर करू शकलो नाही: {reason}. आम्ही तुमच्याशी संपर्क करू.",
+            NotificationKey.orderCancelled: "{sender}: तुमची {vendor} ऑर्डर {by} रद्द करण्यात आली.",
+            NotificationKey.customerUnavailable:
+                "{sender}: तुमचा रायडर तुमच्या दारात आहे आणि तुमच्याशी संपर्क होत नाही. कृपया फोन उचला.",
+            NotificationKey.addressNotFound: "{sender}: तुमच्या रायडरला तुमचा पत्ता सापडत नाही. कृपया फोन उचला.",
+            "reason.CUSTOMER_UNAVAILABLE": "आम्ही तुमच्याशी संपर्क करू शकलो नाही",
+            "reason.ADDRESS_NOT_FOUND": "आम्हाला तुमचा पत्ता सापडला नाही",
+            "reason.OTHER": "वाटेत अडचण आली",
+            "by.customer": "तुमच्या विनंतीवरून",
+            "by.vendor": "स्टोअरकडून",
+            "by.staff": "आमच्या टीमकडून",
+            "yourRider": "तुमचा रायडर",
         ],
     ]
 
