@@ -139,7 +139,18 @@ struct TrackingAfterDeliveryTests {
             let secondTask = try #require(accepted["taskId"] as? String)
             let secondToken = try await Self.link(second)
             try await Self.deliverWithPhoto(second, taskId: secondTask, rider: rider)
-            #expect(try await server.send(.post, "/track/\(secondToken)/rating", json: ["stars": 2]).status == 201)
+            // Eight ratings sent at once: exactly one is taken, the others are told it was rated.
+            let statuses = try await withThrowingTaskGroup(of: (Int, String?).self) { group in
+                for _ in 0..<8 {
+                    group.addTask {
+                        let reply = try await server.send(.post, "/track/\(secondToken)/rating", json: ["stars": 2])
+                        return (reply.status, reply.code)
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0.0 == 201 }.count == 1, "\(statuses)")
+            #expect(statuses.filter { $0 == (409, "ALREADY_RATED") }.count == 7, "\(statuses)")
             let summary = try await server.send(
                 .get, "/api/v1/riders/\(riderId.lowercased)/ratings", token: first.dispatcher)
             #expect(summary.status == 200, "\(summary.text)")
