@@ -19,15 +19,16 @@ from selenium.webdriver.common.by import By
 # The harness is shared with the rider app's test; SECRET and the rest stay reachable here for the benchmarks.
 from browser_support import (ARTIFACTS, BINARY, HOME, ROOT, SECRET, STORE, Server, browser, canvas_ink,  # noqa: F401
                              check, check_contrast, failures, now, requested_urls, wait_for)
+from tracking_delivered import by_words, photo_delivery, rating_once, rider_marker, route
 
 
-def ready(server, customer_name, phone, ref=None, rider_name=None):
+def ready(server, customer_name, phone, ref=None, rider_name=None, pod_type="OTP"):
     """An order from the Café de Paris ready for pickup, and an online rider: the start of both scenarios."""
     dispatcher = server.token("dispatcher", str(uuid.uuid4()))
     rider_id, customer_id = str(uuid.uuid4()), str(uuid.uuid4())
     rider = server.token("rider", rider_id, name=rider_name)
     customer = server.token("customer", customer_id)
-    body = {"podType": "OTP", "vendor": {"name": "Café de Paris", "address": "Place du Casino", "location": STORE},
+    body = {"podType": pod_type, "vendor": {"name": "Café de Paris", "address": "Place du Casino", "location": STORE},
             "customer": {"id": customer_id, "name": customer_name, "phone": phone,
                          "address": "Avenue de Fontvieille", "location": HOME}}
     if ref:
@@ -52,9 +53,11 @@ def in_transit(server):
     return order_id, task["taskId"], rider, customer
 
 
-def fix(server, rider, lat, lon):
-    server.call("POST", "/api/v1/rider/locations", rider,
-                {"fixes": [{"lat": lat, "lon": lon, "accuracyM": 5, "speedMps": 8, "recordedAt": now()}]})
+def fix(server, rider, lat, lon, heading=None):
+    position = {"lat": lat, "lon": lon, "accuracyM": 5, "speedMps": 8, "recordedAt": now()}
+    if heading is not None:
+        position["headingDeg"] = heading
+    server.call("POST", "/api/v1/rider/locations", rider, {"fixes": [position]})
 
 
 def main():
@@ -98,10 +101,33 @@ def main():
         try:
             driver.get(page)
             wait_for("the map is drawn", lambda: canvas_ink(driver)[0] > 2000)
+            code = server.call("GET", f"/api/v1/customer/orders/{order_id}", customer)["deliveryOtp"]
+            check(driver.find_element(By.ID, "delivery-code").text == f"Share code {code} with your rider",
+                  "in transit: the link's holder is shown the delivery code")
+            wait_for("in transit: the road left to the door is drawn as a line",
+                     lambda: route(driver)[0].get("points", 0) >= 2 and route(driver)[1] > 200)
             time.sleep(1.5)
+            far, far_pixels = route(driver)
             before = canvas_ink(driver)[1]
-            fix(server, rider, 43.7352, 7.4225)
+            driver.save_screenshot(os.path.join(ARTIFACTS, "tracking-route-far-360x740.png"))
+            fix(server, rider, 43.7352, 7.4225, heading=225)
             wait_for("the rider marker moves after a fix", lambda: canvas_ink(driver)[1] != before, timeout=10)
+            wait_for("the line shortens as the rider moves, in the page and on the canvas",
+                     lambda: route(driver)[0]["metres"] < far["metres"] - 100 and route(driver)[1] < far_pixels * 0.8)
+            wait_for("the rider's arrow turns to the phone's heading", lambda: route(driver)[0]["heading"] == 225)
+            near, near_pixels = route(driver)
+            print(f"     (line {far['metres']:.0f} m, {far_pixels} px -> {near['metres']:.0f} m, {near_pixels} px)",
+                  flush=True)
+            time.sleep(1.2)
+            turned = rider_marker(driver)
+            driver.save_screenshot(os.path.join(ARTIFACTS, "tracking-route-near-360x740.png"))
+            # A fix that did not move is passed on once 5 s have gone by: the arrow turns where the rider stands.
+            time.sleep(5.2)
+            fix(server, rider, 43.7352, 7.4225, heading=45)
+            wait_for("the arrow turns again on the spot", lambda: route(driver)[0]["heading"] == 45, timeout=10)
+            time.sleep(0.5)
+            check(rider_marker(driver) not in (None, turned), "the marker is drawn turned, not only remembered")
+            driver.save_screenshot(os.path.join(ARTIFACTS, "tracking-heading-45-360x740.png"))
 
             # No fix for the test's stale threshold (3 s instead of 15): the page shows when the rider was last seen.
             silent = time.time()
@@ -127,6 +153,9 @@ def main():
             wait_for("the final status shows", lambda: driver.find_element(By.ID, "status").text == "Delivered")
             wait_for("the page says when it was delivered",
                      lambda: driver.find_element(By.ID, "ended-at").text.startswith("Delivered at "))
+            wait_for("after delivery the open page shows the proof: 'Code confirmed'",
+                     lambda: by_words(driver, "p", "Code confirmed") is not None)
+            check(not driver.find_elements(By.ID, "delivery-code"), "after delivery the code is gone")
             driver.save_screenshot(os.path.join(ARTIFACTS, "tracking-delivered-360x740.png"))
             events = []
             wait_for("the tracking socket is closed after the end",
@@ -135,11 +164,14 @@ def main():
                      or "Network.webSocketClosed" in events, timeout=5)
 
             check_contrast(driver, "delivered")
+            rating_once(driver, page)
             # Opened again later: the outcome, when, and from which store, without the live page.
             driver.get(page)
             ended = driver.find_element(By.TAG_NAME, "main").text
             check("This delivery has ended" in ended and "Delivered at " in ended and "Café de Paris" in ended,
                   f"an ended link says how and when it ended and the store ({ended!r})")
+            check("Code confirmed" in ended and "Your rating: 4 of 5" in ended and not driver.find_elements(
+                By.ID, "rating"), f"opened again: the proof and the rating given, no form ({ended!r})")
             driver.save_screenshot(os.path.join(ARTIFACTS, "tracking-ended-360x740.png"))
             driver.get(server.base + "/track/trk_not-a-real-link")
             check("This tracking link does not work" in driver.page_source, "an unknown link shows a readable HTML page")
@@ -147,6 +179,7 @@ def main():
         finally:
             driver.quit()
         before_pickup(server)
+        photo_delivery(server, browser, ready)
     finally:
         server.stop()
     raster_tiles()
@@ -188,6 +221,7 @@ def before_pickup(server):
         check("Order EARLY-7 from Café de Paris" in text, f"before pickup: the reference and the store ({text!r})")
         check(not driver.find_element(By.ID, "map-box").is_displayed(), "before pickup: no empty map box")
         check(driver.find_element(By.ID, "map-later").is_displayed(), "before pickup: says when the map comes")
+        check(not driver.find_elements(By.ID, "delivery-code"), "before pickup: no delivery code yet")
         check_contrast(driver, "before pickup")
         driver.save_screenshot(os.path.join(ARTIFACTS, "tracking-before-pickup-360x740.png"))
 
@@ -205,6 +239,8 @@ def before_pickup(server):
                  lambda: driver.find_element(By.ID, "map-box").is_displayed()
                  and driver.find_element(By.ID, "status").text == "On its way", timeout=25)
         wait_for("the map is drawn", lambda: canvas_ink(driver)[0] > 2000)
+        wait_for("after pickup: the delivery code is shown", lambda: driver.find_element(
+            By.ID, "delivery-code").text.startswith("Share code "))
         time.sleep(1)
         coloured = driver.execute_script(COLOURED_ROADS)
         check(coloured == 0, f"the customer's map has no roads in traffic-like colours ({coloured} pixels)")

@@ -13,7 +13,7 @@ struct AnonymisationTests {
     static let day: TimeInterval = 24 * 3600
 
     @Test(
-        "90 days after the end: name, phone, address, notes and issue notes go; open and recent orders keep theirs",
+        "90 days after the end: name, phone, address, notes, issue notes and rating comments go; open and recent orders keep theirs",
         arguments: StoreKind.available)
     func anonymised(kind: StoreKind) async throws {
         try await TestServer.run(kind) { server in
@@ -26,6 +26,9 @@ struct AnonymisationTests {
                 json: ["type": "CUSTOMER_UNAVAILABLE", "note": "Mrs Shah's neighbour at flat 3 took it"])
             #expect(issue.status == 201)
             try await Self.deliver(delivered, taskId: taskId, rider: rider)
+            _ = try await server.repository.rateDelivery(
+                orderId: UUID(uuidString: delivered.orderId)!, stars: 4, comment: "Mrs Shah's neighbour was kind",
+                now: server.clock.now())
             let eventsBefore = try await server.repository.events(orderId: UUID(uuidString: delivered.orderId)!)
             #expect(!eventsBefore.contains { "\($0.details)".contains("neighbour") }, "no issue note in the event log")
 
@@ -50,6 +53,8 @@ struct AnonymisationTests {
             #expect(gone.status == "DELIVERED")
             #expect(try await server.count("delivery_issues", "note IS NOT NULL") == 0)
             #expect(try await server.count("delivery_issues") == 1)
+            // The stars stay for the rider's average; the customer's words go.
+            #expect(try await server.count("delivery_ratings", "comment IS NULL AND stars = 4") == 1)
             #expect(
                 try await server.count(
                     "customers", "id = ? AND name IS NULL AND phone IS NULL", [.uuid(delivered.customerId)])

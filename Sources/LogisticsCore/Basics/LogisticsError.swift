@@ -33,6 +33,8 @@ public enum ErrorCode: String, Sendable, CaseIterable, Codable {
     case phoneInUse = "PHONE_IN_USE"
     case invalidCode = "INVALID_CODE"
     case codeLocked = "CODE_LOCKED"
+    case alreadyRated = "ALREADY_RATED"
+    case notDelivered = "NOT_DELIVERED"
     case internalError = "INTERNAL_ERROR"
 
     public var httpStatus: Int {
@@ -44,7 +46,7 @@ public enum ErrorCode: String, Sendable, CaseIterable, Codable {
         case .offerExpired, .trackingEnded: 410
         case .orderAlreadyAssigned, .orderCancelled, .riderHasActiveTask, .invalidStatusTransition, .podRequired,
             .noRiderAvailable,
-            .trackingNotAvailable, .idempotencyRequestInProgress, .conflict, .phoneInUse:
+            .trackingNotAvailable, .idempotencyRequestInProgress, .conflict, .phoneInUse, .alreadyRated, .notDelivered:
             409
         case .geofenceConfirmationRequired, .idempotencyKeyReused, .locationNotRoutable, .routeNotFound: 422
         case .invalidOTP, .validationFailed, .invalidCode: 400
@@ -91,6 +93,8 @@ public enum ErrorCode: String, Sendable, CaseIterable, Codable {
         case .phoneInUse: "Someone already has this phone number"
         case .invalidCode: "That code is not correct"
         case .codeLocked: "Too many wrong codes. Ask for a new code"
+        case .alreadyRated: "You have already rated this delivery"
+        case .notDelivered: "You can rate your delivery once it has arrived"
         case .internalError: "Something went wrong on our side"
         }
     }

@@ -21,12 +21,16 @@ public struct TrackedPosition: Codable, Sendable, Equatable {
     public var lon: Double
     public var accuracyM: Double?
     public var recordedAt: Date
+    /// Where the rider's phone says they head (degrees clockwise from north): the customer's map turns the rider's
+    /// marker with it. Not kept in the database, so a position read back from there has none.
+    public var headingDeg: Double?
 
-    public init(lat: Double, lon: Double, accuracyM: Double?, recordedAt: Date) {
+    public init(lat: Double, lon: Double, accuracyM: Double?, recordedAt: Date, headingDeg: Double? = nil) {
         self.lat = lat
         self.lon = lon
         self.accuracyM = accuracyM
         self.recordedAt = recordedAt
+        self.headingDeg = headingDeg
     }
 
     public var point: GeoPoint { GeoPoint(lat: lat, lon: lon, accuracyM: accuracyM) }
@@ -38,13 +42,13 @@ public struct TrackedPosition: Codable, Sendable, Equatable {
 extension LocationFix {
     /// The fix as live tracking shows it.
     public var trackedPosition: TrackedPosition {
-        TrackedPosition(lat: lat, lon: lon, accuracyM: accuracyM, recordedAt: recordedAt)
+        TrackedPosition(lat: lat, lon: lon, accuracyM: accuracyM, recordedAt: recordedAt, headingDeg: headingDeg)
     }
 }
 
 extension TrackingMessage: Encodable {
     private enum Keys: String, CodingKey {
-        case type, seq, lat, lon, accuracyM, recordedAt, status, occurredAt, lastFixAt
+        case type, seq, lat, lon, accuracyM, headingDeg, recordedAt, status, occurredAt, lastFixAt
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -56,6 +60,7 @@ extension TrackingMessage: Encodable {
             try container.encode(position.lat, forKey: .lat)
             try container.encode(position.lon, forKey: .lon)
             try container.encodeIfPresent(position.accuracyM, forKey: .accuracyM)
+            try container.encodeIfPresent(position.headingDeg, forKey: .headingDeg)
             try container.encode(position.recordedAt, forKey: .recordedAt)
         case .status(_, let status, let occurredAt):
             try container.encode("status", forKey: .type)
@@ -78,7 +83,9 @@ extension TrackingMessage {
         switch self {
         case .location(let seq, let position):
             let accuracy = position.accuracyM.map { #","accuracyM":\#($0)"# } ?? ""
-            return #"{"type":"location","seq":\#(seq),"lat":\#(position.lat),"lon":\#(position.lon)\#(accuracy),"#
+            let heading = position.headingDeg.map { #","headingDeg":\#($0)"# } ?? ""
+            return #"{"type":"location","seq":\#(seq),"lat":\#(position.lat),"lon":\#(position.lon)\#(accuracy)"#
+                + #"\#(heading),"#
                 + #""recordedAt":"\#(RFC3339.string(from: position.recordedAt))"}"#
         case .status(let seq, let status, let occurredAt):
             return #"{"type":"status","seq":\#(seq),"status":"\#(status.rawValue)","#

@@ -27,7 +27,10 @@ func makeRouter(_ components: ServerComponents, providers: ProviderSecrets) -> (
     ).register(in: &operations)
     MapTileRoutes(tiles: components.mapTiles).register(in: &operations)
     TrackingPage(
-        linkAccess: components.linkAccess, snapshots: components.snapshots, riders: repository,
+        linkAccess: components.linkAccess, snapshots: components.snapshots, riders: repository, otp: components.otp,
+        outcome: TrackingOutcome(
+            linkAccess: components.linkAccess, deliveries: repository, ratings: repository, blobs: components.blobs,
+            clock: clock),
         tileServer: configuration.tileServer
     ).register(on: router, in: &operations)
     DispatchPage(tileServer: configuration.tileServer).register(on: router)
@@ -72,11 +75,13 @@ func makeRouter(_ components: ServerComponents, providers: ProviderSecrets) -> (
         callerCache: components.callerCache, sessionEnding: sessionEnding, clock: clock
     ).register(in: &routes)
     OrderRoutes(
-        orders: repository, intake: components.intake, dispatcher: components.autoDispatcher, clock: clock
+        orders: repository, ratings: repository, intake: components.intake, dispatcher: components.autoDispatcher,
+        clock: clock
     ).register(in: &routes)
     RiderRoutes(riders: repository, clock: clock).register(in: &routes)
     RiderAdministrationRoutes(
-        riders: repository, callerCache: components.callerCache, sessionEnding: sessionEnding, clock: clock
+        riders: repository, ratings: repository, callerCache: components.callerCache, sessionEnding: sessionEnding,
+        clock: clock
     ).register(in: &routes)
     CustomerRoutes(
         lookup: components.orderLookup, riders: repository, otp: components.otp, tracking: components.snapshots

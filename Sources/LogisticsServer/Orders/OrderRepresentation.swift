@@ -18,8 +18,16 @@ struct OrderRepresentation: Encodable {
     var readyAt: Date?
     var createdAt: Date
     var updatedAt: Date
+    /// The customer's rating, once given: on the order document for dispatchers and admins.
+    var rating: RatingRepresentation?
 
-    init(_ order: Order) {
+    struct RatingRepresentation: Encodable {
+        var stars: Int
+        var comment: String?
+        var ratedAt: Date
+    }
+
+    init(_ order: Order, rating: DeliveryRating? = nil) {
         orderId = order.id.lowercased
         externalRef = order.externalRef
         status = order.status
@@ -34,6 +42,7 @@ struct OrderRepresentation: Encodable {
         readyAt = order.readyAt
         createdAt = order.createdAt
         updatedAt = order.updatedAt
+        self.rating = rating.map { RatingRepresentation(stars: $0.stars, comment: $0.comment, ratedAt: $0.ratedAt) }
     }
 }
 

@@ -7,6 +7,7 @@ import LogisticsStore
 /// `/api/v1/orders`: create, read, list, mark ready, cancel, and the event log.
 struct OrderRoutes {
     let orders: any OrderRepository
+    let ratings: any RatingRepository
     let intake: OrderIntake
     let dispatcher: AutoDispatcher?
     let clock: any WallClock
@@ -73,7 +74,7 @@ struct OrderRoutes {
         let page = try await orders.listOrders(
             filter, limit: limit, cursor: request.uri.queryParameters["cursor"].map(String.init))
         return try .json(
-            OrderPageRepresentation(orders: page.orders.map(OrderRepresentation.init), nextCursor: page.nextCursor))
+            OrderPageRepresentation(orders: page.orders.map { OrderRepresentation($0) }, nextCursor: page.nextCursor))
     }
 
     /// Every order's events from `since` (an hour ago unless told, at most a day back), oldest first: the
@@ -94,9 +95,11 @@ struct OrderRoutes {
 
     @Sendable func show(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
         // The order document carries the customer's full phone; riders see the order as their task, masked.
-        _ = try context.caller(.vendor, .customer, .dispatcher, .admin)
+        let actor = try context.caller(.vendor, .customer, .dispatcher, .admin)
         let order = try await lookup.visibleOrder(context, allowed: OrderAccess.canView)
-        return try .json(OrderRepresentation(order))
+        // The rating judges the rider's work: the dispatchers' to read, not the store's.
+        let rating = actor.role.isStaff ? try await ratings.rating(orderId: order.id) : nil
+        return try .json(OrderRepresentation(order, rating: rating))
     }
 
     @Sendable func events(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {

@@ -6,6 +6,7 @@ import LogisticsStore
 /// `/api/v1/riders`: the fleet for the dispatcher's map, a rider's recent trail, and administration of rider accounts.
 struct RiderAdministrationRoutes {
     let riders: any RiderRepository
+    let ratings: any RatingRepository
     let callerCache: CallerCache
     let sessionEnding: SessionEnding
     let clock: any WallClock
@@ -13,6 +14,7 @@ struct RiderAdministrationRoutes {
     func register(in routes: inout RouteTable) {
         routes.get("/riders", fleet)
         routes.get("/riders/{riderId}/trail", trail)
+        routes.get("/riders/{riderId}/ratings", ratingsOfRider)
         routes.post("/riders/{riderId}/suspend", roles: [.admin]) { request, context in
             try await setSuspended(true, context)
         }
@@ -44,6 +46,17 @@ struct RiderAdministrationRoutes {
         let fixes = try await riders.riderTrail(
             riderId: riderId, since: since, limit: RiderTrailRepresentation.maximumFixes)
         return try .json(RiderTrailRepresentation(riderId: riderId.lowercased, since: since, fixes: fixes))
+    }
+
+    /// How customers rated the rider's deliveries: the count and average of all, and the newest `limit` (20 unless
+    /// told) with their orders.
+    @Sendable func ratingsOfRider(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
+        _ = try context.caller(.dispatcher, .admin)
+        try request.refuseUnknownQuery(allowed: ["limit"])
+        let riderId = try context.uuidParameter("riderId")
+        let limit = try request.queryLimit(default: 20, range: 1...200)
+        guard try await riders.rider(id: riderId) != nil else { throw LogisticsError.notFound("rider") }
+        return try .json(RiderRatingsRepresentation(try await ratings.riderRatings(riderId: riderId, recent: limit)))
     }
 
     private func setSuspended(_ suspended: Bool, _ context: LogisticsRequestContext) async throws -> APIResponse {

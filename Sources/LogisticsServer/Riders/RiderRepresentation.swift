@@ -58,3 +58,29 @@ struct FleetRiderRepresentation: Encodable {
         deliveriesToday = workload.deliveriesToday
     }
 }
+
+/// A rider's ratings for dispatchers: `averageStars` (absent before the first rating) over `count` ratings, and the
+/// newest ones with the order each was for.
+struct RiderRatingsRepresentation: Encodable {
+    struct Rating: Encodable {
+        var orderId: String
+        var stars: Int
+        var comment: String?
+        var ratedAt: Date
+    }
+
+    var riderId: String
+    var count: Int
+    var averageStars: Double?
+    var ratings: [Rating]
+
+    init(_ summary: RiderRatings) {
+        riderId = summary.riderId.lowercased
+        count = summary.count
+        // Two decimals: 4.333… reads as 4.33 on a dispatcher's screen and in a spreadsheet alike.
+        averageStars = summary.averageStars.map { ($0 * 100).rounded() / 100 }
+        ratings = summary.recent.map {
+            Rating(orderId: $0.orderId.lowercased, stars: $0.stars, comment: $0.comment, ratedAt: $0.ratedAt)
+        }
+    }
+}

@@ -74,6 +74,8 @@ struct TrackingRoutes {
         var stale: Bool
         var etaSeconds: Int?
         var remainingDistanceM: Double?
+        /// The road from the rider to the door (polyline6), for the customer's map to draw what is left.
+        var remainingRoute: String?
 
         struct Destination: Encodable {
             var address: String

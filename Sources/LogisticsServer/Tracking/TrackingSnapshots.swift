@@ -27,7 +27,8 @@ struct TrackingSnapshots: Sendable {
         return hub.channel(orderId: order.id, riderId: riderId, status: order.status, lastFix: stored, now: clock.now())
     }
 
-    /// The snapshot of a trackable order, with the router's ETA when a map is loaded.
+    /// The snapshot of a trackable order, with the router's ETA and the road left to the door when a map is loaded.
+    /// The route starts where the router meets the road nearest the rider, so it follows the street they are on.
     func snapshot(of order: Order) async throws -> TrackingRoutes.Snapshot {
         let channel = try await openChannel(of: order)
         let now = clock.now()
@@ -42,6 +43,7 @@ struct TrackingSnapshots: Sendable {
             seq: channel.seq, stream: channel.stream, status: channel.status, vendor: order.vendor,
             destination: .init(address: order.customer.address, location: order.customer.location), rider: rider,
             stale: rider.map { now.timeIntervalSince($0.recordedAt) >= channel.staleAfterSeconds } ?? true,
-            etaSeconds: eta.map { Int($0.durationS.rounded()) }, remainingDistanceM: eta?.distanceM)
+            etaSeconds: eta.map { Int($0.durationS.rounded()) }, remainingDistanceM: eta?.distanceM,
+            remainingRoute: eta?.geometry)
     }
 }

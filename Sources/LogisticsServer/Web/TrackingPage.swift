@@ -4,11 +4,14 @@ import LogisticsCore
 import LogisticsStore
 
 /// `GET /track/{trackingToken}`: the customer's live map, reached from a tracking link without signing in. The
-/// page is HTML and our own script; it follows the order's WebSocket stream with the link's token.
+/// page is HTML and our own script; it follows the order's WebSocket stream with the link's token. After delivery
+/// the same link shows the proof and takes the rating (`TrackingOutcome`).
 struct TrackingPage {
     let linkAccess: TrackingLinkAccess
     let snapshots: TrackingSnapshots
     let riders: any RiderRepository
+    let otp: DeliveryOTP
+    let outcome: TrackingOutcome
     let tileServer: RasterTileServer?
 
     /// The page and its assets on the router; the snapshot, an API answer, in the route table the OpenAPI document
@@ -16,6 +19,7 @@ struct TrackingPage {
     func register(on router: Router<LogisticsRequestContext>, in routes: inout RouteTable) {
         router.get("/track/{token}") { request, context in try await page(request, context: context) }
         routes.get("/track/{token}/snapshot") { _, context in try await snapshot(context: context) }
+        outcome.register(in: &routes)
     }
 
     private func link(_ context: LogisticsRequestContext) async throws -> TrackingLinkAccess.Resolution {
@@ -42,6 +46,7 @@ struct TrackingPage {
         }
         // A page, not an API: a database that cannot answer gets the same readable page as a bad link.
         let order: Order
+        let token = context.parameters.get("token") ?? ""
         switch (try? await link(context)) ?? .unknown {
         case .open(let linked, _): order = linked
         case .unknown: return notice(text["notFoundTitle"]!, text["notFound"]!, .notFound)
@@ -57,6 +62,18 @@ struct TrackingPage {
         if TrackingChannel.endsTracking(order.status) {
             let status = text[order.status.rawValue] ?? text["ended"]!
             let details = Self.endedDetails(order: order, status: status, summary: summary, text: text)
+            // Delivered: the proof and the rating, for as long as the link lasts.
+            if order.status == .delivered,
+                let afterDelivery = try? await outcome.section(of: order, token: token, text: text)
+            {
+                return WebPage.html(
+                    WebPage.render(
+                        "Tracking/track-delivered.html",
+                        [
+                            "lang": language, "title": WebPage.escape(text["endedTitle"]!),
+                            "body": WebPage.escape(status), "details": details, "afterDelivery": afterDelivery,
+                        ]))
+            }
             return WebPage.html(
                 Self.noticePage(language: language, title: text["endedTitle"]!, body: status, details: details),
                 status: order.status.isFinal ? .gone : .ok)
@@ -75,21 +92,39 @@ struct TrackingPage {
         return WebPage.html(
             WebPage.render(
                 "Tracking/track.html",
-                [
-                    "lang": language, "title": WebPage.escape(text["title"]!),
-                    // The status in words at once: before pickup there is nothing else to show.
-                    "loading": WebPage.escape(
-                        trackable
-                            ? text["loading"]!
-                            : NotificationCatalog.fill(
-                                text[order.status.rawValue] ?? text["loading"]!, ["store": store])),
-                    "summary": WebPage.escape(summary), "store": WebPage.escape(store),
-                    "mapHidden": trackable ? "" : " hidden", "mapLaterHidden": trackable ? " hidden" : "",
-                    "mapLater": WebPage.escape(text["mapLater"]!),
-                    "attribution": WebPage.escape(text["attribution"]!),
-                    "tileAttribute": WebPage.tileAttribute(tileServer),
-                    "orderId": order.id.lowercased, "texts": WebPage.escape(textsJSON), "riderLine": riderLine,
-                ]), tileServer: tileServer)
+                // The code appears once the parcel is on its way; a page opened earlier reloads for it then.
+                deliveryCode(order, trackable: trackable, text: text).merging(
+
+                    [
+                        "lang": language, "title": WebPage.escape(text["title"]!),
+                        // The status in words at once: before pickup there is nothing else to show.
+                        "loading": WebPage.escape(
+                            trackable
+                                ? text["loading"]!
+                                : NotificationCatalog.fill(
+                                    text[order.status.rawValue] ?? text["loading"]!, ["store": store])),
+                        "summary": WebPage.escape(summary), "store": WebPage.escape(store),
+                        "mapHidden": trackable ? "" : " hidden", "mapLaterHidden": trackable ? " hidden" : "",
+                        "mapLater": WebPage.escape(text["mapLater"]!),
+                        "attribution": WebPage.escape(text["attribution"]!),
+                        "tileAttribute": WebPage.tileAttribute(tileServer),
+                        "orderId": order.id.lowercased, "texts": WebPage.escape(textsJSON), "riderLine": riderLine,
+                    ]) { code, _ in code }), tileServer: tileServer)
+    }
+
+    /// The delivery code line for an OTP order on its way (the link is the customer's, who tells the rider the code),
+    /// and whether the page must reload to show it once the order is picked up.
+    private func deliveryCode(_ order: Order, trackable: Bool, text: [String: String]) -> [String: String] {
+        guard order.podType == .otp, let seed = order.otpSeed else { return ["codeLine": "", "codeLater": "false"] }
+        guard trackable else { return ["codeLine": "", "codeLater": "true"] }
+        let code = otp.code(orderId: order.id, seed: seed, storedHash: order.otpHash)
+        let parts = WebPage.escape(NotificationCatalog.fill(text["shareCode"]!, ["code": "\u{1}"]))
+            .components(separatedBy: "\u{1}")
+        return [
+            "codeLine": #"<p id="delivery-code" class="code">"#
+                + parts.joined(separator: #"<strong>\#(WebPage.escape(code))</strong>"#) + "</p>",
+            "codeLater": "false",
+        ]
     }
 
     /// `details`: HTML already escaped, under the body.

@@ -99,6 +99,8 @@ public protocol DeliveryRepository: Sendable {
         verify: @escaping @Sendable (Order) -> Bool
     ) async throws -> OTPAttemptOutcome
     func proof(id: UUID) async throws -> ProofOfDelivery?
+    /// The newest proof stored for the task (the one its customer is shown after delivery), nil when none was.
+    func latestProof(taskId: UUID) async throws -> ProofOfDelivery?
     func photoProofCount(taskId: UUID) async throws -> Int
 
     /// The issues riders reported on the order, oldest first, with their notes (kept out of the append-only event log

@@ -81,6 +81,13 @@ extension SQLLogisticsRepository {
             .map(ProofOfDelivery.init(row:))
     }
 
+    public func latestProof(taskId: UUID) async throws -> ProofOfDelivery? {
+        try await database.first(
+            "SELECT * FROM proofs_of_delivery WHERE task_id = ? ORDER BY created_at DESC, id DESC LIMIT 1",
+            [.uuid(taskId)]
+        ).map(ProofOfDelivery.init(row:))
+    }
+
     public func photoProofCount(taskId: UUID) async throws -> Int {
         try await photoCount(taskId: taskId, in: database)
     }

@@ -135,6 +135,9 @@ extension SQLLogisticsRepository {
                     WHERE id IN (\(list))
                     """, [.text(Self.anonymisedName), .date(now)] + ids)
                 try await transaction.query("UPDATE delivery_issues SET note = NULL WHERE order_id IN (\(list))", ids)
+                // The stars stay in the rider's average; the customer's own words go with their other details.
+                try await transaction.query(
+                    "UPDATE delivery_ratings SET comment = NULL WHERE order_id IN (\(list))", ids)
                 return ids.count
             }
             total += done

@@ -1,7 +1,7 @@
 import Foundation
 
 extension Schema {
-    /// Batching, learned speeds and ETAs, partitions, people and sign-in (versions 12 on).
+    /// Batching, learned speeds and ETAs, partitions, people and sign-in, ratings (versions 12 on).
     static let laterMigrations: [Migration] = [
         Migration(
             version: 12, name: "batching: a rider's trip holds several tasks, their stops ranked in one sequence",
@@ -254,6 +254,18 @@ extension Schema {
                 "ALTER TABLE notification_deliveries ADD COLUMN fallback_of BIGINT",
                 "ALTER TABLE notification_deliveries ADD COLUMN fallback_channel TEXT",
                 "CREATE INDEX notification_deliveries_order_id ON notification_deliveries (order_id, id)",
+            ]
+        ),
+        Migration(
+            version: 26, name: "the customer's rating of a delivered order, one per order, counted for its rider",
+            common: [
+                // The order id as the key: a second rating is refused, not stored beside the first.
+                """
+                CREATE TABLE delivery_ratings (
+                    order_id TEXT PRIMARY KEY REFERENCES orders (id), rider_id TEXT,
+                    stars INTEGER NOT NULL CHECK (stars BETWEEN 1 AND 5), comment TEXT, rated_at BIGINT NOT NULL)
+                """,
+                "CREATE INDEX delivery_ratings_rider ON delivery_ratings (rider_id, rated_at)",
             ]
         ),
     ]

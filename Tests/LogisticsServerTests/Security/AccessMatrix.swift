@@ -219,6 +219,9 @@ enum AccessMatrix {
             "GET /api/v1/riders/{riderId}/trail": .staffOnly {
                 Probe(path: "/api/v1/riders/\($0.b.riderId.lowercased)/trail")
             },
+            "GET /api/v1/riders/{riderId}/ratings": .staffOnly {
+                Probe(path: "/api/v1/riders/\($0.b.riderId.lowercased)/ratings")
+            },
             "GET /api/v1/routes": .staffOnly { _ in Probe(path: "/api/v1/routes?from=43.7390,7.4270&to=43.7347,7.4240")
             },
             "POST /api/v1/matrix": .staffOnly { _ in
@@ -346,6 +349,12 @@ enum AccessMatrix {
             // A tracking link is its own key: B's order id under A's link's signature opens nothing, for anyone.
             "GET /track/{token}/snapshot": MatrixRow(
                 { Probe(path: "/track/\(forgedLink($0))/snapshot") },
+                rider: 404, customer: 404, vendor: 404, dispatcher: 404, admin: 404, anonymous: 404),
+            "POST /track/{token}/rating": MatrixRow(
+                { Probe(path: "/track/\(forgedLink($0))/rating", json: ["stars": 5]) },
+                rider: 404, customer: 404, vendor: 404, dispatcher: 404, admin: 404, anonymous: 404),
+            "GET /track/{token}/proof-photo": MatrixRow(
+                { Probe(path: "/track/\(forgedLink($0))/proof-photo") },
                 rider: 404, customer: 404, vendor: 404, dispatcher: 404, admin: 404, anonymous: 404),
         ]
     }

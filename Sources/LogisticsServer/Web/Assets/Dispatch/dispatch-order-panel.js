@@ -107,6 +107,10 @@ function renderFacts(order) {
   if (order.expectedReadyAt && !order.readyAt) facts.push(['Ready by', timeOfDay(order.expectedReadyAt)]);
   if (order.notes) facts.push(['Notes', order.notes]);
   if (order.cancelReason) facts.push(['Cancelled because', order.cancelReason]);
+  if (order.rating) {
+    const { stars, comment } = order.rating;
+    facts.push(['Customer rating', `${'★'.repeat(stars)}${'☆'.repeat(5 - stars)} ${stars} of 5${comment ? ` “${comment}”` : ''}`]);
+  }
   $('order-facts').replaceChildren(...facts.flatMap(([term, value]) => [el('dt', {}, term), el('dd', {}, value)]));
 }
 

@@ -20,7 +20,27 @@ export async function openRiderCard(id) {
   renderCard();
   $('rider-trail').textContent = 'Loading the trail…';
   state.map.setRoute(null);
-  await drawTrail(id);
+  $('rider-ratings').textContent = '';
+  await Promise.all([drawTrail(id), showRatings(id)]);
+}
+
+// What customers thought: the average over every rating and the newest comment, if any.
+async function showRatings(id) {
+  let ratings;
+  try {
+    ratings = await api('GET', `/api/v1/riders/${id}/ratings?limit=5`);
+  } catch (error) {
+    $('rider-ratings').textContent = `Ratings: ${error.message}`;
+    return;
+  }
+  if (shown !== id) return;
+  if (ratings.count === 0) {
+    $('rider-ratings').textContent = 'No customer ratings yet';
+    return;
+  }
+  const commented = ratings.ratings.find((rating) => rating.comment);
+  $('rider-ratings').textContent = `Customers rate ${ratings.averageStars.toFixed(1)} of 5 (${ratings.count} `
+    + `${ratings.count === 1 ? 'rating' : 'ratings'})${commented ? `; latest comment: “${commented.comment}”` : ''}`;
 }
 
 export function closeRiderCard() {

@@ -1,6 +1,7 @@
 // @ts-check
 // The customer's tracking page: follows the order's live stream with the tracking link's token.
-import { TileMap } from '../map.js';
+import { TileMap, decodePolyline } from '../map.js';
+import { setUpRating } from './track-rating.js';
 
 const body = document.body;
 const orderId = body.dataset.orderId;
@@ -17,10 +18,18 @@ const map = new TileMap(document.getElementById('map'), undefined, { plainRoads:
 const store = body.dataset.store || '';
 // Before pickup the stream answers "not yet": the page asks again this often, saying where the order is meanwhile.
 const BEFORE_PICKUP_RETRY_MS = 15000;
+// The road left is asked for again at most this often while the rider moves, and at once when they leave it.
+const ROUTE_REFRESH_MS = 10000;
+const OFF_ROUTE_M = 60;
 
 const state = {
   seq: null, stream: null, vendor: null, destination: null, rider: null, shown: null, etaAt: null, distanceM: null, ended: false,
   waitingForPickup: false,
+  /** @type {{lat: number, lon: number}[]} the road from the rider to the door */
+  route: [],
+  /** @type {number | null} degrees clockwise from north */
+  heading: null,
+  routeAskedAt: 0,
 };
 let retry = 1000;
 
@@ -37,8 +46,74 @@ function markers() {
   const list = [];
   if (state.vendor) list.push({ ...state.vendor.location, colour: '#5b4bc4', shape: 'square', label: text.store });
   if (state.destination) list.push({ ...state.destination.location, colour: '#1f7a4d', shape: 'pin', label: text.you });
-  if (state.shown) list.push({ ...state.shown, colour: '#c2410c', shape: 'rider' });
+  if (state.shown) list.push({ ...state.shown, colour: '#c2410c', shape: 'rider', heading: state.heading });
   return list;
+}
+
+const RADIANS = Math.PI / 180;
+// Metres east and north of `origin`: plenty exact over the few kilometres of a delivery.
+const local = (origin, p) => [
+  (p.lon - origin.lon) * RADIANS * 6371000 * Math.cos(origin.lat * RADIANS), (p.lat - origin.lat) * RADIANS * 6371000,
+];
+const metres = (a, b) => Math.hypot(...local(a, b));
+const bearing = (from, to) => {
+  const [east, north] = local(from, to);
+  return ((Math.atan2(east, north) / RADIANS) + 360) % 360;
+};
+const routeMetres = (points) => points.slice(1).reduce((sum, p, i) => sum + metres(points[i], p), 0);
+
+function drawRoute() {
+  map.setRoute(state.route.length > 1 ? state.route : null);
+}
+
+// The road left from where the rider is: what lies behind the nearest point of the line is dropped, so the line
+// shortens as they ride; far from the line (a turn the router did not expect) the server is asked for a new one.
+function trimRoute(position) {
+  const points = state.route;
+  if (points.length < 2) return;
+  let best = { distance: Infinity, index: 0, at: points[0] };
+  for (let i = 0; i < points.length - 1; i++) {
+    const [bx, by] = local(position, points[i]);
+    const [cx, cy] = local(position, points[i + 1]);
+    const length2 = (cx - bx) ** 2 + (cy - by) ** 2;
+    const t = length2 === 0 ? 0 : Math.max(0, Math.min(1, -(bx * (cx - bx) + by * (cy - by)) / length2));
+    const x = bx + t * (cx - bx);
+    const y = by + t * (cy - by);
+    const distance = Math.hypot(x, y);
+    if (distance < best.distance) {
+      const at = { lat: points[i].lat + t * (points[i + 1].lat - points[i].lat), lon: points[i].lon + t * (points[i + 1].lon - points[i].lon) };
+      best = { distance, index: i, at };
+    }
+  }
+  if (best.distance > OFF_ROUTE_M) {
+    askForRouteSoon();
+    return;
+  }
+  state.route = [best.at, ...points.slice(best.index + 1)];
+  drawRoute();
+}
+
+// A new road from the server, but not more than one ask in a few seconds however the fixes come.
+let routeTimer = 0;
+function askForRouteSoon() {
+  if (routeTimer) return;
+  const wait = Math.max(0, state.routeAskedAt + 3000 - Date.now());
+  routeTimer = window.setTimeout(() => {
+    routeTimer = 0;
+    refreshEta();
+  }, wait);
+}
+
+function useRoute(encoded) {
+  if (typeof encoded !== 'string') return;
+  try {
+    state.route = decodePolyline(encoded);
+  } catch (error) {
+    state.route = [];
+  }
+  // Until the phone reports a heading the rider faces along the road they are on.
+  if (state.heading == null && state.route.length > 1) state.heading = bearing(state.route[0], state.route[1]);
+  drawRoute();
 }
 
 // The rider glides to each new fix over a second instead of jumping.
@@ -72,12 +147,14 @@ function showEta() {
 // messages carry only the position).
 async function refreshEta() {
   if (state.ended || state.seq == null) return;
+  state.routeAskedAt = Date.now();
   try {
     const response = await fetch(`/track/${encodeURIComponent(token)}/snapshot`, { cache: 'no-store' });
     if (!response.ok) return;
     const snapshot = await response.json();
     if (snapshot.etaSeconds != null) state.etaAt = Date.now() + snapshot.etaSeconds * 1000;
     if (snapshot.remainingDistanceM != null) state.distanceM = snapshot.remainingDistanceM;
+    useRoute(snapshot.remainingRoute);
     showEta();
   } catch (error) {
     // Offline for a moment: the stream's reconnect says so; the next refresh catches up.
@@ -88,6 +165,11 @@ function handle(message) {
   if (message.seq != null) state.seq = message.seq;
   switch (message.type) {
     case 'snapshot':
+      // Opened before pickup: the delivery code (an OTP order's) is on the page the server makes from now on.
+      if (body.dataset.codeLater === 'true') {
+        location.reload();
+        return;
+      }
       state.stream = message.stream;
       state.vendor = message.vendor;
       state.destination = message.destination;
@@ -98,6 +180,7 @@ function handle(message) {
       if (message.remainingDistanceM != null) state.distanceM = message.remainingDistanceM;
       if (message.rider) {
         state.rider = state.shown = { lat: message.rider.lat, lon: message.rider.lon };
+        if (message.rider.headingDeg != null) state.heading = message.rider.headingDeg;
         if (message.stale) {
           updatedLine.textContent = say(text.lastUpdated, { time: clock(message.rider.recordedAt) });
           updatedLine.hidden = false;
@@ -105,14 +188,23 @@ function handle(message) {
       } else {
         etaLine.textContent = text.waiting;
       }
+      state.routeAskedAt = Date.now();
+      useRoute(message.remainingRoute);
       map.fit(markers());
       map.setMarkers(markers());
       showEta();
       break;
-    case 'location':
+    case 'location': {
       updatedLine.hidden = true;
-      moveRider({ lat: message.lat, lon: message.lon });
+      const to = { lat: message.lat, lon: message.lon };
+      // The phone's heading when it has one, else the way the rider moved since the last fix.
+      if (message.headingDeg != null) state.heading = message.headingDeg;
+      else if (state.rider && metres(state.rider, to) > 5) state.heading = bearing(state.rider, to);
+      moveRider(to);
+      trimRoute(to);
+      if (Date.now() - state.routeAskedAt > ROUTE_REFRESH_MS) askForRouteSoon();
       break;
+    }
     case 'stale':
       if (message.lastFixAt) {
         updatedLine.textContent = say(text.lastUpdated, { time: clock(message.lastFixAt) });
@@ -129,10 +221,12 @@ function handle(message) {
       mapLater?.remove();
       etaLine.textContent = '';
       updatedLine.hidden = true;
+      document.getElementById('delivery-code')?.remove();
       statusLine.textContent = statusWords(message.status);
       // When it ended, in the customer's time.
       endedLine.textContent = say(text.endedAt, { status: statusWords(message.status), time: clock(state.statusAt || new Date().toISOString()) });
       endedLine.hidden = false;
+      if (message.status === 'DELIVERED') showAfterDelivery();
       break;
     case 'resync':
       state.seq = null;
@@ -161,6 +255,27 @@ function handle(message) {
     }
   }
 }
+
+// The proof and the rating form, as the server makes them for a delivered order's page, under what is shown.
+async function showAfterDelivery() {
+  try {
+    const response = await fetch(location.href, { cache: 'no-store' });
+    const page = new DOMParser().parseFromString(await response.text(), 'text/html');
+    const section = page.getElementById('after-delivery');
+    if (!section || document.getElementById('after-delivery')) return;
+    const adopted = /** @type {HTMLElement} */ (document.adoptNode(section));
+    endedLine.after(adopted);
+    setUpRating(adopted);
+  } catch (error) {
+    // The link's page, opened again, shows the same.
+  }
+}
+
+// For Tests/Browser: the road left as drawn, and where the rider's marker points.
+window.trackingRoute = () => ({
+  metres: routeMetres(state.route), points: state.route.length, heading: state.heading,
+  rider: state.shown ? map.toScreen(state.shown.lat, state.shown.lon) : null,
+});
 
 function connect() {
   const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
