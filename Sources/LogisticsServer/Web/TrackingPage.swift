@@ -39,8 +39,8 @@ struct TrackingPage {
     }
 
     func page(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
-        let language = WebPage.language(request.headers[.acceptLanguage])
-        let text = PageText.all(language)
+        var language = WebPage.language(request.headers[.acceptLanguage])
+        var text = PageText.all(language)
         func notice(_ title: String, _ body: String, _ status: HTTPResponse.Status) -> APIResponse {
             WebPage.html(Self.noticePage(language: language, title: title, body: body), status: status)
         }
@@ -53,6 +53,13 @@ struct TrackingPage {
         case .revoked: return notice(text["notFoundTitle"]!, text["notFound"]!, .forbidden)
         // Past the link's time nothing about the order is shown, its outcome included.
         case .expired: return notice(text["notFoundTitle"]!, text["notFound"]!, .gone)
+        }
+        // The language the store gave for its customer speaks for the customer better than a borrowed phone's.
+        if let preferred = order.customer.locale.map(NotificationCatalog.languageCode),
+            PageText.languages.contains(preferred)
+        {
+            language = preferred
+            text = PageText.all(preferred)
         }
         let store = order.vendor.name
         let summary = NotificationCatalog.fill(

@@ -221,7 +221,13 @@ struct CustomerMessageTests {
                 state.messages.contains { $0.to == "+919820055555" }
                     && state.messages.contains { $0.to == "+919820066666" }
             }
-            #expect(twilio.messages(to: "+919820055555")[0].body.contains("ऑर्डर ला रहे हैं"))
+            let hindiText = twilio.messages(to: "+919820055555")[0].body
+            #expect(hindiText.contains("ऑर्डर ला रहे हैं"))
+            // The link opens the page in the order's language, whatever the phone's browser asks for.
+            let path = try #require(
+                hindiText.range(of: "https://deliveries.example.com").map { String(hindiText[$0.upperBound...]) })
+            let page = try await server.send(.get, path, headers: ["Accept-Language": "en-GB,en;q=0.9"])
+            #expect(page.status == 200 && page.text.contains(#"lang="hi""#))
             #expect(twilio.messages(to: "+919820066666")[0].body.contains("is bringing your"))
 
             // Push only, and no device: nothing is sent, nothing fails, and the list says so.
