@@ -14,7 +14,6 @@ struct CustomerMessageLoad {
     let base: String
     let http: HTTPClient
     let tokens: AccessTokenIssuer
-    let sink: TwilioSink
     let orders: Int
     /// Timed rows: the status changes, the proofs and the customer's code as the API answered them.
     let recorder: LatencyRecorder

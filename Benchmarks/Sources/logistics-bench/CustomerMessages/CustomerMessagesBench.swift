@@ -103,7 +103,7 @@ struct CustomerMessagesBench: AsyncParsableCommand {
         let orders = (changes + CustomerMessageLoad.steps.count - 1) / CustomerMessageLoad.steps.count
         let recorder = LatencyRecorder()
         let load = CustomerMessageLoad(
-            base: base, http: http, tokens: await AccessTokenIssuer(secret: secret), sink: sink, orders: orders,
+            base: base, http: http, tokens: await AccessTokenIssuer(secret: secret), orders: orders,
             recorder: recorder)
 
         Console.line("Preparing \(orders) orders, each with its own rider and customer phone, up to the store ...")
