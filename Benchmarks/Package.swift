@@ -35,6 +35,7 @@ let package = Package(
                 .product(name: "TestSupport", package: "RiderLogistics"),
                 .product(name: "RoadFixtures", package: "RiderLogistics"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -14,6 +14,7 @@ struct LogisticsBench: AsyncParsableCommand {
         subcommands: [
             DeliveryBench.self, RoutingBench.self, MatchingBench.self, TrackingBench.self, DispatchBench.self,
             CustomisationBench.self, EtaBench.self, FollowersBench.self, SoakBench.self, SignInBench.self,
+            CustomerMessagesBench.self,
         ])
 }
 
