@@ -18,17 +18,20 @@ public struct OfficeAPI: Sendable {
     public func placeOrder(
         ref: String, from vendor: VendorStop, to customer: CustomerContact, preparationMinutes: Int? = nil
     ) async throws -> String {
+        var contact: [String: Any] = [
+            "id": customer.id.lowercased, "name": customer.name, "phone": customer.phone,
+            "address": customer.address,
+            "location": ["lat": customer.location.lat, "lon": customer.location.lon],
+        ]
+        if let locale = customer.locale { contact["locale"] = locale }
+        if let notify = customer.notify { contact["notify"] = notify.map(\.rawValue) }
         var order: [String: Any] = [
             "externalRef": ref, "podType": "OTP",
             "vendor": [
                 "name": vendor.name, "address": vendor.address,
                 "location": ["lat": vendor.location.lat, "lon": vendor.location.lon],
             ],
-            "customer": [
-                "id": customer.id.lowercased, "name": customer.name, "phone": customer.phone,
-                "address": customer.address,
-                "location": ["lat": customer.location.lat, "lon": customer.location.lon],
-            ],
+            "customer": contact,
         ]
         if let preparationMinutes { order["preparationMinutes"] = preparationMinutes }
         let placed: PlacedOrder = try await connection.call(.POST, "/api/v1/orders", json: order)

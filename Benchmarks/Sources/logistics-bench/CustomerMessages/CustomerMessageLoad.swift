@@ -75,7 +75,7 @@ struct CustomerMessageLoad {
             ref: "TEXT-\(index)", from: DeliveryLoad.store,
             to: CustomerContact(
                 id: customerId, name: "Bench Customer", phone: phone, address: "Quai Antoine 1er",
-                location: DeliveryLoad.door))
+                location: DeliveryLoad.door, notify: [.sms]))
         try await office.markReady(orderId: orderId)
         let offerIds = try await office.offer(orderId: orderId, to: [riderId])
         let taskId = try await rider.accept(offerId: offerIds[0]).taskId

@@ -56,7 +56,6 @@ struct CustomerMessagesBench: AsyncParsableCommand {
                 configuration.textMessages.twilioAuthTokenFile = tokenFile.path
                 configuration.textMessages.twilioFrom = TwilioSink.from
                 configuration.textMessages.twilioBaseURL = "http://127.0.0.1:\(sinkPort)"
-                configuration.customerMessages.channels = [.sms]
                 // Only written into the StatusCallback field: the sink never calls back.
                 configuration.publicURL = "https://deliveries.example.com"
                 try await serve(configuration, sinkPort: sinkPort, sink: sink)
