@@ -241,10 +241,18 @@ struct CustomerMessageTests {
             #expect((listed?.first?["deliveries"] as? [Any])?.isEmpty == true)
             #expect(twilio.messages(to: "+919820077777").isEmpty)
 
-            // A phone a store typed with spaces is still reached; one that is no number is not, and fails nothing.
+            // A phone a store typed with spaces is still reached; a national number is no E.164 number: the order
+            // stands, no text is attempted, and the list says why nothing went.
             let spaced = try await Self.order(server, phone: "+91 98200 88888", podType: "PHOTO")
             _ = try await Self.assign(spaced)
             try await twilio.wait("the spaced number's text") { $0.messages.contains { $0.to == "+919820088888" } }
+            let national = try await Self.order(server, phone: "022 2345 6789", podType: "PHOTO")
+            _ = try await Self.assign(national)
+            let notSent = try await eventually {
+                try await Self.notifications(national).first?["status"] as? String == "not sent" ? true : nil
+            }
+            #expect(notSent == true)
+            #expect(!twilio.snapshot.messages.contains { $0.to.hasSuffix("23456789") })
         }
     }
 
