@@ -30,10 +30,10 @@ func backgroundServices(_ components: ServerComponents, senders: [NotificationCh
             repository: repository, deliveries: repository, notifications: repository,
             channels: Set(senders.keys), customerChannels: configuration.customerMessages.channels,
             subscribers: [TrackingEventFeed(relay: components.relay)],
-            clock: clock, logger: logger),
+            clock: clock, logger: logger, wake: components.outboxWake, queued: components.notificationWake),
         NotificationDispatcher(
             repository: repository, senders: senders, policies: NotificationSetup.policies(configuration),
-            clock: clock, registry: components.metrics.registry, logger: logger),
+            clock: clock, registry: components.metrics.registry, logger: logger, wake: components.notificationWake),
     ]
     if let relay = components.postgresRelay { services.append(relay) }
     if let dispatcher = components.autoDispatcher { services.append(dispatcher) }

@@ -17,6 +17,7 @@ func makeRouter(_ components: ServerComponents, providers: ProviderSecrets) -> (
     router.add(middleware: AccessLogMiddleware())
     let catalog = RouteCatalog()
     router.add(middleware: ProblemMiddleware(catalog: catalog))
+    router.add(middleware: WakeOnChangeMiddleware(signal: components.outboxWake))
     if let limit = addressLimit(components) { router.add(middleware: limit) }
     let idempotency = IdempotencyGuard(
         repository: repository, clock: clock, crashAfterCommit: configuration.crashAfterCommit)

@@ -39,6 +39,9 @@ public struct ServerComponents: Sendable {
     let callers: CallerLimits
     /// Present when automatic dispatch is on for some vendor: told of ready orders and declined offers.
     let autoDispatcher: AutoDispatcher?
+    /// Rung by changes this instance made, so their events, pushes and texts go out without waiting for a poll.
+    let outboxWake = WakeSignal()
+    let notificationWake = WakeSignal()
 }
 
 extension ServerComponents {

@@ -17,6 +17,8 @@ struct NotificationDispatcher: Service {
     let logger: Logger
     /// Names this instance's leases.
     let owner = UUID().lowercased
+    /// Rung when this instance's outbox pass queued notifications.
+    var wake = WakeSignal()
     var idleInterval: Duration = .milliseconds(200)
     /// Long enough for the slowest send (15 s timeouts) to finish; a crashed instance's rows come back after it.
     var lease: TimeInterval = 60
@@ -39,7 +41,7 @@ struct NotificationDispatcher: Service {
             } catch {
                 logger.warning("notification pass failed; will retry", metadata: ["error": "\(error)"])
             }
-            if sent == 0 { try? await Task.sleep(for: idleInterval) }
+            if sent == 0 { await wake.wait(upTo: idleInterval) }
         }
     }
 

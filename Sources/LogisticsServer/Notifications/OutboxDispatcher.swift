@@ -25,19 +25,23 @@ struct OutboxDispatcher: Service {
     let subscribers: [any OutboxSubscriber]
     let clock: any WallClock
     let logger: Logger
+    /// Rung by this instance's requests that changed something: their events go out at once, not at the poll.
+    var wake = WakeSignal()
+    /// Rung here once notifications are queued, so they are sent at once too.
+    var queued: WakeSignal?
     var interval: Duration = .milliseconds(250)
 
     func run() async throws {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
-                try await drainOnce()
+                if try await drainOnce() > 0 { queued?.ring() }
                 _ = try await deliveries.expireOffers(now: clock.now())
             } catch is CancellationError {
                 return
             } catch {
                 logger.warning("outbox pass failed; will retry", metadata: ["error": "\(error)"])
             }
-            try? await Task.sleep(for: interval)
+            await wake.wait(upTo: interval)
         }
     }
 
