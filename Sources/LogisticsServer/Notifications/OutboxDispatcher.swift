@@ -30,18 +30,30 @@ struct OutboxDispatcher: Service {
     /// Rung here once notifications are queued, so they are sent at once too.
     var queued: WakeSignal?
     var interval: Duration = .milliseconds(250)
+    /// The least time between the starts of two passes.
+    var coalescing: Duration = .milliseconds(20)
 
     func run() async throws {
+        var lastExpiry = ContinuousClock.now - interval
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            let passStarted = ContinuousClock.now
             do {
                 if try await drainOnce() > 0 { queued?.ring() }
-                _ = try await deliveries.expireOffers(now: clock.now())
+                // On the poll's beat, not on every wake: under load a wake comes with each change.
+                if ContinuousClock.now - lastExpiry >= interval {
+                    lastExpiry = .now
+                    _ = try await deliveries.expireOffers(now: clock.now())
+                }
             } catch is CancellationError {
                 return
             } catch {
                 logger.warning("outbox pass failed; will retry", metadata: ["error": "\(error)"])
             }
             await wake.wait(upTo: interval)
+            // A pass per change would cost a transaction per change under load: changes rung in the same few
+            // milliseconds go out together.
+            let gap = ContinuousClock.now - passStarted
+            if gap < coalescing { try? await Task.sleep(for: coalescing - gap) }
         }
     }
 
