@@ -183,6 +183,9 @@ extension SQLLogisticsRepository: NotificationRepository {
                 .text(status), .date(retryAt), .date(retryAt == nil ? now : nil), .text(error), .text(providerId),
                 .int(notification.id),
             ])
+        if let providerId {
+            try await applyEarlyReceipts(channel: notification.channel, providerId: providerId, now: now)
+        }
         if case .dead = result, notification.isCustomerText {
             try await queueFallback(deliveryId: notification.id, now: now)
         }
@@ -240,35 +243,6 @@ extension SQLLogisticsRepository: NotificationRepository {
         try await database.query(
             "UPDATE notification_deliveries SET lease_owner = NULL, lease_until = NULL WHERE status = 'PENDING'")
     }
-
-    public func recordProviderStatus(
-        channel: NotificationChannel, providerId: String, status: String, error: String?, now: Date
-    ) async throws -> Bool {
-        // Receipts come out of order (a late `sent` after `delivered`): a later state is never taken back.
-        let laterOrSame = Self.receiptStages.filter { $0.value >= (Self.receiptStages[status] ?? 0) }.keys.sorted()
-        let updated = try await database.query(
-            """
-            UPDATE notification_deliveries SET provider_status = ?, last_error = COALESCE(?, last_error)
-            WHERE channel = ? AND provider_id = ?
-                AND COALESCE(provider_status, '') NOT IN (\(placeholders(laterOrSame.count)))
-            RETURNING id, order_id
-            """,
-            [.text(status), .text(error), .text(channel.rawValue), .text(providerId)] + laterOrSame.map { .text($0) })
-        if status == "failed" || status == "undelivered" {
-            for row in updated where try row.uuid("order_id") != OutboxMessage.noOrder {
-                try await queueFallback(deliveryId: try row.int("id"), now: now)
-            }
-        }
-        if updated.isEmpty {
-            return try await database.first(
-                "SELECT id FROM notification_deliveries WHERE channel = ? AND provider_id = ?",
-                [.text(channel.rawValue), .text(providerId)]) != nil
-        }
-        return true
-    }
-
-    /// How far along a message a provider's status puts it; the end states are equals.
-    static let receiptStages = ["queued": 0, "sent": 1, "delivered": 2, "read": 2, "failed": 2, "undelivered": 2]
 
     public func notificationBacklog() async throws -> NotificationBacklog {
         let row = try await database.first(

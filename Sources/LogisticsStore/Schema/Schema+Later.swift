@@ -268,5 +268,17 @@ extension Schema {
                 "CREATE INDEX delivery_ratings_rider ON delivery_ratings (rider_id, rated_at)",
             ]
         ),
+        Migration(
+            version: 27, name: "providers' receipts that come before the message's id is recorded",
+            common: [
+                """
+                CREATE TABLE provider_receipts (
+                    id AUTO_ID, channel TEXT NOT NULL, provider_id TEXT NOT NULL, status TEXT NOT NULL, error TEXT,
+                    received_at BIGINT NOT NULL)
+                """,
+                "CREATE INDEX provider_receipts_message ON provider_receipts (channel, provider_id)",
+                "CREATE INDEX provider_receipts_received ON provider_receipts (received_at)",
+            ]
+        ),
     ]
 }

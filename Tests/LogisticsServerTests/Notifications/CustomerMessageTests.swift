@@ -144,6 +144,26 @@ struct CustomerMessageTests {
         }
     }
 
+    @Test("a receipt that beats Twilio's answer to the send is kept for the message", arguments: StoreKind.available)
+    func receiptBeforeAnswer(kind: StoreKind) async throws {
+        try await SignInTests.withTwilio(kind) { twilio, server in
+            twilio.state.withLock {
+                $0.beforeAnswer = { sid, to in
+                    let early = try? await Self.twilioCallback(
+                        server, [("MessageSid", sid), ("MessageStatus", "delivered"), ("To", to)])
+                    #expect(early?.status == 204)
+                }
+            }
+            let scenario = try await Self.order(server, phone: "+919820018181", podType: "PHOTO")
+            _ = try await Self.assign(scenario)
+            let delivered = try await eventually {
+                try await Self.notifications(scenario).first?["status"] as? String == "delivered" ? true : nil
+            }
+            #expect(delivered == true)
+            #expect(try await server.count("provider_receipts") == 0, "applied, not left behind")
+        }
+    }
+
     @Test("STOP silences the next order's texts for that phone until START", arguments: StoreKind.available)
     func stopAndStart(kind: StoreKind) async throws {
         try await SignInTests.withTwilio(kind) { twilio, server in

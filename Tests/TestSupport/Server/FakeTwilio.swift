@@ -42,6 +42,8 @@ final class FakeTwilio: Sendable {
         var attempts: [String: Int] = [:]
         var scripts: [String: [Scripted]] = [:]
         var violations: [String] = []
+        /// Runs after a message is taken and before Twilio answers: a status callback can beat the answer.
+        var beforeAnswer: (@Sendable (_ sid: String, _ to: String) async -> Void)?
     }
 
     let state = Mutex(State())
@@ -178,6 +180,7 @@ final class FakeTwilio: Sendable {
                     to: to, from: fields["From"], messagingServiceSid: fields["MessagingServiceSid"], body: body,
                     statusCallback: fields["StatusCallback"], sid: messageSid))
         }
+        if let beforeAnswer = state.withLock({ $0.beforeAnswer }) { await beforeAnswer(messageSid, to) }
         let resource: [String: Any?] = [
             "account_sid": Self.accountSid, "api_version": "2010-04-01", "body": body, "direction": "outbound-api",
             "from": fields["From"], "messaging_service_sid": fields["MessagingServiceSid"], "num_segments": "1",
