@@ -88,7 +88,7 @@ public struct TrackingLinks: Sendable {
         let expected = Data(HMAC<SHA256>.authenticationCode(for: Array(parts[0].utf8), using: key)).prefix(
             shortMACBytes)
         // Compared in constant time, as the full MAC is.
-        guard zip(expected, mac).reduce(UInt8(0), { $0 | ($1.0 ^ $1.1) }) == 0 else { return nil }
+        guard ConstantTime.equal(expected, mac) else { return nil }
         let uuid = idBytes.withUnsafeBytes { $0.loadUnaligned(as: uuid_t.self) }
         return .link(UUID(uuid: uuid))
     }

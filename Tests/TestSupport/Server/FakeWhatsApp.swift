@@ -1,9 +1,9 @@
-import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import LogisticsCore
 import LogisticsServer
 import NIOCore
 import Synchronization
@@ -119,8 +119,7 @@ final class FakeWhatsApp: Sendable {
             "entry": [["id": "102290129340398", "changes": [["field": "messages", "value": value]]]],
         ]
         let body = (try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys])) ?? Data()
-        let mac = HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: Array(secret.utf8)))
-        return (body, "sha256=" + mac.map { String(format: "%02x", $0) }.joined())
+        return (body, WhatsAppSignature.sign(body: Array(body), appSecret: secret))
     }
 
     func run(_ body: @escaping @Sendable (_ port: Int) async throws -> Void) async throws {

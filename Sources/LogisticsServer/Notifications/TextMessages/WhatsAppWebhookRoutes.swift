@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -28,7 +27,7 @@ struct WhatsAppWebhookRoutes {
         let query = request.uri.queryParameters
         guard query["hub.mode"].map(String.init) == "subscribe",
             let token = query["hub.verify_token"].map(String.init),
-            Self.constantTimeEqual(Array(token.utf8), Array(verifyToken.value.utf8)),
+            ConstantTime.equal(Array(token.utf8), Array(verifyToken.value.utf8)),
             let challenge = query["hub.challenge"].map(String.init), challenge.count <= 200
         else { throw LogisticsError(.forbidden, "The verification token does not match") }
         return APIResponse(status: .ok, body: Data(challenge.utf8), contentType: "text/plain")
@@ -40,7 +39,7 @@ struct WhatsAppWebhookRoutes {
         let body = try await RequestBody.collect(&request, limit: 256 * 1024)
         let bytes = Array(buffer: body)
         guard let header = request.headers[HTTPField.Name("X-Hub-Signature-256")!],
-            Self.isValid(header, body: bytes, secret: appSecret.value)
+            WhatsAppSignature.isValid(header, body: bytes, appSecret: appSecret.value)
         else { throw LogisticsError(.forbidden, "The X-Hub-Signature-256 does not match this request") }
         let notification: Notification
         do { notification = try JSONDecoder().decode(Notification.self, from: Data(bytes)) } catch {
@@ -65,19 +64,6 @@ struct WhatsAppWebhookRoutes {
         }
         // Meta retries anything but a 200; statuses of messages this server does not know are simply ignored.
         return APIResponse(status: .ok, body: Data(), contentType: "text/plain")
-    }
-
-    /// `sha256=` and the lowercase hex HMAC-SHA256 of the raw body under the app secret.
-    static func isValid(_ header: String, body: [UInt8], secret: String) -> Bool {
-        guard header.hasPrefix("sha256=") else { return false }
-        let expected = HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: Array(secret.utf8)))
-            .map { String(format: "%02x", $0) }.joined()
-        return constantTimeEqual(Array(header.dropFirst(7).lowercased().utf8), Array(expected.utf8))
-    }
-
-    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        guard a.count == b.count else { return false }
-        return zip(a, b).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
     }
 
     /// What this server reads of Meta's webhook document; the rest is ignored.
