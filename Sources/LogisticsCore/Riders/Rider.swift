@@ -19,6 +19,9 @@ public struct Rider: Sendable, Equatable {
         self.activeTaskId = activeTaskId
         self.createdAt = createdAt
     }
+
+    /// What customers are told of who is coming: the first word of the name.
+    public var firstName: String? { name?.split(separator: " ").first.map(String.init) }
 }
 
 /// Who is acting: the token's subject and role.

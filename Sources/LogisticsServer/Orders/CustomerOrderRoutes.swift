@@ -18,7 +18,7 @@ struct CustomerRoutes {
         let order = try await lookup.customersOwnOrder(context)
         var riderFirstName: String? = nil
         if let riderId = order.assignedRiderId, let rider = try await riders.rider(id: riderId) {
-            riderFirstName = rider.name?.split(separator: " ").first.map(String.init)
+            riderFirstName = rider.firstName
         }
         let code = order.otpSeed.map { otp.code(orderId: order.id, seed: $0, storedHash: order.otpHash) }
         let trackable = TrackingChannel.isTrackable(order.status)

@@ -90,11 +90,11 @@ struct TrackingPage {
         // Customers are told who is coming: the rider's first name only.
         var riderLine = ""
         if let riderId = order.assignedRiderId, let rider = try? await riders.rider(id: riderId),
-            let firstName = rider.name?.split(separator: " ").first
+            let firstName = rider.firstName
         {
             riderLine =
                 #"<p id="rider" class="rider">"#
-                + WebPage.escape(NotificationCatalog.fill(text["rider"]!, ["name": String(firstName)])) + "</p>"
+                + WebPage.escape(NotificationCatalog.fill(text["rider"]!, ["name": firstName])) + "</p>"
         }
         return WebPage.html(
             WebPage.render(
