@@ -21,6 +21,15 @@ public enum CustomerChannel: String, Sendable, CaseIterable, Codable {
     /// The customer app's pushes: used when the customer has a device registered, skipped otherwise.
     case push
 
+    /// The text channel that carries it; nil for push, which goes to devices.
+    public var textChannel: NotificationChannel? {
+        switch self {
+        case .sms: .sms
+        case .whatsapp: .whatsapp
+        case .push: nil
+        }
+    }
+
     /// `sms,whatsapp` → [.sms, .whatsapp]; nil when a name is unknown or the list is empty.
     public static func list(_ text: String) -> [CustomerChannel]? {
         let names = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }

@@ -92,12 +92,9 @@ enum NotificationSetup {
             guard let twilioAuthToken, let from = settings.twilioWhatsAppFrom else {
                 throw ConfigurationError("WhatsApp through Twilio needs Twilio's credentials")
             }
-            let twilio = TwilioTextSender(
-                concurrency: textConcurrency, baseURL: configuration.textMessages.twilioBaseURL,
-                accountSid: configuration.textMessages.twilioAccountSid ?? "", authToken: twilioAuthToken,
-                from: "whatsapp:" + from, messagingServiceSid: nil,
-                statusCallback: configuration.publicURL.map { $0 + TwilioReceiptRoutes.publicPath }, http: http,
-                clock: clock)
+            let twilio = twilioSender(
+                configuration, authToken: twilioAuthToken, from: "whatsapp:" + from, messagingServiceSid: nil,
+                http: http, clock: clock)
             return CustomerTextSender(inner: TwilioWhatsAppSender(twilio: twilio), composer: composer)
         }
     }
@@ -114,12 +111,9 @@ enum NotificationSetup {
             return LogTextSender(logger: logger)
         case .twilio:
             guard let twilioAuthToken else { throw ConfigurationError("Twilio needs LOGISTICS_TWILIO_AUTH_TOKEN_FILE") }
-            return TwilioTextSender(
-                concurrency: textConcurrency, baseURL: settings.twilioBaseURL,
-                accountSid: settings.twilioAccountSid ?? "", authToken: twilioAuthToken,
-                from: settings.twilioFrom, messagingServiceSid: settings.twilioMessagingServiceSid,
-                statusCallback: configuration.publicURL.map { $0 + TwilioReceiptRoutes.publicPath }, http: http,
-                clock: clock)
+            return twilioSender(
+                configuration, authToken: twilioAuthToken, from: settings.twilioFrom,
+                messagingServiceSid: settings.twilioMessagingServiceSid, http: http, clock: clock)
         case .http:
             return HTTPTextSender(
                 concurrency: textConcurrency, url: settings.httpURL ?? "",
@@ -128,6 +122,20 @@ enum NotificationSetup {
                 },
                 http: http, clock: clock)
         }
+    }
+
+    /// Twilio's Messages API for the account, from a number (SMS or `whatsapp:`) or a messaging service, with the
+    /// status callback on the public URL when there is one.
+    private static func twilioSender(
+        _ configuration: ServerConfiguration, authToken: Redacted, from: String?, messagingServiceSid: String?,
+        http: HTTPClient, clock: any WallClock
+    ) -> TwilioTextSender {
+        TwilioTextSender(
+            concurrency: textConcurrency, baseURL: configuration.textMessages.twilioBaseURL,
+            accountSid: configuration.textMessages.twilioAccountSid ?? "", authToken: authToken, from: from,
+            messagingServiceSid: messagingServiceSid,
+            statusCallback: configuration.publicURL.map { $0 + TwilioReceiptRoutes.publicPath }, http: http,
+            clock: clock)
     }
 
     static func policies(_ configuration: ServerConfiguration) -> [NotificationChannel: RetryPolicy] {

@@ -25,10 +25,7 @@ extension SQLLogisticsRepository {
             if let phone = order.customer.textablePhone,
                 order.customer.notify.map({ $0.contains(.sms) || $0.contains(.whatsapp) }) ?? true
             {
-                textable =
-                    try await transaction.first(
-                        "SELECT 1 AS stopped FROM text_opt_outs WHERE phone = ?", [.text(phone)])
-                    == nil
+                textable = try await Self.optedOut([phone], in: transaction).isEmpty
             }
             try await transaction.query(
                 """

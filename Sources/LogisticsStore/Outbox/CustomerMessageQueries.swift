@@ -42,39 +42,37 @@ extension SQLLogisticsRepository {
                 locale: row.optionalString("customer_locale"),
                 notify: row.optionalString("customer_notify").flatMap(CustomerChannel.list), optedOut: false)
         }
-        let phones = Set(reach.values.compactMap(\.phone))
-        guard !phones.isEmpty else { return reach }
-        let optedOut = Set(
-            try await transaction.query(
-                "SELECT phone FROM text_opt_outs WHERE phone IN (\(placeholders(phones.count)))",
-                phones.map { .text($0) }
-            ).map { try $0.string("phone") })
+        let optedOut = try await optedOut(Set(reach.values.compactMap(\.phone)), in: transaction)
         for (id, customer) in reach where customer.phone.map(optedOut.contains) == true {
             reach[id]?.optedOut = true
         }
         return reach
     }
 
-    public func setTextOptOut(phone: String, optedOut: Bool, source: String, now: Date) async throws {
-        if optedOut {
-            try await database.query(
-                "INSERT INTO text_opt_outs (phone, opted_out_at, source) VALUES (?, ?, ?) ON CONFLICT (phone) DO NOTHING",
-                [.text(phone), .date(now), .text(source)])
-        } else {
-            try await database.query("DELETE FROM text_opt_outs WHERE phone = ?", [.text(phone)])
-        }
-        // What is already queued for the phone stops too: STOP means now, not after the backlog.
-        if optedOut {
-            try await database.query(
-                """
-                UPDATE notification_deliveries SET status = 'DROPPED', last_error = 'the customer opted out', finished_at = ?
-                WHERE target = ? AND channel IN ('sms', 'whatsapp') AND status = 'PENDING' AND order_id <> ?
-                """, [.date(now), .text(phone), .uuid(OutboxMessage.noOrder)])
-        }
+    /// The phones among these that answered STOP.
+    static func optedOut(_ phones: Set<String>, in transaction: any SQLExecutor) async throws -> Set<String> {
+        guard !phones.isEmpty else { return [] }
+        return Set(
+            try await transaction.query(
+                "SELECT phone FROM text_opt_outs WHERE phone IN (\(placeholders(phones.count)))",
+                phones.map { .text($0) }
+            ).map { try $0.string("phone") })
     }
 
-    public func isTextOptedOut(phone: String) async throws -> Bool {
-        try await database.first("SELECT 1 AS stopped FROM text_opt_outs WHERE phone = ?", [.text(phone)]) != nil
+    public func setTextOptOut(phone: String, optedOut: Bool, source: String, now: Date) async throws {
+        guard optedOut else {
+            try await database.query("DELETE FROM text_opt_outs WHERE phone = ?", [.text(phone)])
+            return
+        }
+        try await database.query(
+            "INSERT INTO text_opt_outs (phone, opted_out_at, source) VALUES (?, ?, ?) ON CONFLICT (phone) DO NOTHING",
+            [.text(phone), .date(now), .text(source)])
+        // What is already queued for the phone stops too: STOP means now, not after the backlog.
+        try await database.query(
+            """
+            UPDATE notification_deliveries SET status = 'DROPPED', last_error = 'the customer opted out', finished_at = ?
+            WHERE target = ? AND channel IN ('sms', 'whatsapp') AND status = 'PENDING' AND order_id <> ?
+            """, [.date(now), .text(phone), .uuid(OutboxMessage.noOrder)])
     }
 
     /// A failed text of a customer message, once: the same message queued on the channel the fan-out chose as its
@@ -103,7 +101,7 @@ extension SQLLogisticsRepository {
                 [
                     .int(try row.int("outbox_id")), .text(try row.string("event_id")), .uuid(orderId),
                     .text(channel.rawValue), .text(phone), .text(phone), .text(row.optionalString("locale")),
-                    .text("\(channel.rawValue):\(phone):\(orderId.lowercased)"), .date(now), .date(now), .date(now),
+                    .text(Self.orderingKey(channel, phone, scope: orderId)), .date(now), .date(now), .date(now),
                     .int(deliveryId),
                 ])
         }

@@ -30,6 +30,11 @@ extension SQLLogisticsRepository: NotificationRepository {
 
             var binds: [SQLValue] = []
             var count = 0
+            func queuePushes(_ message: OutboxMessage, to devices: [RegisteredDevice]) {
+                for device in devices where channels.contains(device.platform.channel) {
+                    queue(message, device.platform.channel, device.id.lowercased, device.pushToken, device.locale)
+                }
+            }
             func queue(
                 _ message: OutboxMessage, _ channel: NotificationChannel, _ destination: String, _ target: String,
                 _ locale: String?, fallback: NotificationChannel? = nil
@@ -37,7 +42,7 @@ extension SQLLogisticsRepository: NotificationRepository {
                 binds += [
                     .int(message.id), .uuid(message.eventId), .uuid(message.orderId), .text(channel.rawValue),
                     .text(destination), .text(target), .text(locale),
-                    .text("\(channel.rawValue):\(destination):\(Self.orderingScope(message).lowercased)"), .date(now),
+                    .text(Self.orderingKey(channel, destination, scope: Self.orderingScope(message))), .date(now),
                     .date(now), .date(now), .text(fallback?.rawValue),
                 ]
                 count += 1
@@ -58,25 +63,18 @@ extension SQLLogisticsRepository: NotificationRepository {
                         textablePhone: customer?.phone, optedOut: customer?.optedOut ?? false, enabled: channels)
                     switch route.first {
                     case .push:
-                        for device in devices {
-                            queue(
-                                message, device.platform.channel, device.id.lowercased, device.pushToken, device.locale)
-                        }
+                        queuePushes(message, to: devices)
                     case .some(let text):
-                        guard let phone = customer?.phone, let channel = NotificationChannel(rawValue: text.rawValue)
-                        else { continue }
+                        guard let phone = customer?.phone, let channel = text.textChannel else { continue }
                         // A failed text falls back once, to the next text channel the customer can take.
-                        let fallback = route.fallback(after: text).flatMap { $0 == .push ? nil : $0 }
                         queue(
                             message, channel, phone, phone, customer?.locale,
-                            fallback: fallback.flatMap { NotificationChannel(rawValue: $0.rawValue) })
+                            fallback: route.fallback(after: text)?.textChannel)
                     case nil:
                         continue
                     }
                 } else if message.topic == "push", let recipient = message.recipientId {
-                    for device in devicesByOwner[recipient] ?? [] where channels.contains(device.platform.channel) {
-                        queue(message, device.platform.channel, device.id.lowercased, device.pushToken, device.locale)
-                    }
+                    queuePushes(message, to: devicesByOwner[recipient] ?? [])
                 }
             }
             // 12 binds a row; stay far below SQLite's and PostgreSQL's bind limits.
@@ -100,6 +98,11 @@ extension SQLLogisticsRepository: NotificationRepository {
                 "UPDATE outbox SET sent_at = ?, attempts = attempts + 1 WHERE id IN (\(placeholders(messages.count)))",
                 [.date(now)] + messages.map { .int($0.id) })
         }
+    }
+
+    /// A destination's messages are sent in order within one scope.
+    static func orderingKey(_ channel: NotificationChannel, _ destination: String, scope: UUID) -> String {
+        "\(channel.rawValue):\(destination):\(scope.lowercased)"
     }
 
     /// What a destination's messages are kept in order within: their order's, so "picked up" never overtakes
@@ -266,10 +269,13 @@ extension PendingNotification {
     }
 }
 
-/// The type and status of an outbox event document, without decoding the rest.
+/// The type, status, time and details of an outbox event document, without decoding the rest.
 public struct OutboxEventHead: Decodable, Sendable {
     public var type: String
     public var status: String?
+    /// RFC 3339, as `OutboxEventPayload` writes it.
+    public var occurredAt: String?
+    public var data: [String: String]?
 
     public init?(json: String) {
         guard let head = try? JSONDecoder().decode(Self.self, from: Data(json.utf8)) else { return nil }

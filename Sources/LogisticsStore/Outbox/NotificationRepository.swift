@@ -97,7 +97,6 @@ public protocol NotificationRepository: Sendable {
     ) async throws -> Bool
     /// A phone's answer to a text: STOP (`optedOut`) silences customer texts to it on every order until START.
     func setTextOptOut(phone: String, optedOut: Bool, source: String, now: Date) async throws
-    func isTextOptedOut(phone: String) async throws -> Bool
     /// Every delivery of the order's messages, oldest first, fallbacks included.
     func messageDeliveries(orderId: UUID) async throws -> [MessageDelivery]
     /// Called once at start: frees leases that can only belong to a process that died (SQLite is one process's

@@ -40,7 +40,7 @@ struct CustomerTextComposer: Sendable {
         guard let baseKey = notification.textKey else { throw Failure.noText("a message without a catalog key") }
         guard let order = try await orders.order(id: notification.orderId) else { throw Failure.orderGone }
         let locale = notification.locale ?? order.customer.locale
-        let event = EventFacts(json: notification.payload)
+        let event = OutboxEventHead(json: notification.payload)
         var values = notification.textArguments
         values["sender"] = settings.senderName
         values["vendor"] = order.vendor.name
@@ -49,18 +49,19 @@ struct CustomerTextComposer: Sendable {
             key = CustomerTexts.key(baseKey, withCode: true)
             if key != baseKey { values["code"] = otp.code(orderId: order.id, seed: seed, storedHash: order.otpHash) }
         }
-        if let riderId = order.assignedRiderId, let name = try await riders.rider(id: riderId)?.name {
-            values["rider"] = String(name.split(separator: " ").first ?? Substring(name))
+        if let riderId = order.assignedRiderId, let name = try await riders.rider(id: riderId)?.firstName {
+            values["rider"] = name
         } else {
             values["rider"] = CustomerTexts.phrase("yourRider", locale: locale) ?? "Your rider"
         }
-        if let reason = event?.data["reason"] ?? values["reason"],
+        if let reason = event?.data?["reason"] ?? values["reason"],
             let words = CustomerTexts.phrase("reason.\(reason)", locale: locale)
         {
             values["reason"] = words
         }
         if let by = values["by"], let words = CustomerTexts.phrase("by.\(by)", locale: locale) { values["by"] = words }
-        values["time"] = Self.time(event?.occurredAt ?? clock.now(), zone: settings.timeZone)
+        values["time"] = Self.time(
+            event?.occurredAt.flatMap(RFC3339.date(from:)) ?? clock.now(), zone: settings.timeZone)
         let needsLink = CustomerTexts.templateParameters[key]?.contains("link") ?? false
         if needsLink {
             let linkId = try await links.messageLink(orderId: order.id, now: clock.now())
@@ -72,24 +73,28 @@ struct CustomerTextComposer: Sendable {
         return Composed(key: key, language: CustomerTexts.language(locale), values: values, text: text)
     }
 
+    /// A message ready for the provider, or how the attempt ends when it cannot be written: refused for good (no
+    /// words for it, the order gone), or tried again (the database did not answer).
+    enum Written {
+        case message(Composed)
+        case unsent(SendOutcome)
+    }
+
+    func write(_ notification: PendingNotification) async -> Written {
+        do {
+            return .message(try await compose(notification))
+        } catch let failure as Failure {
+            return .unsent(.rejected(reason: failure.description))
+        } catch {
+            return .unsent(.retry(reason: "could not write the message: \(error)", after: nil))
+        }
+    }
+
     static func time(_ date: Date, zone: String) -> String {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: zone) ?? .gmt
         let parts = calendar.dateComponents([.hour, .minute], from: date)
         return String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
-    }
-
-    /// The event a message is about: when it happened and its details (a failure's reason).
-    private struct EventFacts: Decodable {
-        var occurredAt: Date
-        var data: [String: String]
-
-        init?(json: String) {
-            let decoder = JSONDecoder()
-            decoder.dateDecodingStrategy = RFC3339.jsonDecoding
-            guard let facts = try? decoder.decode(Self.self, from: Data(json.utf8)) else { return nil }
-            self = facts
-        }
     }
 }
 
@@ -103,14 +108,13 @@ struct CustomerTextSender: NotificationSender {
 
     func send(_ notification: PendingNotification) async -> SendOutcome {
         guard notification.isCustomerText else { return await inner.send(notification) }
-        var composed = notification
-        do {
-            composed.body = try await composer.compose(notification).text
-        } catch let failure as CustomerTextComposer.Failure {
-            return .rejected(reason: failure.description)
-        } catch {
-            return .retry(reason: "could not write the message: \(error)", after: nil)
+        switch await composer.write(notification) {
+        case .unsent(let outcome):
+            return outcome
+        case .message(let message):
+            var written = notification
+            written.body = message.text
+            return await inner.send(written)
         }
-        return await inner.send(composed)
     }
 }

@@ -44,10 +44,9 @@ struct WhatsAppCloudSender: NotificationSender {
 
     func send(_ notification: PendingNotification) async -> SendOutcome {
         let composed: CustomerTextComposer.Composed
-        do { composed = try await composer.compose(notification) } catch let failure as CustomerTextComposer.Failure {
-            return .rejected(reason: failure.description)
-        } catch {
-            return .retry(reason: "could not write the message: \(error)", after: nil)
+        switch await composer.write(notification) {
+        case .unsent(let outcome): return outcome
+        case .message(let message): composed = message
         }
         guard let name = templates[composed.key] else {
             return .rejected(reason: "no WhatsApp template is configured for \(composed.key)")
