@@ -97,11 +97,10 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CompressNIO", package: "compress-nio"),
             ],
-            // The pages' HTML, CSS, scripts and icons, and the OpenAPI document's root and feature fragments: real
-            // files, embedded in the binary by the plugin below. Web/TypeCheck: tsc's settings for the pages'
-            // scripts, neither embedded nor compiled.
+            // The OpenAPI document's root and feature fragments: real files, embedded in the binary by the plugin
+            // below with the pages' HTML, CSS, scripts and icons (the top-level Web/ folder).
             exclude: [
-                "Web/Assets", "Web/TypeCheck", "HTTP/OpenAPI/openapi.json", "Delivery/openapi.json",
+                "HTTP/OpenAPI/openapi.json", "Delivery/openapi.json",
                 "Navigation/openapi.json",
                 "Dispatch/openapi.json", "Notifications/openapi.json", "Offers/openapi.json", "Operations/openapi.json",
                 "Orders/openapi.json",

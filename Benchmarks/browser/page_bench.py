@@ -36,7 +36,7 @@ def main():
         page = link["url"]
 
         raw = zipped = served = 0
-        assets = ["/web/Tracking/track.js", "/web/map.js", "/web/Tracking/track.css"]
+        assets = ["/web/Tracking/track.js", "/web/Shared/map.js", "/web/Tracking/track.css"]
         for address in [page] + [server.base + path for path in assets]:
             body, _ = fetch(address)
             raw += len(body)

@@ -1,16 +1,19 @@
 import Foundation
 import PackagePlugin
 
-/// Embeds the files below `Web/Assets` of the target (in folders by page, keyed by their path below it, as they are
-/// served under `/web/`) into the binary as one generated Swift file, and every `openapi.json` below the target (the
+/// Embeds the pages' files, the package's top-level `Web/` folder but its `TypeCheck/` (one folder per app and
+/// `Shared/`, keyed by their path below `Web/`, as they are served under `/web/`) into the binary as one generated
+/// Swift file, and every `openapi.json` below the target (the
 /// OpenAPI document's root and each feature's fragment, keyed by path) as another. SwiftPM's own `.embedInCode`
 /// writes byte-array literals that took about a minute to compile per 200 KB here; string literals compile at once.
 @main
 struct EmbedWebAssets: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: any Target) throws -> [Command] {
         guard let target = target as? SourceModuleTarget else { return [] }
-        let assets = target.directoryURL.appending(path: "Web/Assets")
-        let names = Self.files(below: assets)
+        // The pages live at the top of the repository, where a newcomer looks for them, not inside the server's
+        // target; tsc's settings beside them are not served.
+        let assets = context.package.directoryURL.appending(path: "Web")
+        let names = Self.files(below: assets).filter { !$0.hasPrefix("TypeCheck/") }
         // Walked rather than listed, so a new feature's fragment is served without touching the plugin.
         let openAPI = Self.files(below: target.directoryURL).filter {
             $0 == "openapi.json" || $0.hasSuffix("/openapi.json")

@@ -5,7 +5,7 @@ import Hummingbird
 /// One of the pages' files (scripts, styles, the manifest, icons), or a page the same for every visitor, served
 /// gzipped with a validator.
 struct WebAsset: Sendable {
-    /// The file's path below `Web/Assets` (`Rider/rider.js`), or a page's name.
+    /// The file's path below the top-level `Web/` (`Rider/rider.js`), or a page's name.
     let name: String
     let contentType: String
     let body: CompressedBody
@@ -31,9 +31,9 @@ struct WebAsset: Sendable {
     var text: String { String(decoding: body.plain, as: UTF8.self) }
 }
 
-/// The files of `Web/Assets`, compiled into the binary by the EmbedWebAssets build plugin: edit them as files (no
-/// build step beyond `swift build`), deploy nothing beside the binary. Each is known by its path below `Web/Assets`
-/// (`Rider/rider.js`, `map.js`) and served at `/web/` and that path, so a folder is part of a file's name.
+/// The files of the top-level `Web/` folder, compiled into the binary by the EmbedWebAssets build plugin: edit them
+/// as files (no build step beyond `swift build`), deploy nothing beside the binary. Each is known by its path below
+/// `Web/` (`Rider/rider.js`, `Shared/map.js`) and served at `/web/` and that path, so a folder is part of a file's name.
 enum WebAssets {
     static let files: [String: WebAsset] = assets(embedded: EmbeddedWebAssets.files)
 
@@ -54,7 +54,7 @@ enum WebAssets {
     }
 
     static subscript(path: String) -> WebAsset {
-        guard let asset = files[path] else { preconditionFailure("no web asset \(path) in Web/Assets") }
+        guard let asset = files[path] else { preconditionFailure("no web asset \(path) in Web/") }
         return asset
     }
 

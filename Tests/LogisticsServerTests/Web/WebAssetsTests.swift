@@ -5,7 +5,7 @@ import Testing
 
 @testable import LogisticsServer
 
-/// The pages' files are served by their path below `Web/Assets`, so a folder is part of a file's name.
+/// The pages' files are served by their path below the top-level `Web/`, so a folder is part of a file's name.
 @Suite("Web assets by path")
 struct WebAssetsTests {
     @Test("two files of one name in different folders are two files, each at its own path")
@@ -36,7 +36,7 @@ struct WebAssetsTests {
 
     @Test("the embedded assets are keyed by path: the pages' folders, the shared files at the top")
     func embeddedByPath() {
-        for path in ["Rider/rider.js", "Rider/Connection/rider-api.js", "Dispatch/dispatch.js", "map.js", "sign-in.js"]
+        for path in ["Rider/rider.js", "Rider/Connection/rider-api.js", "Dispatch/dispatch.js", "Shared/map.js", "Shared/sign-in.js"]
         {
             #expect(WebAssets.files[path] != nil, "\(path)")
         }

@@ -4,7 +4,7 @@
 // form. This module signs in and out, keeps the stream and the lists fresh, and switches between the views; the
 // others each do one of those jobs.
 import { api, forgetToken, keepToken, onUnauthorised, REFRESH_KEY, token } from './dispatch-api.js';
-import { claims, createSignIn } from '../sign-in.js';
+import { claims, createSignIn } from '../Shared/sign-in.js';
 
 const { wireSignIn, resetSignIn, refreshAccess, claimRenewal, logout } = createSignIn({
   refreshKey: REFRESH_KEY, roles: ['dispatcher', 'admin'],
@@ -19,7 +19,7 @@ import { keepOrder, loadOpenOrders, renderOrders, renderRiderChoice, wireSearch 
 import { forgetInspections, forgetRounds, inspectOpenOrders } from './dispatch-problems.js';
 import { closeRiderCard, openRiderCard, renderCard, shownRider } from './dispatch-rider-card.js';
 import { $, FINAL, on, refreshTimes, state } from './dispatch-state.js';
-import { TileMap } from '../map.js';
+import { TileMap } from '../Shared/map.js';
 import { openPeople, wirePeople } from './dispatch-people.js';
 
 const MONACO = [{ lat: 43.745, lon: 7.435 }, { lat: 43.726, lon: 7.412 }];

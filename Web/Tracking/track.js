@@ -1,6 +1,6 @@
 // @ts-check
 // The customer's tracking page: follows the order's live stream with the tracking link's token.
-import { TileMap, decodePolyline } from '../map.js';
+import { TileMap, decodePolyline } from '../Shared/map.js';
 import { setUpRating } from './track-rating.js';
 
 const body = document.body;

@@ -1,7 +1,7 @@
 // @ts-check
 // The navigation map that follows the rider: the marker glides to each new position, the map keeps it in the
 // middle until the rider pans, and Re-center brings it back.
-import { TileMap } from '../../map.js';
+import { TileMap } from '../../Shared/map.js';
 
 // The page's element of that id, typed any: callers use it as the input, form or dialog they know it is.
 /** @type {(id: string) => any} */

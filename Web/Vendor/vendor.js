@@ -2,7 +2,7 @@
 // The store's page (GET /vendor): its staff sign in with their phone and an SMS code (as the store: role vendor),
 // see the store's open orders as they change, and mark an order ready when it is packed. Everything comes from the
 // API with the staff member's token; the page holds nothing of its own.
-import { claims, createSignIn, keptAccessToken } from '../sign-in.js';
+import { claims, createSignIn, keptAccessToken } from '../Shared/sign-in.js';
 
 // The page's element of that id, typed any: callers use it as the input, form or dialog they know it is.
 /** @type {(id: string) => any} */

@@ -10,7 +10,7 @@ import { normalise } from './dispatch-problems.js';
 import {
   $, FINAL, OFFER_WORDS, ORDER_WORDS, ago, el, emit, on, reference, riderName, state, timeOfDay,
 } from './dispatch-state.js';
-import { decodePolyline } from '../map.js';
+import { decodePolyline } from '../Shared/map.js';
 
 let selected = null; // the order id on the panel
 let generation = 0; // drops the answers of an earlier render

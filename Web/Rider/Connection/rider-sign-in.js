@@ -1,7 +1,7 @@
 // @ts-check
 // The rider app's sign-in: the shared phone-and-code sign-in (sign-in.js) with the rider's words, in their language.
 // The refresh token keeps the rider signed in across reloads and app restarts.
-import { createSignIn } from '../../sign-in.js';
+import { createSignIn } from '../../Shared/sign-in.js';
 import { t } from '../rider-i18n.js';
 
 function minutesFrom(seconds) {

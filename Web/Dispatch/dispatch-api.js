@@ -2,7 +2,7 @@
 // The API with the dispatcher's token. The token comes from signing in by phone (sign-in.js) or a
 // development link's fragment (#token=…, which browsers never send to a server) and is kept in sessionStorage only:
 // closing the tab or signing out forgets it (a refresh token, kept apart, signs in again).
-import { keptAccessToken } from '../sign-in.js';
+import { keptAccessToken } from '../Shared/sign-in.js';
 
 const KEY = 'dispatchToken';
 export const REFRESH_KEY = 'dispatchRefreshToken';

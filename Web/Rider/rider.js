@@ -19,7 +19,7 @@ import {
   initSession, tokenFromAddress, signOut, begin, refresh, refusedToken, toggleAvailability,
 } from './Connection/rider-session.js';
 import { wireSignIn, refreshAccess, storedRefreshToken } from './Connection/rider-sign-in.js';
-import { claims } from '../sign-in.js';
+import { claims } from '../Shared/sign-in.js';
 
 // An access token whose time is up (with a minute to spare): not worth a request that will be refused.
 function expired(token) {

@@ -3,7 +3,7 @@
 // network at all. The page and its files: the network first (always fresh when online), the cache when offline.
 // Map tiles: the cache first (they change only with the map), a bounded number. The API is never cached.
 // A new name whenever the list's addresses change: activation deletes every other cache, the old copies with it.
-const SHELL = 'rider-shell-v5';
+const SHELL = 'rider-shell-v6';
 const TILES = 'rider-tiles-v1';
 const MAX_TILES = 400;
 const FILES = [
@@ -19,7 +19,7 @@ const FILES = [
   '/web/Rider/Delivery/rider-proof.js',
   '/web/Rider/Navigation/rider-nav.js', '/web/Rider/Navigation/rider-nav-map.js', '/web/Rider/Navigation/rider-nav-words.js',
   '/web/Rider/Navigation/rider-nav-voice.js', '/web/Rider/Navigation/rider-route.js',
-  '/web/map.js', '/web/sign-in.js',
+  '/web/Shared/map.js', '/web/Shared/sign-in.js',
 ];
 // The global of a service worker, which TypeScript's webworker types call a plain worker's.
 const worker = /** @type {ServiceWorkerGlobalScope} */ (/** @type {unknown} */ (self));

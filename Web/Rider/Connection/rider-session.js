@@ -1,7 +1,7 @@
 // @ts-check
 // Signing in and out, and the server's view of the rider: profile, active task, availability.
 import { offline } from './rider-api.js';
-import { claims } from '../../sign-in.js';
+import { claims } from '../../Shared/sign-in.js';
 import { t } from '../rider-i18n.js';
 import { $, isFinal, loadCache, pendingFor, displayTask, tripTaskIds } from './rider-state.js';
 import { notify, problemText, isSuspended } from '../rider-notice.js';

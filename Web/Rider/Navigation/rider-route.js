@@ -4,7 +4,7 @@
 // fixes in a row off the route) asks for a new route, and "Searching for GPS signal" follows a silence.
 // No DOM here: rider-nav.js shows what this decides.
 
-import { decodePolyline } from '../../map.js';
+import { decodePolyline } from '../../Shared/map.js';
 
 export { decodePolyline };
 
