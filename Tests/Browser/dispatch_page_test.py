@@ -22,6 +22,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
 from dispatch_people import people_tab
+from dispatch_renewal import stays_signed_in
 from dispatch_sign_in import phone_sign_in
 from browser_support import (ARTIFACTS, HOME, STORE, Server, browser, canvas_ink, check, check_contrast, failures,
                              now, requested_urls, wait_for)
@@ -641,15 +642,18 @@ def sign_out(driver, name):
 
 
 def main():
-    # Both shifts take about two minutes; a stuck one prints where every thread was and ends.
-    faulthandler.dump_traceback_later(400, exit=True)
+    # Both shifts take about two minutes, the short tokens' renewals two and a half; a stuck one prints where every
+    # thread was and ends.
+    faulthandler.dump_traceback_later(700, exit=True)
     os.makedirs(ARTIFACTS, exist_ok=True)
     started = time.time()
     for width, height, name in [(360, 740, "phone"), (1280, 800, "desktop")]:
         shift(width, height, name)
         people_tab(width, height, name)
         phone_sign_in(width, height, name)
-    print(f"     (both shifts, the People tab and signing in by phone took {time.time() - started:.1f} s)", flush=True)
+    stays_signed_in()
+    print(f"     (both shifts, the People tab, signing in by phone and short tokens took {time.time() - started:.1f} s)",
+          flush=True)
     if failures:
         print(f"{len(failures)} browser check(s) failed", flush=True)
         sys.exit(1)

@@ -6,8 +6,8 @@ import { keptAccessToken } from '../Shared/sign-in.js';
 
 const KEY = 'dispatchToken';
 export const REFRESH_KEY = 'dispatchRefreshToken';
-/** @type {(refusal: Refusal) => void} */
-let unauthorised = () => {};
+/** @type {(refusal: Refusal) => Promise<boolean>} */
+let unauthorised = async () => false;
 
 export function token() {
   return keptAccessToken(KEY, REFRESH_KEY);
@@ -16,7 +16,8 @@ export function token() {
 export function keepToken(value) { sessionStorage.setItem(KEY, value); }
 export function forgetToken() { sessionStorage.removeItem(KEY); }
 
-// Called once with the problem when the server says the token no longer works (expired, revoked).
+// Called with the problem when the server says the token no longer works (expired, revoked); it answers whether a
+// new token was had, and the request is then sent once more with it, so what the person did is not lost.
 export function onUnauthorised(handler) { unauthorised = handler; }
 
 // A refusal as a person reads it: the problem's title, and the fields it names.
@@ -35,7 +36,7 @@ const FIELD_WORDS = {
   preparationMinutes: 'Preparation time', reason: 'Reason', q: 'Search words',
 };
 
-export async function api(method, path, body, headers = {}) {
+export async function api(method, path, body, headers = {}, renewed = false) {
   let response;
   try {
     response = await fetch(path, {
@@ -49,7 +50,10 @@ export async function api(method, path, body, headers = {}) {
   const data = response.status === 204 ? {} : await response.json().catch(() => ({}));
   if (!response.ok) {
     const refusal = new Refusal(data, response.status);
-    if (response.status === 401) unauthorised(refusal);
+    // A 401 is answered before the request does anything, so sending it again with a renewed token is safe.
+    if (response.status === 401 && !renewed && (await unauthorised(refusal))) {
+      return api(method, path, body, headers, true);
+    }
     throw refusal;
   }
   return data;

@@ -1,6 +1,6 @@
 // @ts-check
-// A new order from the page: the store (one known from earlier orders, or typed with a pin: there is no stores API
-// yet), the customer with an address and a pin dropped on the map (or an address an earlier order already placed),
+// A new order from the page: the store (a registered one, named by its id so its staff see the order; one known from
+// earlier orders; or typed with a pin), the customer with an address and a pin dropped on the map (or an address an earlier order already placed),
 // notes, the kind of proof, and ready now or after a preparation time.
 import { api, newId } from './dispatch-api.js';
 import { $, el, emit, state } from './dispatch-state.js';
@@ -8,14 +8,50 @@ import { $, el, emit, state } from './dispatch-state.js';
 let pinFor = null; // 'store' or 'customer' while the dispatcher is placing a pin
 const pins = { store: null, customer: null };
 let formKey = null; // one Idempotency-Key per order being entered: a double tap creates one order
+/** @type {{vendorId: string, name: string, address: string, location: {lat: number, lon: number}}[]} */
+let registered = [];
+let wantedStore = ''; // a draft's store, chosen once the registered stores have been read
 
+// The registered stores first (an order names them by id), then the one-off pickup places of earlier orders, each
+// under a key that stays the same when the list is redrawn.
+/** @returns {Map<string, {vendorId?: string, name: string, address: string, location: {lat: number, lon: number}}>} */
 function knownStores() {
-  const stores = new Map();
+  const byName = (a, b) => a[1].name.localeCompare(b[1].name);
+  /** @type {[string, any][]} */
+  const stores = registered.map((store) => [`id:${store.vendorId}`, store]);
+  stores.sort(byName);
+  const oneOff = new Map();
   for (const order of state.orders.values()) {
-    const key = `${order.vendor.name}\n${order.vendor.address}`;
-    if (!stores.has(key)) stores.set(key, order.vendor);
+    if (order.vendorId) continue;
+    const key = `place:${order.vendor.name}\n${order.vendor.address}`;
+    if (!oneOff.has(key)) oneOff.set(key, order.vendor);
   }
-  return [...stores.values()].sort((a, b) => a.name.localeCompare(b.name));
+  return new Map([...stores, ...[...oneOff.entries()].sort(byName)]);
+}
+
+// The stores the company registered, read when the form opens; the list is redrawn when they arrive.
+async function loadRegisteredStores() {
+  try {
+    registered = (await api('GET', '/api/v1/vendors?limit=200')).vendors || [];
+  } catch (error) {
+    console.warn('stores', error);
+    return;
+  }
+  if (formKey) fillStoreChoice();
+}
+
+function fillStoreChoice() {
+  const chosen = wantedStore || $('store-choice').value;
+  const stores = knownStores();
+  $('store-choice').replaceChildren(
+    ...[...stores].map(([key, store]) => el('option', { value: key }, `${store.name} — ${store.address}`)),
+    el('option', { value: 'new' }, 'Another store…'));
+  if (chosen && [...$('store-choice').options].some((option) => option.value === chosen)) {
+    $('store-choice').value = chosen;
+    if (chosen === wantedStore) wantedStore = '';
+  }
+  $('store-choice').dataset.count = String(stores.size);
+  $('store-new').hidden = stores.size > 0 && $('store-choice').value !== 'new';
 }
 
 function knownAddresses() {
@@ -30,12 +66,8 @@ export function openCreate() {
   pins.customer = null;
   $('create').reset();
   $('create-error').textContent = '';
-  const stores = knownStores();
-  $('store-choice').replaceChildren(
-    ...stores.map((store, index) => el('option', { value: String(index) }, `${store.name} — ${store.address}`)),
-    el('option', { value: 'new' }, 'Another store…'));
-  $('store-choice').dataset.count = String(stores.length);
-  $('store-new').hidden = stores.length > 0;
+  fillStoreChoice();
+  loadRegisteredStores();
   $('known-addresses').replaceChildren(...[...knownAddresses().keys()].map((address) => el('option', { value: address })));
   showPinStatus();
 }
@@ -45,6 +77,7 @@ export function closeCreate() {
   pins.store = null;
   pins.customer = null;
   formKey = null;
+  wantedStore = '';
   state.pins = [];
 }
 
@@ -86,9 +119,11 @@ function showPinStatus() {
   emit('pins');
 }
 
+/** @returns {{vendorId?: string, name: string, address: string, location: {lat: number, lon: number}}} */
 function storeFromForm() {
   const choice = $('store-choice').value;
-  if (choice !== 'new' && choice !== '') return knownStores()[Number(choice)];
+  const known = choice !== 'new' && choice !== '' && knownStores().get(choice);
+  if (known) return known;
   const name = $('store-name').value.trim();
   const address = $('store-address').value.trim();
   if (!name) throw new Error('Name the store, or choose one from the list');
@@ -130,7 +165,9 @@ async function submit(event) {
     }
     body = {
       externalRef: $('order-ref').value.trim() || madeUpReference(),
-      vendor: { name: vendor.name, address: vendor.address, location: { lat: vendor.location.lat, lon: vendor.location.lon } },
+      ...(vendor.vendorId
+        ? { vendorId: vendor.vendorId }
+        : { vendor: { name: vendor.name, address: vendor.address, location: { lat: vendor.location.lat, lon: vendor.location.lon } } }),
       customer: {
         id: newId(), name: $('customer-name').value.trim(), phone: $('customer-phone').value.trim(),
         address: place.address, location: { lat: place.location.lat, lon: place.location.lon },
@@ -164,4 +201,51 @@ export function wireCreate() {
   $('customer-pin').addEventListener('click', () => startPin('customer'));
   $('map-prompt-stop').addEventListener('click', stopPin);
   $('prep-minutes').addEventListener('focus', () => { $('create').elements.ready.value = 'later'; });
+}
+
+// ---- A draft kept across a sign-in that ended: what the dispatcher typed comes back after signing in again.
+
+const DRAFT_KEY = 'dispatchDraft';
+const DRAFT_FIELDS = ['store-choice', 'store-name', 'store-address', 'customer-name', 'customer-phone',
+  'customer-address', 'order-notes', 'prep-minutes', 'order-ref'];
+
+// Keeps the open form, if anything was typed in it; true when a draft was kept.
+export function keepDraft() {
+  if (!formKey) return false;
+  /** @type {Record<string, string>} */
+  const values = {};
+  for (const id of DRAFT_FIELDS) values[id] = $(id).value;
+  const typed = DRAFT_FIELDS.some((id) => id !== 'store-choice' && id !== 'prep-minutes' && values[id].trim());
+  if (!typed && !pins.store && !pins.customer) return false;
+  const form = $('create').elements;
+  sessionStorage.setItem(DRAFT_KEY, JSON.stringify({
+    values, pins, pod: form.pod.value, ready: form.ready.value, key: formKey,
+  }));
+  return true;
+}
+
+// Opens the form with a kept draft, once; false when there is none. The draft keeps its Idempotency-Key: an order
+// the server took just before the sign-in ended is not created twice.
+export function restoreDraft() {
+  const text = sessionStorage.getItem(DRAFT_KEY);
+  sessionStorage.removeItem(DRAFT_KEY);
+  if (!text) return false;
+  let draft;
+  try {
+    draft = JSON.parse(text);
+  } catch {
+    return false;
+  }
+  openCreate();
+  formKey = draft.key || formKey;
+  for (const id of DRAFT_FIELDS) if (typeof draft.values[id] === 'string') $(id).value = draft.values[id];
+  wantedStore = draft.values['store-choice'] || '';
+  fillStoreChoice();
+  const form = $('create').elements;
+  form.pod.value = draft.pod;
+  form.ready.value = draft.ready;
+  pins.store = draft.pins && draft.pins.store;
+  pins.customer = draft.pins && draft.pins.customer;
+  showPinStatus();
+  return true;
 }

@@ -6,11 +6,11 @@
 import { api, forgetToken, keepToken, onUnauthorised, REFRESH_KEY, token } from './dispatch-api.js';
 import { claims, createSignIn } from '../Shared/sign-in.js';
 
-const { wireSignIn, resetSignIn, refreshAccess, claimRenewal, logout } = createSignIn({
+const { wireSignIn, resetSignIn, refreshAccess, claimRenewal, hasRefreshToken, refusalReason, logout } = createSignIn({
   refreshKey: REFRESH_KEY, roles: ['dispatcher', 'admin'],
   wrongRole: 'This phone belongs to a rider or a store, not to a dispatcher or an admin.',
 });
-import { closeCreate, dropPin, openCreate, placingPin, wireCreate } from './dispatch-create.js';
+import { closeCreate, dropPin, keepDraft, openCreate, placingPin, restoreDraft, wireCreate } from './dispatch-create.js';
 import { wireDecisions } from './dispatch-decisions.js';
 import { addLine, clearFeed, note, replayLastHour, takeEvent } from './dispatch-feed.js';
 import { drawMarkers, loadFleet, moveRider, renderRiders, rider, riderAt } from './dispatch-fleet.js';
@@ -28,6 +28,9 @@ let socket = null;
 let droppedAt = 0; // when the stream last went away, until it is back
 let refresher = 0;
 let ticker = 0;
+let renewTimer = 0;
+/** @type {Promise<boolean> | null} */
+let renewing = null;
 let view = 'orders';
 let lastList = 'orders';
 // Stream messages wait here for the next frame: a busy fleet is drawn once per frame, not once per fix.
@@ -143,7 +146,11 @@ function applyEvent(event) {
 function apply(data) {
   if (data.type === 'riderLocation') moveRider(data);
   else if (data.type === 'event') applyEvent(data.event);
-  else if (data.type === 'error') signOut((data.problem && data.problem.title) || 'Refused');
+  // A refusal is followed by the stream's close, whose code decides (an expired token is renewed, not signed out);
+  // anything else the server objected to is worth a line.
+  else if (data.type === 'error' && !['UNAUTHENTICATED', 'FORBIDDEN'].includes(data.problem && data.problem.code)) {
+    note(`The live stream said: ${(data.problem && data.problem.title) || 'an error'}`, true);
+  }
 }
 
 function flush() {
@@ -160,10 +167,18 @@ function flush() {
   drawMarkers();
 }
 
+// A new stream with the current token. After a renewal the old stream stays open until the new one is: nothing is
+// missed in between, and the feed drops what both delivered (events are keyed by id).
 function connect() {
   const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
-  socket = new WebSocket(`${scheme}//${location.host}/api/v1/dispatch/stream`, ['bearer', token()]);
-  socket.onopen = () => {
+  const previous = socket;
+  const next = new WebSocket(`${scheme}//${location.host}/api/v1/dispatch/stream`, ['bearer', token()]);
+  socket = next;
+  next.onopen = () => {
+    if (previous) {
+      previous.onclose = null;
+      previous.close();
+    }
     $('connection').textContent = 'Live';
     // Back after a drop: the events of the gap come from the log, so the feed and the problems miss nothing.
     if (droppedAt) {
@@ -172,20 +187,81 @@ function connect() {
       replayLastHour(from).catch((error) => note(`Events missed while disconnected: ${error.message}`, true));
     }
   };
-  socket.onmessage = (message) => {
+  next.onmessage = (message) => {
     pending.push(message.data);
     if (!frameRequested) {
       frameRequested = true;
       requestAnimationFrame(flush);
     }
   };
-  socket.onclose = (event) => {
+  next.onclose = (event) => {
+    // A stream already replaced by a newer one ends quietly.
+    if (socket !== next) return;
     $('connection').textContent = 'Disconnected';
     if (!droppedAt) droppedAt = Date.now();
-    // 4401 and 4403 are about the token; anything else (4429 after falling behind, 1001 on a restart) reconnects.
-    if (event.code === 4401 || event.code === 4403) signOut('This token is not allowed here');
-    else if (token()) setTimeout(() => { if (token() && socket && socket.readyState === WebSocket.CLOSED) connect(); }, 2000);
+    // 4401: the token ended (renewed with the refresh token, then the stream comes back and replays the gap); 4403:
+    // this person may not watch the fleet; anything else (4429 after falling behind, 1001 on a restart) reconnects.
+    if (event.code === 4401) tokenRefused();
+    else if (event.code === 4403) signOut('This sign-in may not watch the fleet (a dispatcher’s or an admin’s only).');
+    else if (token()) setTimeout(() => { if (token() && socket === next) connect(); }, 2000);
   };
+}
+
+// ---- Staying signed in: the access token lasts minutes; the refresh token renews it before it ends, so the stream
+// never closes on an expired token and the open panels, the feed and a half-typed order stay. A development link's
+// token has no refresh token: it lasts what it lasts.
+
+function scheduleRenewal() {
+  clearTimeout(renewTimer);
+  const expires = (claims(token()) || {}).exp;
+  if (!expires || !hasRefreshToken()) return;
+  const left = expires * 1000 - Date.now();
+  // A minute early, or a fifth of a short token's life.
+  const early = Math.min(60_000, left / 5);
+  renewTimer = setTimeout(renew, Math.max(1000, left - early));
+}
+
+// One renewal at a time, whoever asks (the timer, a refused request, the stream's 4401): true once a new token is
+// in hand. A refused renewal signs out with the server's reason; an unreachable server is asked again shortly.
+function renew() {
+  if (!renewing) renewing = renewNow().finally(() => { renewing = null; });
+  return renewing;
+}
+
+async function renewNow() {
+  const renewed = await refreshAccess();
+  if (typeof renewed === 'string') {
+    keepToken(renewed);
+    resume();
+    return true;
+  }
+  if (renewed && renewed.network) {
+    $('connection').textContent = 'Reconnecting…';
+    clearTimeout(renewTimer);
+    renewTimer = setTimeout(renew, 5000);
+    return false;
+  }
+  const why = refusalReason();
+  signOut(`Your sign-in has ended${why ? `: ${why}` : ' (expired or revoked): sign in again'}`);
+  return false;
+}
+
+// The server refused the token: renewed once in a while, not in a loop (a token refused again right after its
+// renewal was revoked, not expired).
+function tokenRefused() {
+  if (renewing) return renewing;
+  if (claimRenewal()) return renew();
+  signOut('Your sign-in has ended (expired or revoked): sign in again');
+  return Promise.resolve(false);
+}
+
+// With a new token: the stream comes back on it and replays what it missed, the lists are read again; the panels
+// stay as the person left them.
+function resume() {
+  scheduleRenewal();
+  if (!droppedAt) droppedAt = Date.now();
+  connect();
+  refresh();
 }
 
 async function refresh() {
@@ -227,6 +303,11 @@ async function start() {
     if (token()) note(`The last hour’s events could not be read: ${error.message}`, true);
   }
   inspectOpenOrders().then(renderLists);
+  scheduleRenewal();
+  if (restoreDraft()) {
+    show('create');
+    note('Your unsent new order was kept while you signed in again: check it and create it.');
+  }
   clearInterval(refresher);
   refresher = setInterval(refresh, 10_000);
   clearInterval(ticker);
@@ -239,9 +320,12 @@ async function start() {
 }
 
 function signOut(reason, isError = true) {
+  // What the person was typing comes back after signing in again (not after choosing to sign out).
+  const kept = isError && view === 'create' && keepDraft();
   forgetToken();
   clearInterval(refresher);
   clearInterval(ticker);
+  clearTimeout(renewTimer);
   if (socket) {
     socket.onclose = null;
     socket.close();
@@ -260,7 +344,7 @@ function signOut(reason, isError = true) {
   clearFeed();
   resetSignIn();
   $('connection').textContent = 'Signed out';
-  $('sign-in-error').textContent = reason;
+  $('sign-in-error').textContent = kept ? `${reason} Your unsent new order is kept for when you are back.` : reason;
   $('sign-in-error').className = isError ? 'error' : 'hint';
   $('app').hidden = true;
   $('header-actions').hidden = true;
@@ -330,18 +414,8 @@ on('order-created', (order) => {
   addLine({ key: `created-${order.orderId}`, at: Date.now(), text: `You created ${order.externalRef}`, orderId: order.orderId });
   openOrderView(order.orderId);
 });
-// An expired access token is renewed with the refresh token once; a refused renewal is back to sign-in.
-onUnauthorised(async () => {
-  if (claimRenewal()) {
-    const renewed = await refreshAccess();
-    if (typeof renewed === 'string') {
-      keepToken(renewed);
-      start();
-      return;
-    }
-  }
-  signOut('Your sign-in has ended (expired or revoked): sign in again');
-});
+// A request refused for its token: renewed (the request is then sent again), or signed out with the reason.
+onUnauthorised(tokenRefused);
 
 for (const tab of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('.tabs [role=tab]'))) {
   tab.addEventListener('click', () => {

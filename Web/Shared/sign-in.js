@@ -41,6 +41,7 @@ export function createSignIn({ refreshKey, roles, wrongRole, words: own = {} }) 
   let resendAt = 0;
   let resendTimer = null;
   let refreshing = null;
+  let refusedBecause = '';
 
   async function post(path, json, token) {
     const headers = { 'Content-Type': 'application/json' };
@@ -178,6 +179,7 @@ export function createSignIn({ refreshKey, roles, wrongRole, words: own = {} }) 
       }
       if (result.network) return { network: true };
       localStorage.removeItem(REFRESH_KEY);
+      refusedBecause = (result.problem && (result.problem.detail || result.problem.title)) || '';
       return null;
     }).finally(() => { refreshing = null; });
     return refreshing;
@@ -203,7 +205,12 @@ export function createSignIn({ refreshKey, roles, wrongRole, words: own = {} }) 
     return true;
   }
 
-  return { wireSignIn, resetSignIn, refreshAccess, hasRefreshToken, forgetRefreshToken, claimRenewal, logout };
+  // The server's words for the last refused renewal (ended everywhere, suspended, expired), for the sign-in screen.
+  const refusalReason = () => refusedBecause;
+
+  return {
+    wireSignIn, resetSignIn, refreshAccess, hasRefreshToken, forgetRefreshToken, claimRenewal, logout, refusalReason,
+  };
 }
 
 // A JWT's claims, read without checking them (the server does): who signed in, in which role, until when.
