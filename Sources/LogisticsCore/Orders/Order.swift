@@ -54,6 +54,9 @@ public struct Order: Sendable, Equatable {
     public var id: UUID
     public var externalRef: String?
     public var createdBy: UUID
+    /// The registered store the order is picked up from, whoever created it: its staff see and manage the order.
+    /// Nil for a one-off pickup place that is no registered store.
+    public var vendorId: UUID?
     public var vendor: VendorStop
     public var customer: CustomerContact
     public var podType: ProofOfDeliveryType
@@ -73,14 +76,16 @@ public struct Order: Sendable, Equatable {
     public var updatedAt: Date
 
     public init(
-        id: UUID, externalRef: String?, createdBy: UUID, vendor: VendorStop, customer: CustomerContact,
-        podType: ProofOfDeliveryType, notes: String?, status: OrderStatus, assignedRiderId: UUID? = nil,
+        id: UUID, externalRef: String?, createdBy: UUID, vendorId: UUID? = nil, vendor: VendorStop,
+        customer: CustomerContact, podType: ProofOfDeliveryType, notes: String?, status: OrderStatus,
+        assignedRiderId: UUID? = nil,
         taskId: UUID? = nil, otpSeed: String? = nil, otpHash: String? = nil, cancelReason: String? = nil,
         expectedReadyAt: Date? = nil, readyAt: Date? = nil, createdAt: Date, updatedAt: Date
     ) {
         self.id = id
         self.externalRef = externalRef
         self.createdBy = createdBy
+        self.vendorId = vendorId
         self.vendor = vendor
         self.customer = customer
         self.podType = podType
@@ -116,6 +121,8 @@ extension Order {
 
 public struct NewOrder: Sendable {
     public var externalRef: String?
+    /// The registered store, when the order names one (its registered name and place are `vendor`).
+    public var vendorId: UUID?
     public var vendor: VendorStop
     public var customer: CustomerContact
     public var podType: ProofOfDeliveryType
@@ -124,10 +131,11 @@ public struct NewOrder: Sendable {
     public var preparationMinutes: Int?
 
     public init(
-        externalRef: String?, vendor: VendorStop, customer: CustomerContact, podType: ProofOfDeliveryType,
-        notes: String?, preparationMinutes: Int? = nil
+        externalRef: String?, vendorId: UUID? = nil, vendor: VendorStop, customer: CustomerContact,
+        podType: ProofOfDeliveryType, notes: String?, preparationMinutes: Int? = nil
     ) {
         self.externalRef = externalRef
+        self.vendorId = vendorId
         self.vendor = vendor
         self.customer = customer
         self.podType = podType

@@ -20,8 +20,10 @@ public struct OrderIntake: Sendable {
         }
         // A vendor creating its own order has accepted it; anyone else's order waits for the vendor.
         let status: OrderStatus = actor.role == .vendor ? .preparing : .pendingVendorAcceptance
+        // A store's own order is the store's, named or not.
+        let vendorId = request.vendorId ?? (actor.role == .vendor ? actor.id : nil)
         return Order(
-            id: id, externalRef: request.externalRef, createdBy: actor.id, vendor: request.vendor,
+            id: id, externalRef: request.externalRef, createdBy: actor.id, vendorId: vendorId, vendor: request.vendor,
             customer: request.customer, podType: request.podType, notes: request.notes, status: status,
             otpSeed: seed, otpHash: hash,
             expectedReadyAt: request.preparationMinutes.map { now.addingTimeInterval(Double($0) * 60) },
@@ -35,7 +37,7 @@ public enum OrderAccess {
     public static func canView(_ order: Order, _ actor: Actor) -> Bool {
         switch actor.role {
         case .admin, .dispatcher: true
-        case .vendor: order.createdBy == actor.id
+        case .vendor: isStore(of: order, actor)
         case .customer: order.customer.id == actor.id
         case .rider: order.assignedRiderId == actor.id
         }
@@ -43,7 +45,13 @@ public enum OrderAccess {
 
     /// Marking ready and making offers: the order's vendor and staff.
     public static func canManage(_ order: Order, _ actor: Actor) -> Bool {
-        actor.role.isStaff || (actor.role == .vendor && order.createdBy == actor.id)
+        actor.role.isStaff || isStore(of: order, actor)
+    }
+
+    /// A store's staff act for the store the order is picked up from, whoever created the order (a dispatcher
+    /// taking it on the phone, an import, the store itself). A vendor's token names its store.
+    static func isStore(of order: Order, _ actor: Actor) -> Bool {
+        actor.role == .vendor && (order.vendorId == actor.id || order.createdBy == actor.id)
     }
 
     /// A rider has the customer's name, address, masked phone and the order's notes only while the task is under
@@ -59,7 +67,7 @@ public enum OrderAccess {
         let beforePickup = [.pendingVendorAcceptance, .preparing, .readyForPickup, .riderAssigned].contains(
             order.status)
         switch actor.role {
-        case .vendor: return order.createdBy == actor.id && beforePickup
+        case .vendor: return isStore(of: order, actor) && beforePickup
         case .customer: return order.customer.id == actor.id && beforePickup
         default: return false
         }

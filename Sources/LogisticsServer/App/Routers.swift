@@ -76,8 +76,8 @@ func makeRouter(_ components: ServerComponents, providers: ProviderSecrets) -> (
         callerCache: components.callerCache, sessionEnding: sessionEnding, clock: clock
     ).register(in: &routes)
     OrderRoutes(
-        orders: repository, ratings: repository, intake: components.intake, dispatcher: components.autoDispatcher,
-        clock: clock
+        orders: repository, stores: repository, ratings: repository, intake: components.intake,
+        dispatcher: components.autoDispatcher, clock: clock
     ).register(in: &routes)
     RiderRoutes(riders: repository, clock: clock).register(in: &routes)
     RiderAdministrationRoutes(

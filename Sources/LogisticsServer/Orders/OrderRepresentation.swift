@@ -7,6 +7,8 @@ struct OrderRepresentation: Encodable {
     var orderId: String
     var externalRef: String?
     var status: OrderStatus
+    /// The registered store the order is for, when it is one.
+    var vendorId: String?
     var vendor: VendorStop
     var customer: CustomerRepresentation
     var podType: ProofOfDeliveryType
@@ -31,6 +33,7 @@ struct OrderRepresentation: Encodable {
         orderId = order.id.lowercased
         externalRef = order.externalRef
         status = order.status
+        vendorId = order.vendorId?.lowercased
         vendor = order.vendor
         customer = CustomerRepresentation(order.customer)
         podType = order.podType

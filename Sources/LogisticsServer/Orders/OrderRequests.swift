@@ -5,7 +5,10 @@ import LogisticsStore
 /// The body of `POST /api/v1/orders`.
 struct CreateOrderRequest: Decodable {
     var externalRef: String?
-    var vendor: VendorStop
+    /// A registered store: its name, address and place are the order's pickup, and its staff see the order.
+    var vendorId: UUID?
+    /// A pickup place given in full; not needed when `vendorId` names a store, nor from a registered store's staff.
+    var vendor: VendorStop?
     var customer: CustomerContact
     /// Kept as text: an unknown value is stored as PHOTO with a warning, not refused (requirement).
     var podType: String?
@@ -28,9 +31,11 @@ struct CreateOrderRequest: Decodable {
             }
         }
         text(externalRef, "externalRef", required: false, max: 100)
-        text(vendor.name, "vendor.name", required: true, max: 200)
-        text(vendor.address, "vendor.address", required: true, max: 500)
-        errors += vendor.location.validationErrors(field: "vendor.location")
+        if let vendor {
+            text(vendor.name, "vendor.name", required: true, max: 200)
+            text(vendor.address, "vendor.address", required: true, max: 500)
+            errors += vendor.location.validationErrors(field: "vendor.location")
+        }
         text(customer.name, "customer.name", required: true, max: 200)
         text(customer.address, "customer.address", required: true, max: 500)
         errors += customer.location.validationErrors(field: "customer.location")

@@ -7,6 +7,7 @@ import LogisticsStore
 /// `/api/v1/orders`: create, read, list, mark ready, cancel, and the event log.
 struct OrderRoutes {
     let orders: any OrderRepository
+    let stores: any PeopleRepository
     let ratings: any RatingRepository
     let intake: OrderIntake
     let dispatcher: AutoDispatcher?
@@ -35,9 +36,10 @@ struct OrderRoutes {
             context.logger.warning(
                 "unknown podType stored as PHOTO", metadata: ["podType": "\(body.podType?.prefix(40) ?? "")"])
         }
+        let (vendorId, vendor) = try await pickup(of: body, by: actor)
         let newOrder = NewOrder(
-            externalRef: body.externalRef, vendor: body.vendor, customer: body.customer, podType: podType.type,
-            notes: body.notes, preparationMinutes: body.preparationMinutes)
+            externalRef: body.externalRef, vendorId: vendorId, vendor: vendor, customer: body.customer,
+            podType: podType.type, notes: body.notes, preparationMinutes: body.preparationMinutes)
         var generator = SystemRandomNumberGenerator()
         let now = clock.now()
         let order = intake.makeOrder(newOrder, id: UUID(), by: actor, now: now, generator: &generator)
@@ -45,6 +47,29 @@ struct OrderRoutes {
         return try .json(
             OrderRepresentation(stored), status: .created,
             location: "/api/v1/orders/\(stored.id.lowercased)")
+    }
+
+    /// Where the order is picked up, and the registered store it belongs to. A named store fills the pickup with
+    /// its registered name and place, so its staff see the order whoever created it; a store's staff order for
+    /// their own store alone, and need not repeat its address.
+    private func pickup(of body: CreateOrderRequest, by actor: Actor) async throws -> (UUID?, VendorStop) {
+        if actor.role == .vendor, let named = body.vendorId, named != actor.id {
+            throw LogisticsError(.forbidden, "A store's staff order for their own store only")
+        }
+        let storeId = body.vendorId ?? (actor.role == .vendor && body.vendor == nil ? actor.id : nil)
+        guard let storeId else {
+            guard let vendor = body.vendor else {
+                throw LogisticsError.validation(field: "vendor", "is required, or a registered store's vendorId")
+            }
+            return (nil, vendor)
+        }
+        guard let store = try await stores.vendor(id: storeId) else {
+            if let vendor = body.vendor, actor.role == .vendor { return (storeId, vendor) }
+            throw LogisticsError.validation(
+                field: body.vendorId == nil ? "vendor" : "vendorId",
+                body.vendorId == nil ? "is required: this store is not registered yet" : "is not a registered store")
+        }
+        return (store.id, VendorStop(name: store.name, address: store.address, location: store.location))
     }
 
     /// The parameters `GET /orders` reads; any other is refused rather than ignored (a typo must not show every order).

@@ -13,14 +13,13 @@ extension SQLLogisticsRepository {
                     .uuid(order.customer.id), .text(order.customer.name), .text(order.customer.phone),
                     .date(now),
                 ])
-            var vendorId: UUID? = nil
-            if actor.role == .vendor {
-                vendorId = actor.id
+            // A store known only by its token (a development link) is registered by its first order; a registered
+            // store's name and place are the company's, never changed by an order.
+            if actor.role == .vendor, order.vendorId == actor.id {
                 try await transaction.query(
                     """
                     INSERT INTO vendors (id, name, address, lat, lon, created_at) VALUES (?, ?, ?, ?, ?, ?)
-                    ON CONFLICT (id) DO UPDATE SET name = excluded.name, address = excluded.address,
-                        lat = excluded.lat, lon = excluded.lon
+                    ON CONFLICT (id) DO NOTHING
                     """,
                     [
                         .uuid(actor.id), .text(order.vendor.name), .text(order.vendor.address),
@@ -36,7 +35,7 @@ extension SQLLogisticsRepository {
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [
-                    .uuid(order.id), .text(order.externalRef), .uuid(order.createdBy), .uuid(vendorId),
+                    .uuid(order.id), .text(order.externalRef), .uuid(order.createdBy), .uuid(order.vendorId),
                     .text(order.vendor.name), .text(order.vendor.address), .double(order.vendor.location.lat),
                     .double(order.vendor.location.lon), .uuid(order.customer.id), .text(order.customer.name),
                     .text(order.customer.phone), .text(order.customer.address),
@@ -262,6 +261,7 @@ extension Order {
             id: try row.uuid("id"),
             externalRef: row.optionalString("external_ref"),
             createdBy: try row.uuid("created_by"),
+            vendorId: try row.optionalUUID("vendor_id"),
             vendor: VendorStop(
                 name: try row.string("vendor_name"), address: try row.string("vendor_address"),
                 location: GeoPoint(

@@ -280,5 +280,25 @@ extension Schema {
                 "CREATE INDEX provider_receipts_received ON provider_receipts (received_at)",
             ]
         ),
+        Migration(
+            version: 28, name: "orders for a registered store, whoever created them, linked to it",
+            common: [
+                // Orders a dispatcher created before orders named their store: the store's staff never saw them.
+                // The same name (case aside) within about 50 m of the registered place is the same store; of two
+                // such stores the older one takes the order.
+                """
+                UPDATE orders SET vendor_id = (
+                    SELECT v.id FROM vendors v
+                    WHERE LOWER(TRIM(v.name)) = LOWER(TRIM(orders.vendor_name)) AND v.lat IS NOT NULL
+                        AND ABS(v.lat - orders.vendor_lat) < 0.00045 AND ABS(v.lon - orders.vendor_lon) < 0.00065
+                    ORDER BY v.created_at, v.id LIMIT 1)
+                WHERE vendor_id IS NULL AND EXISTS (
+                    SELECT 1 FROM vendors v
+                    WHERE LOWER(TRIM(v.name)) = LOWER(TRIM(orders.vendor_name)) AND v.lat IS NOT NULL
+                        AND ABS(v.lat - orders.vendor_lat) < 0.00045 AND ABS(v.lon - orders.vendor_lon) < 0.00065)
+                """,
+                "CREATE INDEX orders_vendor ON orders (vendor_id, created_at)",
+            ]
+        ),
     ]
 }
