@@ -35,6 +35,7 @@ public enum ErrorCode: String, Sendable, CaseIterable, Codable {
     case codeLocked = "CODE_LOCKED"
     case alreadyRated = "ALREADY_RATED"
     case notDelivered = "NOT_DELIVERED"
+    case readyUndoExpired = "READY_UNDO_EXPIRED"
     case internalError = "INTERNAL_ERROR"
 
     public var httpStatus: Int {
@@ -46,7 +47,8 @@ public enum ErrorCode: String, Sendable, CaseIterable, Codable {
         case .offerExpired, .trackingEnded: 410
         case .orderAlreadyAssigned, .orderCancelled, .riderHasActiveTask, .invalidStatusTransition, .podRequired,
             .noRiderAvailable,
-            .trackingNotAvailable, .idempotencyRequestInProgress, .conflict, .phoneInUse, .alreadyRated, .notDelivered:
+            .trackingNotAvailable, .idempotencyRequestInProgress, .conflict, .phoneInUse, .alreadyRated, .notDelivered,
+            .readyUndoExpired:
             409
         case .geofenceConfirmationRequired, .idempotencyKeyReused, .locationNotRoutable, .routeNotFound: 422
         case .invalidOTP, .validationFailed, .invalidCode: 400
@@ -95,6 +97,7 @@ public enum ErrorCode: String, Sendable, CaseIterable, Codable {
         case .codeLocked: "Too many wrong codes. Ask for a new code"
         case .alreadyRated: "You have already rated this delivery"
         case .notDelivered: "You can rate your delivery once it has arrived"
+        case .readyUndoExpired: "It is too late to take \"Ready\" back"
         case .internalError: "Something went wrong on our side"
         }
     }

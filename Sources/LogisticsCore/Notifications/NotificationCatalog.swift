@@ -37,6 +37,9 @@ public enum NotificationCatalog {
             ),
             NotificationKey.failureApproved: ("Dispatcher decision", "You may mark this delivery as failed."),
             NotificationKey.orderReady: ("Order ready", "{vendor} has your order ready for pickup."),
+            NotificationKey.orderNotReady: (
+                "Order not ready yet", "{vendor} is still preparing the order: it is not ready for pickup yet."
+            ),
             NotificationKey.proofWaived: (
                 "Dispatcher decision", "You may complete this delivery without the usual proof."
             ),
@@ -195,4 +198,6 @@ public enum NotificationKey {
     public static let orderReturned = "customer.orderReturned"
     /// Sent when a rider was sent ahead on the preparation time and the vendor then marks the order ready.
     public static let orderReady = "rider.orderReady"
+    /// The store took its "Ready" back within the minute it may: the rider on the way waits for it again.
+    public static let orderNotReady = "rider.orderNotReady"
 }

@@ -43,6 +43,8 @@ public struct OrderEvent: Sendable, Equatable {
 public enum OrderEventType {
     public static let orderCreated = "OrderCreated"
     public static let orderReady = "OrderReadyForPickup"
+    /// The store took "Ready" back within the minute it may (`ReadyUndo`); the order waits for the store again.
+    public static let orderReadyUndone = "OrderReadyUndone"
     public static let orderCancelled = "OrderCancelled"
     public static let offersMade = "OffersMade"
     public static let orderAssigned = "OrderAssigned"
@@ -66,7 +68,7 @@ public enum OrderEventType {
         orderCreated, orderReady, orderCancelled, offersMade, orderAssigned, deliveryStatusUpdated,
         proofOfDeliveryAccepted, deliveryIssueReported, deliveryCodeLocked, proofOfDeliveryOverridden,
         failureApproved, dispatchEscalated, proofOfDeliveryAwaitingOverride, orderReassigned,
-        returnToStoreRequested,
+        returnToStoreRequested, orderReadyUndone,
     ]
 }
 

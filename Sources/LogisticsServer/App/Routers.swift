@@ -87,6 +87,10 @@ func makeRouter(_ components: ServerComponents, providers: ProviderSecrets) -> (
     CustomerRoutes(
         lookup: components.orderLookup, riders: repository, otp: components.otp, tracking: components.snapshots
     ).register(in: &routes)
+    PickupRoutes(
+        lookup: components.orderLookup, orders: repository, undo: repository, riders: repository,
+        locations: repository, ingest: components.ingest, navigator: components.navigator, clock: clock
+    ).register(in: &routes)
     OfferRoutes(
         deliveries: repository, lookup: components.orderLookup, locations: repository,
         navigator: components.navigator, dispatcher: components.autoDispatcher, delivery: configuration.delivery,

@@ -88,6 +88,9 @@ struct PeopleRoutes {
         _ person: Person, as what: String, app: String, request: Request, context: LogisticsRequestContext
     ) async throws -> APIResponse {
         let actor = try context.caller()
+        guard PeopleAccess.mayAdd(person.role, by: actor.role) else {
+            throw PeopleAccess.refusal(person.role, doing: "add")
+        }
         try await people.addPerson(
             person, createdBy: actor.id, invitation: invitation(person, as: what, app: app, request: request),
             now: clock.now())
@@ -253,7 +256,8 @@ struct PeopleRoutes {
     @Sendable func changeRider(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
         let actor = try context.caller(.admin, .dispatcher)
         return try await change(
-            try context.uuidParameter("riderId"), roles: [.rider], request: request, suspending: actor.role == .admin)
+            try context.uuidParameter("riderId"), roles: [.rider], request: request,
+            suspending: PeopleAccess.maySuspend(.rider, by: actor.role))
     }
 
     @Sendable func changePerson(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
@@ -275,7 +279,7 @@ struct PeopleRoutes {
         }
         guard problems.isEmpty else { throw LogisticsError.validation(problems) }
         if body.suspended != nil, !suspending {
-            throw LogisticsError(.forbidden, "Only an admin may suspend or reinstate")
+            throw PeopleAccess.refusal(roles.count == 1 ? roles[0] : .admin, doing: "suspend or reinstate")
         }
         let now = clock.now()
         let person = try await people.changePerson(

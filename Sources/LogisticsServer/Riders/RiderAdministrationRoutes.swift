@@ -15,10 +15,10 @@ struct RiderAdministrationRoutes {
         routes.get("/riders", fleet)
         routes.get("/riders/{riderId}/trail", trail)
         routes.get("/riders/{riderId}/ratings", ratingsOfRider)
-        routes.post("/riders/{riderId}/suspend", roles: [.admin]) { request, context in
+        routes.post("/riders/{riderId}/suspend", roles: [.admin, .dispatcher]) { request, context in
             try await setSuspended(true, context)
         }
-        routes.post("/riders/{riderId}/reinstate", roles: [.admin]) { request, context in
+        routes.post("/riders/{riderId}/reinstate", roles: [.admin, .dispatcher]) { request, context in
             try await setSuspended(false, context)
         }
     }
@@ -59,8 +59,12 @@ struct RiderAdministrationRoutes {
         return try .json(RiderRatingsRepresentation(try await ratings.riderRatings(riderId: riderId, recent: limit)))
     }
 
+    /// Dispatchers run the fleet: they suspend and reinstate riders as admins do (`PeopleAccess`).
     private func setSuspended(_ suspended: Bool, _ context: LogisticsRequestContext) async throws -> APIResponse {
-        _ = try context.caller(.admin)
+        let actor = try context.caller(.admin, .dispatcher)
+        guard PeopleAccess.maySuspend(.rider, by: actor.role) else {
+            throw PeopleAccess.refusal(.rider, doing: "suspend or reinstate")
+        }
         let riderId = try context.uuidParameter("riderId")
         let rider = try await riders.setRiderSuspended(
             id: riderId, suspended: suspended, now: clock.now())

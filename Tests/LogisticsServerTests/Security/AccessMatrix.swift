@@ -119,6 +119,13 @@ enum AccessMatrix {
             "POST /api/v1/orders/{orderId}/ready": MatrixRow(
                 { Probe(path: "/api/v1/orders/\($0.b.openOrderId)/ready") },
                 rider: 403, customer: 403, vendor: 404, dispatcher: .staff, admin: .staff, anonymous: 401),
+            "POST /api/v1/orders/{orderId}/ready/undo": MatrixRow(
+                { Probe(path: "/api/v1/orders/\($0.b.openOrderId)/ready/undo") },
+                rider: 403, customer: 403, vendor: 404, dispatcher: .staff, admin: .staff, anonymous: 401),
+            // Who is coming for the parcel: the store's own orders and staff; another store's order does not exist.
+            "GET /api/v1/orders/{orderId}/pickup": MatrixRow(
+                { Probe(path: "/api/v1/orders/\($0.b.orderId)/pickup") },
+                rider: 403, customer: 403, vendor: 404, dispatcher: .staff, admin: .staff, anonymous: 401),
             "POST /api/v1/orders/{orderId}/cancel": MatrixRow(
                 { Probe(path: "/api/v1/orders/\($0.b.orderId)/cancel", json: ["reason": "not mine"]) },
                 rider: 404, customer: 404, vendor: 404, dispatcher: .staff, admin: .staff, anonymous: 401),
@@ -244,10 +251,11 @@ enum AccessMatrix {
                 Probe(
                     path: "/api/v1/traffic/speeds", json: ["speeds": [["fromNode": 1, "toNode": 2, "speedKmh": 30]]])
             },
-            "POST /api/v1/riders/{riderId}/suspend": .adminOnly {
+            // Dispatchers run the fleet: they suspend and reinstate riders too (`PeopleAccess`).
+            "POST /api/v1/riders/{riderId}/suspend": .staffOnly {
                 Probe(path: "/api/v1/riders/\($0.b.riderId.lowercased)/suspend")
             },
-            "POST /api/v1/riders/{riderId}/reinstate": .adminOnly {
+            "POST /api/v1/riders/{riderId}/reinstate": .staffOnly {
                 Probe(path: "/api/v1/riders/\($0.b.riderId.lowercased)/reinstate")
             },
             "POST /api/v1/webhooks": .adminOnly { _ in
