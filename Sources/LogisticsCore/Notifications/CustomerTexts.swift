@@ -46,6 +46,22 @@ public enum CustomerTexts {
         words(key, language(locale))
     }
 
+    /// Why, as a customer is told it: the catalog's words for a reason the system names (`CUSTOMER_UNAVAILABLE`,
+    /// `ADDRESS_NOT_FOUND`, …), and for anything else the words for a problem on the way. A dispatcher's or a
+    /// rider's own words are written for colleagues and stay in the order's log: they never reach a customer.
+    public static func reason(_ raw: String, locale: String?) -> String {
+        phrase("reason.\(raw)", locale: locale) ?? phrase("reason.OTHER", locale: locale)
+            ?? "there was a problem on the way"
+    }
+
+    /// A customer's message's values with the reason in customer words (see `reason`).
+    public static func customerArguments(_ arguments: [String: String], locale: String?) -> [String: String] {
+        guard let raw = arguments["reason"] else { return arguments }
+        var values = arguments
+        values["reason"] = reason(raw, locale: locale)
+        return values
+    }
+
     /// The message for `key`, or nil when customers get no text for it.
     public static func message(_ key: String, locale: String?, arguments: [String: String]) -> String? {
         let language = language(locale)

@@ -99,7 +99,9 @@ public struct QueuedNotification: Sendable, Equatable {
     public static func catalog(
         _ key: String, to recipientId: UUID, role: Role, arguments: [String: String] = [:]
     ) -> QueuedNotification {
-        let english = NotificationCatalog.text(key, locale: NotificationCatalog.fallbackLocale, arguments: arguments)
+        // A customer's copy is stored in customer words: a dispatcher's own reason stays in the log.
+        let words = role == .customer ? CustomerTexts.customerArguments(arguments, locale: nil) : arguments
+        let english = NotificationCatalog.text(key, locale: NotificationCatalog.fallbackLocale, arguments: words)
         precondition(english != nil, "\(key) is missing from the English catalog")
         return QueuedNotification(
             recipientId: recipientId, recipientRole: role, title: english!.title, body: english!.body, textKey: key,

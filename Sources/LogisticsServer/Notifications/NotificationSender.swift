@@ -32,8 +32,13 @@ struct PushContent: Equatable {
     var data: [String: String]
 
     init(_ notification: PendingNotification) {
-        let localized = notification.textKey.flatMap {
-            NotificationCatalog.text($0, locale: notification.locale, arguments: notification.textArguments)
+        let localized = notification.textKey.flatMap { key in
+            // A customer's push says why in fixed words, like their texts; a rider's keeps the dispatcher's own.
+            let arguments =
+                key.hasPrefix("customer.")
+                ? CustomerTexts.customerArguments(notification.textArguments, locale: notification.locale)
+                : notification.textArguments
+            return NotificationCatalog.text(key, locale: notification.locale, arguments: arguments)
         }
         title = localized?.title ?? notification.title ?? ""
         body = localized?.body ?? notification.body ?? ""

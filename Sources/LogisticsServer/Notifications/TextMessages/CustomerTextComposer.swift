@@ -54,10 +54,8 @@ struct CustomerTextComposer: Sendable {
         } else {
             values["rider"] = CustomerTexts.phrase("yourRider", locale: locale) ?? "Your rider"
         }
-        if let reason = event?.data?["reason"] ?? values["reason"],
-            let words = CustomerTexts.phrase("reason.\(reason)", locale: locale)
-        {
-            values["reason"] = words
+        if let reason = event?.data?["reason"] ?? values["reason"] {
+            values["reason"] = CustomerTexts.reason(reason, locale: locale)
         }
         if let by = values["by"], let words = CustomerTexts.phrase("by.\(by)", locale: locale) { values["by"] = words }
         values["time"] = Self.time(
