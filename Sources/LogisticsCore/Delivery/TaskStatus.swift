@@ -54,10 +54,17 @@ public enum TaskStatus: String, Codable, Sendable, CaseIterable {
     }
 }
 
-/// Why a rider could not complete a delivery.
+/// Why a rider could not complete a delivery: the problems riders meet, each reported with an optional note.
 public enum DeliveryIssueType: String, Codable, Sendable, CaseIterable {
     case customerUnavailable = "CUSTOMER_UNAVAILABLE"
     case addressNotFound = "ADDRESS_NOT_FOUND"
+    /// The address leads somewhere, but not to this customer (another building, a closed gate, a wrong flat).
+    case wrongAddress = "WRONG_ADDRESS"
+    case storeClosed = "STORE_CLOSED"
+    case orderNotReady = "ORDER_NOT_READY"
+    case vehicleTrouble = "VEHICLE_TROUBLE"
+    /// The rider does not feel safe going on (a place, a person, the weather).
+    case unsafe = "UNSAFE"
     case other = "OTHER"
 }
 

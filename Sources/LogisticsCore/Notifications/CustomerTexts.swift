@@ -26,6 +26,10 @@ public enum CustomerTexts {
         NotificationKey.customerUnavailable: [],
         NotificationKey.addressNotFound: [],
         NotificationKey.deliveryProblem: [],
+        NotificationKey.wrongAddress: [],
+        NotificationKey.storeClosed: ["vendor"],
+        NotificationKey.orderNotReadyAtStore: ["vendor"],
+        NotificationKey.riderVehicleTrouble: ["vendor"],
         NotificationKey.orderReturning: ["vendor", "reason"],
         NotificationKey.orderReturned: ["vendor"],
     ]

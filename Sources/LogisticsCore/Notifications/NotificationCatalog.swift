@@ -53,6 +53,39 @@ public enum NotificationCatalog {
                 "Going back to the store", "Your order is going back to {vendor}: {reason}"
             ),
             NotificationKey.orderReturned: ("Returned to the store", "Your order is back at {vendor}."),
+            NotificationKey.wrongAddress: (
+                "About your delivery", "The address on your order seems wrong. Please answer your phone."
+            ),
+            NotificationKey.storeClosed: (
+                "About your delivery", "The store is closed, so your order is delayed. We will contact you."
+            ),
+            NotificationKey.orderNotReadyAtStore: (
+                "About your delivery", "Your order is not ready at the store yet, so it will be a little late."
+            ),
+            NotificationKey.riderVehicleTrouble: (
+                "About your delivery", "Your rider has vehicle trouble, so your order may be late."
+            ),
+            ReassignReason.riderDelayed.notificationKey: (
+                "Order given to another rider",
+                "Order {reference} went to another rider because the pickup was running late. Do not pick it up."
+            ),
+            ReassignReason.closerRider.notificationKey: (
+                "Order given to another rider",
+                "Order {reference} went to a rider nearer the store. Do not pick it up."
+            ),
+            ReassignReason.riderProblem.notificationKey: (
+                "Order given to another rider",
+                "Order {reference} went to another rider after the problem you reported. Do not pick it up."
+            ),
+            ReassignReason.planChanged.notificationKey: (
+                "Order given to another rider",
+                "Order {reference} went to another rider because the store or customer changed the plan. "
+                    + "Do not pick it up."
+            ),
+            ReassignReason.other.notificationKey: (
+                "Order given to another rider",
+                "Order {reference} went to another rider: the dispatcher changed the plan. Do not pick it up."
+            ),
         ],
         // Hindi, for the Mumbai pilot. Everyday Hindi as delivery apps write it, with common English loanwords.
         "hi": [
@@ -64,6 +97,45 @@ public enum NotificationCatalog {
                 "डिलीवरी नहीं हो सकी", "हम आपका ऑर्डर डिलीवर नहीं कर सके। हम आपसे संपर्क करेंगे।"
             ),
             NotificationKey.orderCancelled: ("ऑर्डर रद्द", "आपका ऑर्डर रद्द कर दिया गया है।"),
+            NotificationKey.customerUnavailable: (
+                "आपकी डिलीवरी के बारे में", "आपका राइडर आपके पते पर है और आपसे संपर्क नहीं कर पा रहा"
+            ),
+            NotificationKey.addressNotFound: ("आपकी डिलीवरी के बारे में", "आपका राइडर आपका पता नहीं ढूँढ पा रहा"),
+            NotificationKey.deliveryProblem: (
+                "आपकी डिलीवरी के बारे में", "आपके राइडर ने आपकी डिलीवरी में एक समस्या बताई है"
+            ),
+            NotificationKey.wrongAddress: (
+                "आपकी डिलीवरी के बारे में", "आपके ऑर्डर का पता गलत लग रहा है। कृपया फ़ोन उठाएँ।"
+            ),
+            NotificationKey.storeClosed: (
+                "आपकी डिलीवरी के बारे में", "स्टोर बंद है, इसलिए आपके ऑर्डर में देर होगी। हम आपसे संपर्क करेंगे।"
+            ),
+            NotificationKey.orderNotReadyAtStore: (
+                "आपकी डिलीवरी के बारे में", "आपका ऑर्डर स्टोर पर अभी तैयार नहीं है, इसलिए थोड़ी देर होगी।"
+            ),
+            NotificationKey.riderVehicleTrouble: (
+                "आपकी डिलीवरी के बारे में", "आपके राइडर की गाड़ी में खराबी है, इसलिए ऑर्डर में देर हो सकती है।"
+            ),
+            ReassignReason.riderDelayed.notificationKey: (
+                "ऑर्डर दूसरे राइडर को दिया गया",
+                "पिकअप में देर हो रही थी, इसलिए ऑर्डर {reference} दूसरे राइडर को दिया गया। इसे पिकअप न करें।"
+            ),
+            ReassignReason.closerRider.notificationKey: (
+                "ऑर्डर दूसरे राइडर को दिया गया",
+                "ऑर्डर {reference} स्टोर के ज़्यादा पास वाले राइडर को दिया गया। इसे पिकअप न करें।"
+            ),
+            ReassignReason.riderProblem.notificationKey: (
+                "ऑर्डर दूसरे राइडर को दिया गया",
+                "आपकी बताई समस्या के बाद ऑर्डर {reference} दूसरे राइडर को दिया गया। इसे पिकअप न करें।"
+            ),
+            ReassignReason.planChanged.notificationKey: (
+                "ऑर्डर दूसरे राइडर को दिया गया",
+                "स्टोर या ग्राहक ने योजना बदली, इसलिए ऑर्डर {reference} दूसरे राइडर को दिया गया। इसे पिकअप न करें।"
+            ),
+            ReassignReason.other.notificationKey: (
+                "ऑर्डर दूसरे राइडर को दिया गया",
+                "डिस्पैचर ने योजना बदली: ऑर्डर {reference} दूसरे राइडर को दिया गया। इसे पिकअप न करें।"
+            ),
         ],
         // Marathi, for the Mumbai pilot.
         "mr": [
@@ -75,6 +147,45 @@ public enum NotificationCatalog {
                 "डिलिव्हरी होऊ शकली नाही", "आम्ही तुमची ऑर्डर डिलिव्हर करू शकलो नाही. आम्ही तुमच्याशी संपर्क करू."
             ),
             NotificationKey.orderCancelled: ("ऑर्डर रद्द", "तुमची ऑर्डर रद्द करण्यात आली आहे."),
+            NotificationKey.customerUnavailable: (
+                "तुमच्या डिलिव्हरीबद्दल", "तुमचा रायडर तुमच्या पत्त्यावर आहे आणि तुमच्याशी संपर्क होत नाही"
+            ),
+            NotificationKey.addressNotFound: ("तुमच्या डिलिव्हरीबद्दल", "तुमच्या रायडरला तुमचा पत्ता सापडत नाही"),
+            NotificationKey.deliveryProblem: (
+                "तुमच्या डिलिव्हरीबद्दल", "तुमच्या रायडरने तुमच्या डिलिव्हरीत एक अडचण सांगितली आहे"
+            ),
+            NotificationKey.wrongAddress: (
+                "तुमच्या डिलिव्हरीबद्दल", "तुमच्या ऑर्डरचा पत्ता चुकीचा वाटतो. कृपया फोन उचला."
+            ),
+            NotificationKey.storeClosed: (
+                "तुमच्या डिलिव्हरीबद्दल", "स्टोअर बंद आहे, त्यामुळे तुमच्या ऑर्डरला उशीर होईल. आम्ही तुमच्याशी संपर्क करू."
+            ),
+            NotificationKey.orderNotReadyAtStore: (
+                "तुमच्या डिलिव्हरीबद्दल", "तुमची ऑर्डर स्टोअरमध्ये अजून तयार नाही, त्यामुळे थोडा उशीर होईल."
+            ),
+            NotificationKey.riderVehicleTrouble: (
+                "तुमच्या डिलिव्हरीबद्दल", "तुमच्या रायडरच्या गाडीत बिघाड आहे, त्यामुळे ऑर्डरला उशीर होऊ शकतो."
+            ),
+            ReassignReason.riderDelayed.notificationKey: (
+                "ऑर्डर दुसऱ्या रायडरला दिली",
+                "पिकअपला उशीर होत होता, म्हणून ऑर्डर {reference} दुसऱ्या रायडरला दिली. ती पिकअप करू नका."
+            ),
+            ReassignReason.closerRider.notificationKey: (
+                "ऑर्डर दुसऱ्या रायडरला दिली",
+                "ऑर्डर {reference} स्टोअरच्या जवळ असलेल्या रायडरला दिली. ती पिकअप करू नका."
+            ),
+            ReassignReason.riderProblem.notificationKey: (
+                "ऑर्डर दुसऱ्या रायडरला दिली",
+                "तुम्ही सांगितलेल्या अडचणीनंतर ऑर्डर {reference} दुसऱ्या रायडरला दिली. ती पिकअप करू नका."
+            ),
+            ReassignReason.planChanged.notificationKey: (
+                "ऑर्डर दुसऱ्या रायडरला दिली",
+                "स्टोअर किंवा ग्राहकाने योजना बदलली, म्हणून ऑर्डर {reference} दुसऱ्या रायडरला दिली. ती पिकअप करू नका."
+            ),
+            ReassignReason.other.notificationKey: (
+                "ऑर्डर दुसऱ्या रायडरला दिली",
+                "डिस्पॅचरने योजना बदलली: ऑर्डर {reference} दुसऱ्या रायडरला दिली. ती पिकअप करू नका."
+            ),
         ],
     ]
 
@@ -103,6 +214,19 @@ public enum NotificationCatalog {
             "reason.CUSTOMER_UNAVAILABLE": "we could not reach you",
             "reason.ADDRESS_NOT_FOUND": "we could not find your address",
             "reason.OTHER": "there was a problem on the way",
+            NotificationKey.wrongAddress:
+                "{sender}: The address on your order seems wrong. Please answer your phone.",
+            NotificationKey.storeClosed:
+                "{sender}: The store is closed, so your {vendor} order is delayed. We will contact you.",
+            NotificationKey.orderNotReadyAtStore:
+                "{sender}: Your {vendor} order is not ready yet, so it will be a little late.",
+            NotificationKey.riderVehicleTrouble:
+                "{sender}: Your rider has vehicle trouble, so your {vendor} order may be late.",
+            "reason.WRONG_ADDRESS": "the address seems wrong",
+            "reason.STORE_CLOSED": "the store was closed",
+            "reason.ORDER_NOT_READY": "the order was not ready",
+            "reason.VEHICLE_TROUBLE": "the rider had vehicle trouble",
+            "reason.UNSAFE": "the rider could not go on safely",
             "by.customer": "at your request",
             "by.vendor": "by the store",
             "by.staff": "by our team",
@@ -121,9 +245,22 @@ public enum NotificationCatalog {
             NotificationKey.customerUnavailable:
                 "{sender}: आपका राइडर आपके दरवाज़े पर है और आपसे संपर्क नहीं कर पा रहा। कृपया फ़ोन उठाएँ।",
             NotificationKey.addressNotFound: "{sender}: आपका राइडर आपका पता नहीं ढूँढ पा रहा। कृपया फ़ोन उठाएँ।",
+            NotificationKey.deliveryProblem: "{sender}: आपके राइडर ने आपकी डिलीवरी में एक समस्या बताई है।",
             "reason.CUSTOMER_UNAVAILABLE": "हम आपसे संपर्क नहीं कर सके",
             "reason.ADDRESS_NOT_FOUND": "हमें आपका पता नहीं मिला",
             "reason.OTHER": "रास्ते में कोई समस्या आई",
+            NotificationKey.wrongAddress: "{sender}: आपके ऑर्डर का पता गलत लग रहा है। कृपया फ़ोन उठाएँ।",
+            NotificationKey.storeClosed:
+                "{sender}: स्टोर बंद है, इसलिए आपके {vendor} ऑर्डर में देर होगी। हम आपसे संपर्क करेंगे।",
+            NotificationKey.orderNotReadyAtStore:
+                "{sender}: आपका {vendor} ऑर्डर अभी तैयार नहीं है, इसलिए थोड़ी देर होगी।",
+            NotificationKey.riderVehicleTrouble:
+                "{sender}: आपके राइडर की गाड़ी में खराबी है, इसलिए आपके {vendor} ऑर्डर में देर हो सकती है।",
+            "reason.WRONG_ADDRESS": "पता गलत लग रहा था",
+            "reason.STORE_CLOSED": "स्टोर बंद था",
+            "reason.ORDER_NOT_READY": "ऑर्डर तैयार नहीं था",
+            "reason.VEHICLE_TROUBLE": "राइडर की गाड़ी में खराबी थी",
+            "reason.UNSAFE": "राइडर सुरक्षित रूप से आगे नहीं जा सका",
             "by.customer": "आपके कहने पर",
             "by.vendor": "स्टोर द्वारा",
             "by.staff": "हमारी टीम द्वारा",
@@ -142,9 +279,22 @@ public enum NotificationCatalog {
             NotificationKey.customerUnavailable:
                 "{sender}: तुमचा रायडर तुमच्या दारात आहे आणि तुमच्याशी संपर्क होत नाही. कृपया फोन उचला.",
             NotificationKey.addressNotFound: "{sender}: तुमच्या रायडरला तुमचा पत्ता सापडत नाही. कृपया फोन उचला.",
+            NotificationKey.deliveryProblem: "{sender}: तुमच्या रायडरने तुमच्या डिलिव्हरीत एक अडचण सांगितली आहे.",
             "reason.CUSTOMER_UNAVAILABLE": "आम्ही तुमच्याशी संपर्क करू शकलो नाही",
             "reason.ADDRESS_NOT_FOUND": "आम्हाला तुमचा पत्ता सापडला नाही",
             "reason.OTHER": "वाटेत अडचण आली",
+            NotificationKey.wrongAddress: "{sender}: तुमच्या ऑर्डरचा पत्ता चुकीचा वाटतो. कृपया फोन उचला.",
+            NotificationKey.storeClosed:
+                "{sender}: स्टोअर बंद आहे, त्यामुळे तुमच्या {vendor} ऑर्डरला उशीर होईल. आम्ही तुमच्याशी संपर्क करू.",
+            NotificationKey.orderNotReadyAtStore:
+                "{sender}: तुमची {vendor} ऑर्डर अजून तयार नाही, त्यामुळे थोडा उशीर होईल.",
+            NotificationKey.riderVehicleTrouble:
+                "{sender}: तुमच्या रायडरच्या गाडीत बिघाड आहे, त्यामुळे तुमच्या {vendor} ऑर्डरला उशीर होऊ शकतो.",
+            "reason.WRONG_ADDRESS": "पत्ता चुकीचा वाटला",
+            "reason.STORE_CLOSED": "स्टोअर बंद होते",
+            "reason.ORDER_NOT_READY": "ऑर्डर तयार नव्हती",
+            "reason.VEHICLE_TROUBLE": "रायडरच्या गाडीत बिघाड होता",
+            "reason.UNSAFE": "रायडर सुरक्षितपणे पुढे जाऊ शकला नाही",
             "by.customer": "तुमच्या विनंतीवरून",
             "by.vendor": "स्टोअरकडून",
             "by.staff": "आमच्या टीमकडून",
@@ -186,6 +336,11 @@ public enum NotificationKey {
     public static let customerUnavailable = "customer.customerUnavailable"
     public static let addressNotFound = "customer.addressNotFound"
     public static let deliveryProblem = "customer.deliveryProblem"
+    /// Problems a rider reports that the customer hears of, each in fixed words (never the rider's note).
+    public static let wrongAddress = "customer.wrongAddress"
+    public static let storeClosed = "customer.storeClosed"
+    public static let orderNotReadyAtStore = "customer.orderNotReadyAtStore"
+    public static let riderVehicleTrouble = "customer.riderVehicleTrouble"
     public static let newOffer = "rider.newOffer"
     public static let deliveryCancelled = "rider.deliveryCancelled"
     public static let failureApproved = "rider.failureApproved"

@@ -62,6 +62,8 @@ struct DispatcherDecisionRoutes {
 
     struct ReassignRequest: Decodable {
         var reason: String?
+        /// Why, as the rider is told it in fixed words (the free `reason` is for the event log).
+        var reasonKind: ReassignReason?
         var riderIds: [UUID]?
     }
 
@@ -76,7 +78,8 @@ struct DispatcherDecisionRoutes {
         }
         let order = try await lookup.visibleOrder(context, allowed: OrderAccess.canView)
         let now = clock.now()
-        let ready = try await deliveries.reassign(orderId: order.id, reason: reason, by: actor, now: now)
+        let ready = try await deliveries.reassign(
+            orderId: order.id, reason: reason, kind: body.reasonKind, by: actor, now: now)
         var offers: [OfferRepresentation] = []
         if let riders = body.riderIds {
             offers = try await deliveries.makeOffers(

@@ -77,13 +77,15 @@ struct RiderTaskRoutes {
         let taskId = try context.uuidParameter("taskId")
         let body = try await RequestBody.decode(ReportIssueRequest.self, from: request)
         var errors = body.location?.validationErrors(field: "location") ?? []
-        if let note = body.note, note.count > 1000 {
-            errors.append(FieldError(field: "note", message: "must be at most 1000 characters"))
+        if let note = body.note, note.count > DeliveryIssueType.maximumNoteLength {
+            errors.append(
+                FieldError(field: "note", message: "must be at most \(DeliveryIssueType.maximumNoteLength) characters"))
         }
         guard errors.isEmpty else { throw LogisticsError.validation(errors) }
         let now = clock.now()
+        let note = body.note?.trimmingCharacters(in: .whitespacesAndNewlines)
         let issue = try await deliveries.reportIssue(
-            taskId: taskId, type: body.type, note: body.note, location: body.location,
+            taskId: taskId, type: body.type, note: note?.isEmpty == false ? note : nil, location: body.location,
             occurredAt: body.occurredAt ?? now,
             by: rider, now: now)
         return try .json(

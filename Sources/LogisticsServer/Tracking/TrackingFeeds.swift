@@ -12,6 +12,8 @@ struct TrackingEventFeed: OutboxSubscriber {
         var type = "notification"
         var title: String?
         var body: String?
+        /// The catalog key of the words, so an app can say the same in its rider's language.
+        var key: String?
         var orderId: String
     }
 
@@ -21,7 +23,9 @@ struct TrackingEventFeed: OutboxSubscriber {
         } else if message.topic == "push", let recipientId = message.recipientId {
             // Riders connected to the stream see their offers and dispatcher messages at once.
             let text = try APIJSON.encoder.encode(
-                Notification(title: message.title, body: message.body, orderId: message.orderId.lowercased))
+                Notification(
+                    title: message.title, body: message.body, key: message.textKey,
+                    orderId: message.orderId.lowercased))
             relay.publish([.notice(recipientId: recipientId, message: String(decoding: text, as: UTF8.self))])
         }
     }

@@ -113,7 +113,8 @@ public protocol DeliveryRepository: Sendable {
     func overrideProof(orderId: UUID, reason: String, by actor: Actor, now: Date) async throws -> DeliveryTask
     /// Takes the order from its rider before pickup: the task ends CANCELLED with the reason, the rider is told, and
     /// the order is READY_FOR_PICKUP again, to be offered anew.
-    func reassign(orderId: UUID, reason: String, by actor: Actor, now: Date) async throws -> Order
+    func reassign(orderId: UUID, reason: String, kind: ReassignReason?, by actor: Actor, now: Date) async throws
+        -> Order
     /// Sends a picked-up parcel back: the task becomes RETURNING_TO_STORE (the rider's next stop is the store), the
     /// rider and the customer are told why, and the rider's RETURNED_TO_STORE ends the order as RETURNED.
     func returnToStore(orderId: UUID, reason: String, by actor: Actor, now: Date) async throws -> (DeliveryTask, Order)

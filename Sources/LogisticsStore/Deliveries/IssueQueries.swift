@@ -41,16 +41,13 @@ extension SQLLogisticsRepository {
                     "UPDATE tasks SET issue_reported_at = ?, updated_at = ? WHERE id = ?",
                     [.date(now), .date(now), .uuid(taskId)])
             }
-            let noticeKey =
-                switch type {
-                case .customerUnavailable: NotificationKey.customerUnavailable
-                case .addressNotFound: NotificationKey.addressNotFound
-                case .other: NotificationKey.deliveryProblem
-                }
-            let customerNotice = QueuedNotification.catalog(noticeKey, to: order.customer.id, role: .customer)
-            // "Your rider is at your door" is only true once the rider is there: reported on the way, the customer
-            // hears nothing (the dispatcher does).
-            let customerHears = type != .customerUnavailable || task.status == .arrivedAtDestination
+            // Each kind the customer hears of has its own fixed words; the rider's note goes to dispatchers only.
+            let noticeKey = type.customerNotice(at: task.status)
+            let customerNotice = noticeKey.map {
+                QueuedNotification.catalog($0, to: order.customer.id, role: .customer)
+            }
+            let customerHears = customerNotice != nil
+            let dispatcherWords = note ?? customerNotice?.body ?? Self.issueWords(type)
             issue.customerReachable = customerHears && (hasDevice || textable)
             // The note stays in delivery_issues, where anonymisation can blank it; the event log is append-only.
             let details = [
@@ -61,13 +58,18 @@ extension SQLLogisticsRepository {
                     orderId: order.id, taskId: taskId, type: OrderEventType.deliveryIssueReported,
                     status: task.status.rawValue, occurredAt: occurredAt, receivedAt: now, location: location,
                     actor: rider, details: details),
-                notify: (customerHears ? [customerNotice] : []) + [
+                notify: (customerNotice.map { [$0] } ?? []) + [
                     QueuedNotification(
                         recipientId: nil, recipientRole: .dispatcher, title: "Delivery issue: \(type.rawValue)",
-                        body: "Order \(order.externalRef ?? order.id.lowercased): \(note ?? customerNotice.body)")
+                        body: "Order \(order.externalRef ?? order.id.lowercased): \(dispatcherWords)")
                 ])
             return issue
         }
+    }
+
+    /// The dispatcher's words for a report without a note.
+    static func issueWords(_ type: DeliveryIssueType) -> String {
+        type.rawValue.replacingOccurrences(of: "_", with: " ").capitalized(with: nil)
     }
 
     public func issues(orderId: UUID) async throws -> [DeliveryIssue] {
@@ -98,7 +100,11 @@ extension SQLLogisticsRepository {
             by: actor, now: now)
     }
 
-    public func reassign(orderId: UUID, reason: String, by actor: Actor, now: Date) async throws -> Order {
+    /// `kind` picks the fixed words the rider is told why (none: that the order went to another rider); the
+    /// dispatcher's `reason` stays in the event log.
+    public func reassign(orderId: UUID, reason: String, kind: ReassignReason?, by actor: Actor, now: Date)
+        async throws -> Order
+    {
         try await database.transaction { transaction in
             let order = try await lockedOrder(orderId, in: transaction)
             if order.status == .cancelled { throw LogisticsError(.orderCancelled, "The order was cancelled") }
@@ -125,11 +131,12 @@ extension SQLLogisticsRepository {
                 .init(
                     orderId: orderId, taskId: taskId, type: OrderEventType.orderReassigned,
                     status: OrderStatus.readyForPickup.rawValue, occurredAt: now, receivedAt: now, actor: actor,
-                    details: ["reason": reason, "fromRiderId": riderId.lowercased]),
+                    details: ["reason": reason, "fromRiderId": riderId.lowercased]
+                        .merging(kind.map { ["reasonKind": $0.rawValue] } ?? [:]) { first, _ in first }),
                 settingOrderStatus: .readyForPickup,
                 notify: [
                     QueuedNotification.catalog(
-                        NotificationKey.orderReassigned, to: riderId, role: .rider,
+                        kind?.notificationKey ?? NotificationKey.orderReassigned, to: riderId, role: .rider,
                         arguments: ["reference": order.externalRef ?? String(order.id.lowercased.prefix(8))])
                 ])
             return try await lockedOrder(orderId, in: transaction)

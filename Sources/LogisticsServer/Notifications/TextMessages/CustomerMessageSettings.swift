@@ -46,6 +46,10 @@ public struct CustomerMessageSettings: Sendable, Equatable {
         NotificationKey.orderCancelled: "order_cancelled",
         NotificationKey.customerUnavailable: "rider_at_door",
         NotificationKey.addressNotFound: "address_not_found",
+        NotificationKey.wrongAddress: "address_wrong",
+        NotificationKey.storeClosed: "store_closed",
+        NotificationKey.orderNotReadyAtStore: "order_not_ready",
+        NotificationKey.riderVehicleTrouble: "rider_vehicle_trouble",
     ]
 
     public init() {}
