@@ -30,9 +30,18 @@ struct RiderAdministrationRoutes {
         let dayStart = try FleetDay.start(request.queryDate("dayStart"), now: clock.now())
         let members = try await riders.fleet(availability: availability, limit: limit)
         let workloads = try await riders.fleetWorkloads(deliveredSince: dayStart)
-        return try .json([
-            "riders": members.map { FleetRiderRepresentation($0, workload: workloads[$0.rider.id] ?? RiderWorkload()) }
-        ])
+        let now = clock.now()
+        return try .json(
+            Fleet(
+                riders: members.map {
+                    FleetRiderRepresentation($0, workload: workloads[$0.rider.id] ?? RiderWorkload(), now: now)
+                }))
+    }
+
+    /// The fleet, and when the server calls a position stale, so a page need not guess.
+    struct Fleet: Encodable {
+        var riders: [FleetRiderRepresentation]
+        var positionStaleAfterS = Int(RiderPositionFreshness.staleAfterSeconds)
     }
 
     /// The rider's stored fixes of the last `minutes` (30 unless told), for the trail the dispatcher's map draws.

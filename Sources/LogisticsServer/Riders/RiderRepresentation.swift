@@ -39,10 +39,13 @@ struct FleetRiderRepresentation: Encodable {
     var suspended: Bool
     var activeTaskId: String?
     var lastLocation: LastLocation?
+    /// FRESH, STALE (no fix for `positionStaleAfterS`) or NONE (no fix yet: offered by hand, without road
+    /// distances).
+    var position: RiderPositionFreshness
     var currentOrders: [CurrentOrder]
     var deliveriesToday: Int
 
-    init(_ fleetRider: FleetRider, workload: RiderWorkload) {
+    init(_ fleetRider: FleetRider, workload: RiderWorkload, now: Date) {
         let rider = fleetRider.rider
         riderId = rider.id.lowercased
         name = rider.name
@@ -52,6 +55,7 @@ struct FleetRiderRepresentation: Encodable {
         lastLocation = fleetRider.lastSeen.map {
             LastLocation(lat: $0.position.lat, lon: $0.position.lon, recordedAt: $0.at)
         }
+        position = RiderPositionFreshness.of(lastFixAt: fleetRider.lastSeen?.at, now: now)
         currentOrders = workload.currentOrders.map {
             CurrentOrder(orderId: $0.orderId.lowercased, externalRef: $0.externalRef, status: $0.status)
         }

@@ -21,6 +21,26 @@ struct RiderPage {
         /// waiting in the offline queue moves the status on the phone alone; what follows that status, where the
         /// rider heads and whether it ends the task come from here rather than a copy in the script.
         var statuses = Dictionary(uniqueKeysWithValues: TaskStatus.allCases.map { ($0.rawValue, StatusRule($0)) })
+        /// An online rider's position goes to the server at least this often, standing still too: the dispatcher
+        /// sees a rider as stale only well past it.
+        var positionEveryS = Int(RiderPositionFreshness.heartbeatSeconds)
+        /// The problems a rider may report, in the order offered, when each is offered and when the customer is told of
+        /// each (the server's rule, so the app's question says who will hear of it).
+        var issues = DeliveryIssueType.allCases.map(IssueKind.init)
+    }
+
+    struct IssueKind: Encodable {
+        var type: DeliveryIssueType
+        /// The statuses in which the app offers it.
+        var offeredIn: [TaskStatus]
+        var tellsCustomerIn: [TaskStatus]
+
+        init(_ type: DeliveryIssueType) {
+            self.type = type
+            let open = TaskStatus.allCases.filter { !$0.isFinal }
+            offeredIn = open.filter(type.fits)
+            tellsCustomerIn = open.filter { type.customerNotice(at: $0) != nil }
+        }
     }
 
     struct StatusRule: Encodable {
