@@ -26,12 +26,15 @@ struct RouteNarrator {
         var startNode: Int32
     }
 
-    func route(pieces: [RoutePiece], start: SegmentIndex.Snap, end: SegmentIndex.Snap) -> Route {
+    /// `destination` is the door as asked for, beside the road's `end`: the arrival says on which side it is.
+    func route(pieces: [RoutePiece], start: SegmentIndex.Snap, end: SegmentIndex.Snap, destination: GeoPoint? = nil)
+        -> Route
+    {
         let legs = describe(pieces)
         var points = [legs.first?.start ?? start.point]
         points.append(contentsOf: legs.map(\.end))
         if legs.isEmpty { points.append(end.point) }
-        let steps = StepBuilder(map: map, legs: legs).steps(end: end.point)
+        let steps = StepBuilder(map: map, legs: legs, destination: destination).steps(end: end.point)
         let distance = legs.reduce(0) { $0 + $1.distanceM }
         let duration = legs.reduce(0) { $0 + $1.durationS }.roundedTo(1)
         let newest = legs.compactMap(\.observedAt).max()

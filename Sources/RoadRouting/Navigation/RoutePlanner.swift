@@ -84,7 +84,7 @@ public struct RoutePlanner: Sendable {
         }
         guard let best else { throw .noRoute }
         return RouteNarrator(map: map, departure: request.departAt ?? now).route(
-            pieces: best.pieces, start: start, end: end)
+            pieces: best.pieces, start: start, end: end, destination: request.to)
     }
 
     /// The ways to leave the start: along its segment towards either end, if the direction is legal.

@@ -5,6 +5,8 @@ import LogisticsCore
 struct StepBuilder {
     let map: RoadMap
     let legs: [RouteNarrator.Leg]
+    /// The door the route leads to, off the road; nil when only the road's end is known.
+    var destination: GeoPoint?
 
     private struct Draft {
         var type: String
@@ -69,9 +71,13 @@ struct StepBuilder {
             drafts[drafts.count - 1].exit = exitsPassed + 1
         }
         let last = legs.count
+        let roadEnd = legs.last?.end ?? end
+        let side = legs.last.map { leg in
+            DestinationSide.modifier(arrivingBearing: leg.bearing, roadEnd: roadEnd, door: destination ?? roadEnd)
+        }
         drafts.append(
             Draft(
-                type: "arrive", modifier: nil, location: legs.last?.end ?? end, bearingAfter: 0,
+                type: "arrive", modifier: side, location: roadEnd, bearingAfter: 0,
                 name: legs.last?.name ?? "",
                 geometryStart: last, geometryEnd: last))
         let instructions = drafts.map(Self.instruction)
@@ -139,11 +145,24 @@ struct StepBuilder {
     ) -> [VoiceInstruction] {
         guard let next else { return [] }
         let arriving = next.draft.type == "arrive"
-        let nextText = arriving ? "You will arrive at your destination" : next.instruction
+        // Before the door the words are of what is ahead; "You have arrived" only where the rider has (the last
+        // 30 m, the apps' arrival radius along the route).
+        let nextText = arriving ? DestinationSide.ahead(modifier: next.draft.modifier) : next.instruction
         let finalText = arriving ? "You have arrived at your destination" : nextText
         let length = draft.distanceM
         var announcements: [VoiceInstruction] = []
         if isFirst {
+            if arriving && length <= Self.arrivalRadiusM {
+                return [VoiceInstruction(distanceAlongStepM: 0, announcement: finalText)]
+            }
+            if arriving && length < 100 {
+                return [
+                    VoiceInstruction(
+                        distanceAlongStepM: 0, announcement: "\(head), then \(Self.lowercasedFirst(nextText))"),
+                    VoiceInstruction(
+                        distanceAlongStepM: (length - Self.arrivalRadiusM).roundedTo(1), announcement: finalText),
+                ]
+            }
             if length < 100 {
                 return [
                     VoiceInstruction(
@@ -159,9 +178,13 @@ struct StepBuilder {
                     announcement: "In \(Int(warning)) meters, \(Self.lowercasedFirst(nextText))"))
         }
         announcements.append(
-            VoiceInstruction(distanceAlongStepM: max(0, length - 30).roundedTo(1), announcement: finalText))
+            VoiceInstruction(
+                distanceAlongStepM: max(0, length - Self.arrivalRadiusM).roundedTo(1), announcement: finalText))
         return announcements
     }
+
+    /// Where the last announcement of a step is spoken, before its end; for the arrival, the apps' arrival radius.
+    static let arrivalRadiusM = 30.0
 
     private static func lowercasedFirst(_ text: String) -> String {
         guard let first = text.first else { return text }
