@@ -3,6 +3,7 @@
 // see the store's open orders as they change, and mark an order ready when it is packed. Everything comes from the
 // API with the staff member's token; the page holds nothing of its own.
 import { claims, createSignIn, keptAccessToken } from '../Shared/sign-in.js';
+import { HANDOVER, riderLine, stageWords, tickUndo, undoButton } from './vendor-pickup.js';
 
 // The page's element of that id, typed any: callers use it as the input, form or dialog they know it is.
 /** @type {(id: string) => any} */
@@ -19,6 +20,7 @@ const { wireSignIn, resetSignIn, refreshAccess, claimRenewal, logout } = createS
   wrongRole: 'This phone is not a store\u2019s. Riders sign in at /rider, dispatchers at /dispatch.',
 });
 let refresher = null;
+let ticker = null;
 
 function token() {
   return keptAccessToken(KEY, REFRESH_KEY);
@@ -31,7 +33,7 @@ async function api(method, path) {
     await renewOrSignOut();
     throw new Error('Signing in again');
   }
-  if (!response.ok) throw new Error(body.title || `The server answered ${response.status}`);
+  if (!response.ok) throw Object.assign(new Error(body.title || `The server answered ${response.status}`), { code: body.code });
   return body;
 }
 
@@ -56,21 +58,34 @@ function el(tag, props = {}, ...children) {
   return element;
 }
 
+// The handover of the orders a rider may be coming for; one that cannot be read shows the order as before.
+async function pickups(orders) {
+  const waiting = orders.filter((order) => HANDOVER.includes(order.status));
+  const answers = await Promise.all(waiting.map((order) => api('GET', `/api/v1/orders/${order.orderId}/pickup`)
+    .catch(() => null)));
+  return new Map(waiting.map((order, index) => [order.orderId, answers[index]]));
+}
+
 async function loadOrders() {
   try {
     const page = await api('GET', '/api/v1/orders?open=true&limit=200');
     const orders = page.orders || [];
+    const handovers = await pickups(orders);
     $('open-count').textContent = String(orders.length);
     $('orders').replaceChildren(...orders.map((order) => {
+      const pickup = handovers.get(order.orderId);
       const actions = el('div', { className: 'actions' });
       if (['PENDING_VENDOR_ACCEPTANCE', 'PREPARING'].includes(order.status)) {
         actions.append(el('button', { type: 'button', className: 'primary', onclick: () => markReady(order) },
           `${order.externalRef || 'Order'} is ready`));
       }
+      if (pickup && pickup.undoableUntil) actions.append(undoButton(pickup, () => undoReady(order)));
+      const line = pickup && riderLine(pickup);
       return el('li', {},
         el('span', { className: 'ref' }, order.externalRef || order.orderId.slice(0, 8)),
-        el('span', { className: 'status' }, WORDS[order.status] || order.status),
+        el('span', { className: 'status' }, (pickup && stageWords(pickup)) || WORDS[order.status] || order.status),
         el('div', {}, `${order.customer?.name || 'Customer'} · ${order.customer?.address || ''}`),
+        line ? el('div', { className: 'rider' }, line) : '',
         actions);
     }));
     $('orders-empty').hidden = orders.length > 0;
@@ -80,13 +95,29 @@ async function loadOrders() {
   }
 }
 
+// The list is read again first: a successful read clears the error line, which must then say what went wrong.
 async function markReady(order) {
+  let problem = '';
   try {
     await api('POST', `/api/v1/orders/${order.orderId}/ready`);
   } catch (error) {
-    $('store-error').textContent = `${order.externalRef || 'The order'} could not be marked ready: ${error.message}`;
+    problem = `${order.externalRef || 'The order'} could not be marked ready: ${error.message}`;
   }
-  loadOrders();
+  await loadOrders();
+  if (problem) $('store-error').textContent = problem;
+}
+
+async function undoReady(order) {
+  let problem = '';
+  try {
+    await api('POST', `/api/v1/orders/${order.orderId}/ready/undo`);
+  } catch (error) {
+    const late = error.code === 'READY_UNDO_EXPIRED'
+      ? ' (only within a minute). Call the dispatcher if the order must wait.' : '';
+    problem = `${order.externalRef || 'The order'}: ${error.message}${late}`;
+  }
+  await loadOrders();
+  if (problem) $('store-error').textContent = problem;
 }
 
 async function start() {
@@ -103,10 +134,13 @@ async function start() {
   await loadOrders();
   clearInterval(refresher);
   refresher = setInterval(loadOrders, 10_000);
+  clearInterval(ticker);
+  ticker = setInterval(() => tickUndo($('orders')), 1000);
 }
 
 function signOut(reason, isError = true) {
   clearInterval(refresher);
+  clearInterval(ticker);
   sessionStorage.removeItem(KEY);
   resetSignIn();
   $('store').hidden = true;
