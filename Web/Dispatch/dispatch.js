@@ -249,6 +249,8 @@ async function renewNow() {
 // The server refused the token: renewed once in a while, not in a loop (a token refused again right after its
 // renewal was revoked, not expired).
 function tokenRefused() {
+  // Requests still under way when the page signed out answer 401 too: the reason shown stays the first one.
+  if (!token()) return Promise.resolve(false);
   if (renewing) return renewing;
   if (claimRenewal()) return renew();
   signOut('Your sign-in has ended (expired or revoked): sign in again');
@@ -275,7 +277,6 @@ async function refresh() {
 }
 
 async function start() {
-  $('tab-people').hidden = (claims(token()) || {}).role !== 'admin';
   $('sign-in').hidden = true;
   $('app').hidden = false;
   $('header-actions').hidden = false;
@@ -344,7 +345,8 @@ function signOut(reason, isError = true) {
   clearFeed();
   resetSignIn();
   $('connection').textContent = 'Signed out';
-  $('sign-in-error').textContent = kept ? `${reason} Your unsent new order is kept for when you are back.` : reason;
+  const sentence = /[.!?]$/.test(reason) ? reason : `${reason}.`;
+  $('sign-in-error').textContent = kept ? `${sentence} Your unsent new order is kept for when you are back.` : reason;
   $('sign-in-error').className = isError ? 'error' : 'hint';
   $('app').hidden = true;
   $('header-actions').hidden = true;

@@ -108,4 +108,18 @@ public struct SignInSession: Sendable, Equatable {
     }
 
     public func isLive(at now: Date) -> Bool { revokedAt == nil && expiresAt > now }
+
+    /// Why this sign-in no longer works, as the person is told it when their page tries to renew it: a page that
+    /// signs someone out must say why (suspended, ended by an admin, used from two places), not only that it ended.
+    public var whyEnded: String {
+        switch revokedReason {
+        case nil: "This sign-in has expired; sign in again"
+        case "suspended": "This account was suspended, which ended this sign-in; ask your company to reinstate it"
+        case "revoked by an admin": "An admin ended this sign-in; sign in again"
+        case "signed out": "This sign-in was signed out; sign in again"
+        case "a refresh token was used twice":
+            "This sign-in was used from two places at once, so it was ended everywhere; sign in again"
+        case let reason?: "This sign-in was ended (\(reason)); sign in again"
+        }
+    }
 }

@@ -102,7 +102,7 @@ extension SQLLogisticsRepository {
                 return .reused
             }
             guard session.isLive(at: now), try token.date("expires_at") > now else {
-                return .refused("This sign-in has ended; sign in again")
+                return .refused(session.whyEnded)
             }
             guard
                 let personRow = try await transaction.first(

@@ -110,7 +110,8 @@ struct SignInTests {
             let reused = try await server.send(.post, "/api/v1/auth/refresh", json: ["refreshToken": refresh])
             #expect(reused.status == 401 && reused.code == "UNAUTHENTICATED")
             let afterReuse = try await server.send(.post, "/api/v1/auth/refresh", json: ["refreshToken": newRefresh])
-            #expect(afterReuse.status == 401)
+            // The page that held the newer token says why it is signed out.
+            #expect(afterReuse.status == 401 && afterReuse.text.contains("used from two places"), "\(afterReuse.text)")
             // Its access tokens stop within 30 s (another instance's check is at most 25 s old).
             server.clock.advance(by: 26)
             #expect(try await server.send(.get, "/api/v1/rider/me", token: newAccess).status == 401)
@@ -123,13 +124,24 @@ struct SignInTests {
             #expect(try await server.send(.get, "/api/v1/rider/me", token: secondAccess).status == 401)
             let afterLogout = try await server.send(
                 .post, "/api/v1/auth/refresh", json: ["refreshToken": second["refreshToken"] as? String ?? ""])
-            #expect(afterLogout.status == 401)
+            #expect(afterLogout.status == 401 && afterLogout.text.contains("signed out"), "\(afterLogout.text)")
+
+            // Suspended while signed in: the next renewal says so (the suspension ended the session first).
+            let third = try await Self.signIn(server, twilio, phone: asha.phone)
+            #expect(
+                try await server.send(
+                    .post, "/api/v1/riders/\(asha.riderId)/suspend", token: try await server.token(.admin)
+                ).status == 200)
+            let afterSuspension = try await server.send(
+                .post, "/api/v1/auth/refresh", json: ["refreshToken": third["refreshToken"] as? String ?? ""])
+            #expect(
+                afterSuspension.status == 401 && afterSuspension.text.contains("suspended"), "\(afterSuspension.text)")
 
             // The admin sees both sessions, ended, with why.
             let admin = try await server.token(.admin)
             let sessions = try await server.send(.get, "/api/v1/people/\(asha.riderId)/sessions", token: admin)
             let reasons = (sessions["sessions"] as? [[String: Any]] ?? []).compactMap { $0["revokedReason"] as? String }
-            #expect(Set(reasons) == ["a refresh token was used twice", "signed out"], "\(sessions.text)")
+            #expect(Set(reasons) == ["a refresh token was used twice", "signed out", "suspended"], "\(sessions.text)")
             // Nothing secret reached the database's outbox after sending: the code messages are blanked.
             try await twilio.wait("every message sent") { $0.messages.count >= 3 }
             let erased = try await eventually {
