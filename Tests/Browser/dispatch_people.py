@@ -1,5 +1,6 @@
-"""The admin's People tab on the dispatcher's page, used as an admin would at 360 px and on a desktop: add a rider
-(the invitation goes out), find them, suspend them, read their sign-ins. A dispatcher does not see the tab.
+"""The People tab on the dispatcher's page, at 360 px and on a desktop. A dispatcher adds a rider and suspends them,
+and is offered nothing about staff (the server says 403 to a dispatcher adding an admin). An admin adds a rider (the
+invitation goes out), finds them, suspends them, reads their sign-ins, and gives a rider who had no phone one.
 dispatch_page_test.py runs it after the shifts."""
 
 import uuid
@@ -9,15 +10,53 @@ from selenium.webdriver.common.by import By
 from browser_support import ARTIFACTS, Server, browser, check, check_contrast, mint, wait_for
 
 
+def field(driver, form, label):
+    return driver.find_element(
+        By.XPATH, f"//form[@id='{form}']//label[normalize-space()='{label}']/following-sibling::input[1]")
+
+
+def button(driver, words):
+    return driver.find_element(By.XPATH, f"//button[normalize-space()=\"{words}\"]")
+
+
+def dispatchers_riders(driver, server, name, width, height):
+    """A dispatcher adds a rider and suspends them; nothing about staff is offered, and the server refuses it."""
+    dispatcher = mint("dispatcher", str(uuid.uuid4()), name="Dana Dispatcher")
+    driver.get(server.base + "/dispatch#token=" + dispatcher)
+    wait_for(f"{name}: a dispatcher has a People tab", lambda: driver.find_element(By.ID, "tab-people").is_displayed())
+    driver.find_element(By.XPATH, "//button[@role='tab'][normalize-space()='People']").click()
+    wait_for(f"{name}: it is about riders", lambda: driver.find_element(By.ID, "people-title").text
+             == "Riders: add and suspend")
+    check(not driver.find_element(By.ID, "person-role").is_displayed()
+          and not driver.find_element(By.ID, "store-form").is_displayed(),
+          f"{name}: a dispatcher is offered no other role and no store to add")
+    field(driver, "person-form", "Name").send_keys("Rui Almeida")
+    field(driver, "person-form", "Phone number").send_keys("+377 99 44 55 71")
+    button(driver, "Add and send the invitation").click()
+    wait_for(f"{name}: the dispatcher's rider is added and invited",
+             lambda: "invitation is on its way to +37799445571" in driver.find_element(By.ID, "person-error").text)
+    wait_for(f"{name}: and listed", lambda: "Rui Almeida" in driver.find_element(By.ID, "people").text)
+    driver.execute_script("window.confirm = () => true")
+    button(driver, "Suspend Rui Almeida").click()
+    wait_for(f"{name}: the dispatcher suspended the rider, with a way back",
+             lambda: driver.find_elements(By.XPATH, "//button[normalize-space()='Reinstate Rui Almeida']"))
+    check(not driver.find_elements(By.XPATH, "//button[normalize-space()='Sign-ins']"),
+          f"{name}: a dispatcher reads no sign-ins")
+    refused = server.call("POST", "/api/v1/staff", dispatcher,
+                          {"name": "Eve Admin", "phone": "+37799445572", "role": "admin"}, expect=(403,))
+    check(refused.get("code") == "FORBIDDEN", f"{name}: a dispatcher adding an admin is 403 ({refused.get('detail')})")
+    driver.save_screenshot(f"{ARTIFACTS}/dispatch-{name}-people-dispatcher-{width}x{height}.png")
+
+
 def people_tab(width, height, name):
     server = Server()
     driver = None
     try:
         driver = browser(width, height)
-        dispatcher = mint("dispatcher", str(uuid.uuid4()), name="Dana Dispatcher")
-        driver.get(server.base + "/dispatch#token=" + dispatcher)
-        wait_for(f"{name}: a dispatcher's map opens", lambda: driver.find_element(By.ID, "app").is_displayed())
-        check(not driver.find_element(By.ID, "tab-people").is_displayed(), f"{name}: a dispatcher has no People tab")
+        dispatchers_riders(driver, server, name, width, height)
+        # A rider met through a token before anyone typed their phone: "no phone yet".
+        newcomer = mint("rider", str(uuid.uuid4()), name="Omar Haddad")
+        server.call("GET", "/api/v1/rider/me", newcomer)
         admin = mint("admin", str(uuid.uuid4()), name="Avery Admin")
         driver.get(server.base + "/dispatch#token=" + admin)
         wait_for(f"{name}: an admin has a People tab", lambda: driver.find_element(By.ID, "tab-people").is_displayed())
@@ -42,6 +81,15 @@ def people_tab(width, height, name):
                  lambda: driver.find_elements(By.XPATH, "//button[normalize-space()='Reinstate Nina Costa']"))
         driver.find_element(By.XPATH, "(//button[normalize-space()='Sign-ins'])[1]").click()
         wait_for(f"{name}: the sign-ins are shown", lambda: "Never signed in" in driver.find_element(By.ID, "people").text)
+        check("Omar Haddad · Rider · no phone yet" in driver.find_element(By.ID, "people").text,
+              f"{name}: a rider without a phone says so")
+        button(driver, "Add Omar Haddad’s phone").click()
+        driver.find_element(By.XPATH, "//ul[@id='people']//label[normalize-space()='New phone for Omar Haddad']"
+                                      "/following-sibling::input[1]").send_keys("+377 99 44 55 73")
+        button(driver, "Save the phone").click()
+        wait_for(f"{name}: the admin gave the rider a phone",
+                 lambda: "Omar Haddad · Rider · +37799445573" in driver.find_element(By.ID, "people").text)
+        check(button(driver, "Correct Omar Haddad’s phone").is_displayed(), f"{name}: and it can be corrected")
         driver.execute_script("document.getElementById('view-people').scrollIntoView()")
         driver.save_screenshot(f"{ARTIFACTS}/dispatch-{name}-people-{width}x{height}.png")
         check_contrast(driver, f"{name} people")

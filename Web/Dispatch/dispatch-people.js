@@ -1,8 +1,10 @@
 // @ts-check
-// The admin's People tab: everyone who works in the operation, found by name or phone; add a rider, a dispatcher,
-// an admin or a store's staff member (each gets an invitation by SMS), add a store; suspend and reinstate; see a
-// person's sign-ins and end one.
-import { api } from './dispatch-api.js';
+// The People tab. An admin's: everyone who works in the operation, found by name or phone; add a rider, a
+// dispatcher, an admin or a store's staff member (each gets an invitation by SMS), add a store; give anyone a phone
+// or correct it; suspend and reinstate; see a person's sign-ins and end one. A dispatcher's: the riders, to add,
+// suspend and reinstate (the server refuses a dispatcher anything about staff or admins: 403).
+import { api, token } from './dispatch-api.js';
+import { claims } from '../Shared/sign-in.js';
 import { $, el } from './dispatch-state.js';
 
 const ROLE_WORDS = { rider: 'Rider', vendor: 'Store staff', dispatcher: 'Dispatcher', admin: 'Admin' };
@@ -14,10 +16,15 @@ function say(id, text, isError = true) {
   $(id).className = isError ? 'error' : 'hint';
 }
 
+function isAdmin() {
+  return (claims(token()) || {}).role === 'admin';
+}
+
 export async function loadPeople() {
   const q = $('people-q').value.trim();
+  const only = isAdmin() ? '' : '&role=rider';
   try {
-    const page = await api('GET', `/api/v1/people?limit=100${q ? `&q=${encodeURIComponent(q)}` : ''}`);
+    const page = await api('GET', `/api/v1/people?limit=100${only}${q ? `&q=${encodeURIComponent(q)}` : ''}`);
     people = page.people || [];
     say('people-error', '');
   } catch (error) {
@@ -38,26 +45,56 @@ async function loadVendors() {
 
 function renderPeople() {
   const list = $('people');
+  const admin = isAdmin();
   list.replaceChildren(...people.map((person) => {
     const facts = [ROLE_WORDS[person.role] || person.role, person.phone || 'no phone yet'];
     if (person.vehicle) facts.push(person.vehicle.toLowerCase());
     if (person.suspended) facts.push('suspended');
     const sessions = el('ul', { class: 'sessions', id: `sessions-${person.personId}` });
+    const phone = el('div', { class: 'person-phone', id: `phone-${person.personId}` });
     return el('li', { class: person.suspended ? 'person suspended' : 'person' },
       el('strong', {}, person.name), el('span', { class: 'hint' }, ` · ${facts.join(' · ')}`),
       el('div', { class: 'person-actions' },
         el('button', { type: 'button', onclick: () => setSuspended(person, !person.suspended) },
           person.suspended ? `Reinstate ${person.name}` : `Suspend ${person.name}`),
-        el('button', { type: 'button', onclick: () => showSessions(person) }, 'Sign-ins')),
-      sessions);
+        admin ? el('button', { type: 'button', onclick: () => editPhone(person) },
+          person.phone ? `Correct ${person.name}\u2019s phone` : `Add ${person.name}\u2019s phone`) : null,
+        admin ? el('button', { type: 'button', onclick: () => showSessions(person) }, 'Sign-ins') : null),
+      phone, sessions);
   }));
   $('people-empty').hidden = people.length > 0;
 }
 
+// A phone for someone who has none (a rider first met through a token) or a wrong one: an admin's to give.
+function editPhone(person) {
+  const box = $(`phone-${person.personId}`);
+  const id = `phone-input-${person.personId}`;
+  const input = el('input', { id, type: 'tel', inputmode: 'tel', value: person.phone || '', placeholder: '+377 99 12 34 56' });
+  const problem = el('p', { class: 'error', role: 'alert' });
+  const form = el('form', { class: 'phone-form' },
+    el('label', { for: id }, `New phone for ${person.name}`), input,
+    el('button', { type: 'submit', class: 'primary' }, 'Save the phone'),
+    el('button', { type: 'button', onclick: () => box.replaceChildren() }, 'Keep as it is'), problem);
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    try {
+      await api('PATCH', `/api/v1/people/${person.personId}`, { phone: input.value.replace(/[\s\-().]/g, '') });
+      say('people-error', `${person.name}\u2019s phone is now ${input.value.trim()}.`, false);
+      await loadPeople();
+    } catch (error) {
+      problem.textContent = error.code === 'PHONE_IN_USE' ? 'Someone already has this phone number.' : error.message;
+    }
+  });
+  box.replaceChildren(form);
+  input.focus();
+}
+
+// Admins change anyone through the people routes; dispatchers their riders through the riders' own.
 async function setSuspended(person, suspended) {
   if (suspended && !window.confirm(`Suspend ${person.name}? Their sign-ins end at once.`)) return;
+  const path = isAdmin() ? `/api/v1/people/${person.personId}` : `/api/v1/riders/${person.personId}`;
   try {
-    await api('PATCH', `/api/v1/people/${person.personId}`, { suspended });
+    await api('PATCH', path, { suspended });
     say('people-error', `${person.name} is ${suspended ? 'suspended; their sign-ins have ended' : 'reinstated'}.`, false);
     await loadPeople();
   } catch (error) {
@@ -145,10 +182,18 @@ function roleChosen() {
   $('person-store-box').hidden = role !== 'vendor';
 }
 
-// Shown to admins only (dispatchers get 403 for the people of the whole operation).
+// What a dispatcher may do is a part of an admin's: the riders (the server says 403 to the rest).
 export function openPeople() {
+  const admin = isAdmin();
+  $('people-title').textContent = admin ? 'People' : 'Riders: add and suspend';
+  $('person-title').textContent = admin ? 'Add a person' : 'Add a rider';
+  for (const option of $('person-role').options) option.hidden = !admin && option.value !== 'rider';
+  if (!admin) $('person-role').value = 'rider';
+  $('person-role-box').hidden = !admin;
+  $('store-form').hidden = !admin;
+  roleChosen();
   loadPeople();
-  loadVendors();
+  if (admin) loadVendors();
 }
 
 export function wirePeople() {
