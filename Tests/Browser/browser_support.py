@@ -4,23 +4,22 @@ WCAG contrast of what is on screen and the requests a page made.
 Only localhost is contacted; the browser is the system chromium (nothing is downloaded).
 """
 
-import base64
-import hashlib
-import hmac
 import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
-import urllib.error
-import urllib.request
 from datetime import datetime, timezone
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "Tests", "PythonSupport"))
+import logistics_api  # noqa: E402
+from logistics_api import Refused, Unreachable  # noqa: E402,F401
 BINARY = os.environ.get("LOGISTICS_BINARY") or os.path.join(ROOT, ".build", "debug", "logistics")
 ARTIFACTS = os.path.join(ROOT, ".ci", "artifacts")
 SECRET = "browser-test-secret-0123456789abcdef-0123"
@@ -65,7 +64,7 @@ class Server:
                 self.base = "http://" + line.split("listening on http://", 1)[1].split()[0]
         if self.base is None:
             self.process.kill()
-            raise SystemExit("the server did not start")
+            raise RuntimeError("the server did not start")
         # Its later log lines must not fill the pipe and stall it.
         import threading
         threading.Thread(target=lambda: [None for _ in self.process.stdout], daemon=True).start()
@@ -77,21 +76,8 @@ class Server:
             env=dict(os.environ, LOGISTICS_JWT_SECRET=SECRET), text=True).strip()
 
     def call(self, method, path, token=None, body=None, expect=(200, 201, 202)):
-        request = urllib.request.Request(self.base + path, method=method)
-        if token:
-            request.add_header("Authorization", "Bearer " + token)
-        data = None
-        if body is not None:
-            data = json.dumps(body).encode()
-            request.add_header("Content-Type", "application/json")
-        try:
-            with urllib.request.urlopen(request, data, timeout=30) as response:
-                status, text = response.status, response.read().decode()
-        except urllib.error.HTTPError as error:
-            status, text = error.code, error.read().decode()
-        if status not in expect:
-            raise SystemExit(f"{method} {path} answered {status}: {text}")
-        return json.loads(text) if text.startswith("{") else text
+        """The answer's JSON; raises Refused (an ordinary exception) for a status not in `expect`."""
+        return logistics_api.call(self.base, method, path, token, body, expect)
 
     def stop(self):
         self.process.terminate()
@@ -104,16 +90,8 @@ class Server:
 
 
 def mint(role, subject, name=None, ttl=3600):
-    """A token signed like `logistics token` (HS256 with the tests' secret); a negative ttl makes an expired one."""
-    def b64(data):
-        return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-    issued = int(time.time())
-    claims = {"sub": subject, "role": role, "iat": min(issued, issued + ttl - 60), "exp": issued + ttl,
-              "iss": "rider-logistics", "aud": "rider-logistics-api"}
-    if name:
-        claims["name"] = name
-    head = b64(json.dumps({"alg": "HS256", "typ": "JWT"}).encode()) + "." + b64(json.dumps(claims).encode())
-    return head + "." + b64(hmac.new(SECRET.encode(), head.encode(), hashlib.sha256).digest())
+    """A token signed like `logistics token` with the tests' secret; a negative ttl makes an expired one."""
+    return logistics_api.mint(role, subject, SECRET, name=name, ttl=ttl)
 
 
 def canvas_ink(driver, canvas_id="map"):

@@ -106,7 +106,7 @@ def tap_found(driver, find, what):
             pass
         if time.time() > deadline:
             check(False, what + " (timed out)")
-            raise SystemExit(f"could not tap: {what}")
+            raise AssertionError(f"could not tap: {what}")
         time.sleep(0.1)
 
 
@@ -121,7 +121,7 @@ def tap_containing(driver, words, tag="button", what=None):
 def type_into(driver, label, text):
     element = field(driver, label)
     if not check(element is not None, f"a field labelled '{label}'"):
-        raise SystemExit(f"no field '{label}'")
+        raise AssertionError(f"no field '{label}'")
     driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
     element.clear()
     element.send_keys(text)
@@ -171,7 +171,7 @@ def upload_photo(server, rider, task_id):
         with urllib.request.urlopen(request, timeout=30) as response:
             return response.status
     except urllib.error.HTTPError as error:
-        raise SystemExit(f"photo upload answered {error.code}: {error.read().decode()}")
+        raise AssertionError(f"photo upload answered {error.code}: {error.read().decode()}")
 
 
 class Rider:
@@ -197,7 +197,7 @@ class Rider:
     def accept(self, order_id):
         offer = self.offer_for(order_id)
         if offer is None:
-            raise SystemExit(f"{self.name} has no offer for {order_id}")
+            raise AssertionError(f"{self.name} has no offer for {order_id}")
         return self.server.call("POST", f"/api/v1/rider/offers/{offer['offerId']}/accept", self.token)["taskId"]
 
     def status(self, task_id, status, place):

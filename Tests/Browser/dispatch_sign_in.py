@@ -53,7 +53,7 @@ def field(driver, label):
 def type_into(driver, label, text):
     element = field(driver, label)
     if not check(element is not None, f"a field labelled '{label}'"):
-        raise SystemExit(f"no field '{label}'")
+        raise AssertionError(f"no field '{label}'")
     element.clear()
     element.send_keys(text)
     return element
@@ -163,7 +163,7 @@ def phone_sign_in(width, height, name):
         address()
         message, code = gateway.wait_code(f"{name}: the code arrives by SMS", NUMBER)
         if not code:
-            raise SystemExit("no code came")
+            raise AssertionError("no code came")
 
         # A wrong code first: six digits submit at once; the page says how many tries are left.
         wrong = f"{(int(code) + 1) % 1000000:06d}"
@@ -259,7 +259,7 @@ def phone_sign_in(width, height, name):
                  == "We sent a 6-digit code to +377…72. It works for 5 minutes.", timeout=10)
         _, rider_code = gateway.wait_code(f"{name}: the rider's code arrives by SMS", RIDER_NUMBER)
         if not rider_code:
-            raise SystemExit("no code came for the rider")
+            raise AssertionError("no code came for the rider")
         type_into(driver, "Code from the SMS", rider_code)
         wait_for(f"{name}: a rider's phone is told it is not a dispatcher's", lambda: text_of(driver, "sign-in-error")
                  == "This phone belongs to a rider or a store, not to a dispatcher or an admin.", timeout=10)

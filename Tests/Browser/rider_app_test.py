@@ -53,6 +53,10 @@ from rider_app.words import (ACCEPT, AT_DESTINATION, AT_STORE, COMPLETE, DELIVER
 
 # ---------------------------------------------------------------------------------------------------------------
 
+# The scenarios that ran to their end (passed or failed): one that never got there, in either thread, is a failure.
+finished = []
+
+
 def scenario(name, function, *args):
     started = time.time()
     print(f"\n== {name}", flush=True)
@@ -65,6 +69,7 @@ def scenario(name, function, *args):
               flush=True)
         check(False, f"{name}: stopped by {type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}")
     print(f"   ({name}: {time.time() - started:.0f} s)", flush=True)
+    finished.append(name)
 
 
 def main():
@@ -97,7 +102,7 @@ def main():
         thread.join()
     try:
         if len(servers) < 4:
-            raise SystemExit("a server did not start")
+            raise RuntimeError("a server did not start")
         main_server, short = servers["main"], servers["short"]
         # `rider_app_test.py offers photo` runs only those scenarios.
         chosen = set(sys.argv[1:])
@@ -107,14 +112,23 @@ def main():
                 scenario(name, *args)
 
         # Two phones at a time: the scenarios on the two servers run side by side.
-        second = threading.Thread(target=lambda: [
-            run("offers", offer_failures, short, ttl),
-            run("routing down", routing_down, short),
-            run("bad input", bad_input, short),
-            run("flaky server", flaky_server, short),
-            run("batching", batched_trip, servers["trips"]),
-            run("phone sign-in", phone_sign_in, servers["phones"], gateway),
-        ])
+        def in_turn(*runs):
+            # Whatever stops the thread (even what `scenario` lets through, like SystemExit) is a failure, not a
+            # silent end: the scenarios after it would never run.
+            try:
+                for run_args in runs:
+                    run(*run_args)
+            except BaseException as error:
+                check(False, f"the second phone's scenarios stopped after {finished[-1:]}: {error!r}")
+
+        second = threading.Thread(target=lambda: in_turn(
+            ("offers", offer_failures, short, ttl),
+            ("routing down", routing_down, short),
+            ("bad input", bad_input, short),
+            ("flaky server", flaky_server, short),
+            ("batching", batched_trip, servers["trips"]),
+            ("phone sign-in", phone_sign_in, servers["phones"], gateway),
+        ))
         second.start()
         run("whole delivery", whole_delivery, main_server)
         run("far away", far_arrival, main_server)

@@ -9,7 +9,6 @@ Localhost only; bounded by its rounds, and every request by a 15 s timeout.
 """
 
 import argparse
-import json
 import os
 import random
 import shutil
@@ -19,12 +18,10 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.error
-import urllib.request
 import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from two_instances.support import BINARY, HOME, SECRET, STORE, mint, now, psql  # noqa: E402
+from two_instances.support import BINARY, HOME, SECRET, STORE, logistics_api, mint, now, psql  # noqa: E402
 
 # An order's place on the happy path, so "at least as far as acknowledged" can be checked.
 PROGRESS = {"PENDING_VENDOR_ACCEPTANCE": 0, "PREPARING": 0, "READY_FOR_PICKUP": 1, "RIDER_ASSIGNED": 2,
@@ -56,7 +53,7 @@ class Server:
                 self.base = "http://" + line.split("listening on http://", 1)[1].split()[0]
         if self.base is None:
             self.kill()
-            raise SystemExit(f"the server did not start; see {self.log.name}")
+            raise RuntimeError(f"the server did not start; see {self.log.name}")
         threading.Thread(target=lambda: [None for _ in self.process.stdout], daemon=True).start()
 
     def kill(self, how=signal.SIGKILL):
@@ -67,22 +64,10 @@ class Server:
 
 
 def call(base, method, path, token, body=None, expect=(200, 201, 202)):
-    request = urllib.request.Request(base + path, method=method)
-    request.add_header("Authorization", "Bearer " + token)
-    data = None
-    if body is not None:
-        data = json.dumps(body).encode()
-        request.add_header("Content-Type", "application/json")
     try:
-        with urllib.request.urlopen(request, data, timeout=15) as response:
-            status, text = response.status, response.read().decode()
-    except urllib.error.HTTPError as error:
-        status, text = error.code, error.read().decode()
-    except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+        return logistics_api.call(base, method, path, token, body, expect, timeout=15)
+    except logistics_api.Unreachable:
         raise Gone()
-    if status not in expect:
-        raise RuntimeError(f"{method} {path} answered {status}: {text[:300]}")
-    return json.loads(text) if text else {}
 
 
 class Journal:

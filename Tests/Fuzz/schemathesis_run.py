@@ -27,6 +27,8 @@ import uuid
 from datetime import datetime, timezone
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "Tests", "PythonSupport"))
+import logistics_api  # noqa: E402
 BINARY = os.environ.get("LOGISTICS_BINARY") or os.path.join(ROOT, ".build", "debug", "logistics")
 HERE = os.path.dirname(os.path.abspath(__file__))
 ARTIFACTS = os.path.join(ROOT, ".ci", "artifacts", "schemathesis")
@@ -73,7 +75,7 @@ class Server:
                 self.base = "http://" + line.split("listening on http://", 1)[1].split()[0]
         if self.base is None:
             self.stop()
-            raise SystemExit("the server did not start:\n" + "".join(self.log[-20:]))
+            raise RuntimeError("the server did not start:\n" + "".join(self.log[-20:]))
         # Keep reading so its output never fills the pipe; the last lines are shown if something fails.
         threading.Thread(target=self._drain, daemon=True).start()
 
@@ -89,17 +91,10 @@ class Server:
 
     def call(self, method, path, token, body=None):
         """One request of the seeding; the answer's JSON, or None when it was refused."""
-        request = urllib.request.Request(self.base + path, method=method)
-        request.add_header("Authorization", "Bearer " + token)
-        data = None
-        if body is not None:
-            data = json.dumps(body).encode()
-            request.add_header("Content-Type", "application/json")
         try:
-            with urllib.request.urlopen(request, data, timeout=30) as response:
-                return json.loads(response.read() or b"null")
-        except urllib.error.HTTPError as error:
-            print(f"   seeding: {method} {path} answered {error.code}", flush=True)
+            return logistics_api.call(self.base, method, path, token, body, expect=range(200, 300))
+        except logistics_api.Refused as refusal:
+            print(f"   seeding: {method} {path} answered {refusal.status}", flush=True)
             return None
 
     def seed(self, tokens):
@@ -231,7 +226,7 @@ def main():
             print(f"{'ok  ' if passed else 'FAIL'} {role}: {cases} cases in {seconds:.0f} s", flush=True)
             if server.process.poll() is not None:
                 print("".join(server.log[-40:]))
-                raise SystemExit(f"the server exited ({server.process.returncode}) during the {role} run")
+                raise RuntimeError(f"the server exited ({server.process.returncode}) during the {role} run")
     finally:
         server.stop()
     total = sum(cases for _, _, cases, _ in results)

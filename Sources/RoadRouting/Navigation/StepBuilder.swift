@@ -155,10 +155,14 @@ struct StepBuilder {
             if arriving && length <= Self.arrivalRadiusM {
                 return [VoiceInstruction(distanceAlongStepM: 0, announcement: finalText)]
             }
-            if arriving && length < 100 {
+            if arriving && length < 200 {
+                // Too short for a warning at 150 m: the start says where the door is and how far.
+                let ahead =
+                    length < 100
+                    ? nextText : "in \(Int((length / 10).rounded()) * 10) meters, \(Self.lowercasedFirst(nextText))"
                 return [
                     VoiceInstruction(
-                        distanceAlongStepM: 0, announcement: "\(head), then \(Self.lowercasedFirst(nextText))"),
+                        distanceAlongStepM: 0, announcement: "\(head), then \(Self.lowercasedFirst(ahead))"),
                     VoiceInstruction(
                         distanceAlongStepM: (length - Self.arrivalRadiusM).roundedTo(1), announcement: finalText),
                 ]

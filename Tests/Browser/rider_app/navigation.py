@@ -7,7 +7,7 @@ import time
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 
-from browser_support import HOME, STORE, canvas_ink, check, parse_time
+from browser_support import HOME, STORE, Refused, canvas_ink, check, parse_time
 
 from .api import rider_identity, status_events, task_at
 from .geometry import distance_to_line, metres, resample, road_route
@@ -126,7 +126,7 @@ def off_route(server, at, line):
     for target in candidates:
         try:
             side = road_route(server, at, target)
-        except SystemExit:
+        except Refused:
             continue
         samples = resample(side["points"], 20)
         away = [distance_to_line(point, line) > 70 for point in samples]
@@ -144,7 +144,7 @@ def routing_down(server):
         server.call("GET", f"/api/v1/rider/tasks/{task_id}/route?from={STORE['lat']},{STORE['lon']}", rider,
                     expect=(503,))
         status = 503
-    except SystemExit as error:
+    except Refused as error:
         problem = {"error": str(error)}
     check(status == 503, f"routing down: the server answers 503 NAVIGATION_UNAVAILABLE {problem}")
     page = RiderPage(server, "routing down", position=(STORE["lat"] + 0.003, STORE["lon"]))

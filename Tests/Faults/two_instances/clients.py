@@ -5,16 +5,12 @@ fixes and whole deliveries one after the other until `stop_load` is set.
 changed in place (never rebound), so every module sees the same objects.
 """
 
-import json
-import socket
 import threading
 import time
-import urllib.error
-import urllib.request
 import uuid
 from collections import Counter
 
-from .support import HOME, RETRYABLE, STORE, mint, now, parse_time
+from .support import HOME, RETRYABLE, STORE, logistics_api, mint, now, parse_time
 
 
 class Stats:
@@ -60,28 +56,14 @@ class API:
         self.base = base
 
     def once(self, method, path, token, body=None, key=None):
-        request = urllib.request.Request(self.base + path, method=method)
-        request.add_header("Authorization", "Bearer " + token)
-        if key:
-            request.add_header("Idempotency-Key", key)
-        data = None
-        if body is not None:
-            data = json.dumps(body).encode()
-            request.add_header("Content-Type", "application/json")
         try:
-            with urllib.request.urlopen(request, data, timeout=15) as response:
-                status, text, headers = response.status, response.read().decode(), response.headers
-        except urllib.error.HTTPError as error:
-            status, text, headers = error.code, error.read().decode(), error.headers
-        except (urllib.error.URLError, ConnectionError, TimeoutError, socket.timeout):
+            status, text, headers = logistics_api.request(
+                self.base, method, path, token, body, {"Idempotency-Key": key} if key else None, timeout=15)
+        except logistics_api.Unreachable:
             stats.record(method, path, "conn")
             return "conn", None, {}
         stats.record(method, path, status, headers.get("Idempotent-Replayed") == "true")
-        try:
-            document = json.loads(text) if text else None
-        except ValueError:
-            document = text
-        return status, document, headers
+        return status, logistics_api.document(text) if text else None, headers
 
     def call(self, method, path, token, body=None, key=None, expect=(200, 201, 202, 204), patience=30):
         """Retries the documented retryable answers; a POST keeps its Idempotency-Key across the retries."""

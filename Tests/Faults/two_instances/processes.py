@@ -41,7 +41,7 @@ class Instance:
                 self.address = line.split("listening on http://", 1)[1].split()[0]
         if self.address is None:
             self.stop()
-            raise SystemExit(f"instance {name} did not start; see {self.log.name}")
+            raise RuntimeError(f"instance {name} did not start; see {self.log.name}")
         threading.Thread(target=lambda: [None for _ in self.process.stdout], daemon=True).start()
 
     def stop(self):
@@ -134,7 +134,7 @@ class Nginx:
         else:
             pass
         if self.process.poll() is not None:
-            raise SystemExit("nginx did not start: " + open(os.path.join(self.directory, "stderr.log")).read())
+            raise RuntimeError("nginx did not start: " + open(os.path.join(self.directory, "stderr.log")).read())
         self.base = f"http://127.0.0.1:{self.port}"
         self.ws = f"ws://127.0.0.1:{self.port}"
 

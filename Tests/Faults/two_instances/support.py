@@ -5,15 +5,17 @@ the list of failures and the start time, checks, times, tokens and psql.
 to and neither name is ever rebound, so every module sees the same objects.
 """
 
-import json
 import os
 import subprocess
+import sys
 import time
 from datetime import datetime, timezone
 
 
 # The repository: this file is Tests/Faults/two_instances/support.py.
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+sys.path.insert(0, os.path.join(ROOT, "Tests", "PythonSupport"))
+import logistics_api  # noqa: E402
 BINARY = os.environ.get("LOGISTICS_BINARY") or os.path.join(ROOT, ".build", "debug", "logistics")
 DATABASE_URL = os.environ.get("LOGISTICS_TEST_DATABASE_URL",
                               "postgres://logistics:logistics@127.0.0.1:5432/logistics_test")
@@ -46,17 +48,7 @@ def parse_time(text):
 
 
 def mint(role, subject):
-    import base64
-    import hashlib
-    import hmac
-
-    def b64(data):
-        return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-    issued = int(time.time())
-    claims = {"sub": subject, "role": role, "iat": issued - 5, "exp": issued + 3600,
-              "iss": "rider-logistics", "aud": "rider-logistics-api"}
-    head = b64(json.dumps({"alg": "HS256", "typ": "JWT"}).encode()) + "." + b64(json.dumps(claims).encode())
-    return head + "." + b64(hmac.new(SECRET.encode(), head.encode(), hashlib.sha256).digest())
+    return logistics_api.mint(role, subject, SECRET)
 
 
 def psql(sql):
