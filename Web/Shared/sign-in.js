@@ -8,7 +8,23 @@
 /** @type {(id: string) => any} */
 const $ = (id) => document.getElementById(id);
 
+/**
+ * A problem document as the API sends it, with the fields the sign-in reads.
+ * @typedef {{code?: string, title?: string, detail?: string, attemptsRemaining?: number}} Problem
+ */
+/**
+ * How a POST ended: the answer's body, the refusal (status, problem, Retry-After), or no connection.
+ * @typedef {{ok?: boolean, body?: any, status?: number, problem?: Problem, retryAfter?: number, network?: boolean}}
+ *   PostResult
+ */
+/**
+ * The words the sign-in says; a page may give its own for any of them.
+ * @typedef {{invalidPhone: string, codeSent: (masked: string) => string, resendIn: (seconds: number) => string,
+ *   resend: string, refusal: (result: any) => string, mask: (phone: string) => string}} SignInWords
+ */
+
 // The English words; a page may give its own for any of them.
+/** @type {SignInWords} */
 const ENGLISH = {
   invalidPhone: 'Enter the phone number with its country code, like +377 99 12 34 56.',
   codeSent: (masked) => `We sent a 6-digit code to ${masked}. It works for 5 minutes.`,
@@ -34,16 +50,31 @@ const ENGLISH = {
   mask: (phone) => `${phone.slice(0, 4)}…${phone.slice(-2)}`,
 };
 
+/**
+ * The sign-in of one page: `refreshKey` names its refresh token in localStorage, `roles` who may use the page.
+ * @param {{refreshKey: string, roles: string[], wrongRole: string, words?: Partial<SignInWords>}} settings
+ */
 export function createSignIn({ refreshKey, roles, wrongRole, words: own = {} }) {
+  /** @type {SignInWords} */
   const words = { ...ENGLISH, ...own };
   const REFRESH_KEY = refreshKey;
+  /** @type {string | null} */
   let phone = null;
   let resendAt = 0;
-  let resendTimer = null;
+  /** @type {ReturnType<typeof setInterval> | undefined} */
+  let resendTimer;
+  /** @type {Promise<string | {network: true} | null> | null} */
   let refreshing = null;
   let refusedBecause = '';
 
+  /**
+   * @param {string} path
+   * @param {object} json
+   * @param {string} [token]
+   * @returns {Promise<PostResult>}
+   */
   async function post(path, json, token) {
+    /** @type {Record<string, string>} */
     const headers = { 'Content-Type': 'application/json' };
     if (token) headers.Authorization = `Bearer ${token}`;
     try {
@@ -55,11 +86,13 @@ export function createSignIn({ refreshKey, roles, wrongRole, words: own = {} }) 
     }
   }
 
+  /** @param {'phone' | 'code'} which */
   function step(which) {
     $('sign-in-phone').hidden = which !== 'phone';
     $('sign-in-code').hidden = which !== 'code';
   }
 
+  /** @param {string} text */
   function say(text, isError = true) {
     $('sign-in-error').textContent = text || '';
     $('sign-in-error').className = isError ? 'error' : 'hint';
@@ -81,7 +114,7 @@ export function createSignIn({ refreshKey, roles, wrongRole, words: own = {} }) 
       return;
     }
     say('');
-    $('code-sent').textContent = words.codeSent(words.mask(phone));
+    $('code-sent').textContent = words.codeSent(words.mask(phone || ''));
     step('code');
     resendAt = Date.now() + 30_000;
     clearInterval(resendTimer);
@@ -108,8 +141,9 @@ export function createSignIn({ refreshKey, roles, wrongRole, words: own = {} }) 
   }
 
   // `signedIn(accessToken)` opens the page with the new token.
+  /** @param {(accessToken: string) => void} signedIn */
   function wireSignIn(signedIn) {
-    $('sign-in-phone').addEventListener('submit', (event) => {
+    $('sign-in-phone').addEventListener('submit', (/** @type {Event} */ event) => {
       event.preventDefault();
       phone = normalisedPhone($('phone').value);
       if (!phone) {
@@ -129,7 +163,7 @@ export function createSignIn({ refreshKey, roles, wrongRole, words: own = {} }) 
       if (digits !== $('code').value) $('code').value = digits;
       if (digits.length === 6) $('sign-in-code').requestSubmit();
     });
-    $('sign-in-code').addEventListener('submit', async (event) => {
+    $('sign-in-code').addEventListener('submit', async (/** @type {Event} */ event) => {
       event.preventDefault();
       const code = $('code').value.replace(/\D/g, '');
       if (code.length !== 6 || $('submit-code').disabled) return;
@@ -186,6 +220,7 @@ export function createSignIn({ refreshKey, roles, wrongRole, words: own = {} }) 
   }
 
   // Ends the sign-in on the server too (best effort) and forgets the refresh token.
+  /** @param {string | null} accessToken */
   function logout(accessToken) {
     // Only a sign-in by phone has a session to end (a development link's token has none).
     const signedInByPhone = hasRefreshToken();
@@ -214,7 +249,9 @@ export function createSignIn({ refreshKey, roles, wrongRole, words: own = {} }) 
 }
 
 // A JWT's claims, read without checking them (the server does): who signed in, in which role, until when.
+/** @param {string | null} jwt @returns {any} */
 export function claims(jwt) {
+  if (!jwt) return null;
   try {
     const part = jwt.split('.')[1].replace(/-/g, '+').replace(/_/g, '/');
     const bytes = Uint8Array.from(atob(part.padEnd(part.length + ((4 - (part.length % 4)) % 4), '=')), (c) => c.charCodeAt(0));
@@ -226,6 +263,7 @@ export function claims(jwt) {
 
 // The access token a page keeps under `accessKey` in sessionStorage, taking a development link's (#token=…) first:
 // it leaves the address bar, and an earlier phone sign-in's refresh token (`refreshKey`) must not take it over.
+/** @param {string} accessKey @param {string} refreshKey */
 export function keptAccessToken(accessKey, refreshKey) {
   const fragment = new URLSearchParams(location.hash.slice(1)).get('token');
   if (fragment) {
@@ -236,6 +274,7 @@ export function keptAccessToken(accessKey, refreshKey) {
   return sessionStorage.getItem(accessKey);
 }
 
+/** @param {string | null | undefined} text */
 export function normalisedPhone(text) {
   let digits = (text || '').replace(/[\s\-().]/g, '');
   if (digits.startsWith('00')) digits = `+${digits.slice(2)}`;
