@@ -23,10 +23,17 @@ const $ = (id) => document.getElementById(id);
  *   resend: string, refusal: (result: any) => string, mask: (phone: string) => string}} SignInWords
  */
 
+// How to write a phone: with the example of the city the server serves (the phone field's placeholder, from
+// LOGISTICS_PHONE_EXAMPLE; the demo's is Monaco's), or without one rather than another country's.
+function phoneHint() {
+  const example = ($('phone') && $('phone').placeholder) || '';
+  return `Enter the phone number with its country code${example ? `, like ${example}` : ' (a + and then the digits)'}.`;
+}
+
 // The English words; a page may give its own for any of them.
 /** @type {SignInWords} */
 const ENGLISH = {
-  invalidPhone: 'Enter the phone number with its country code, like +377 99 12 34 56.',
+  get invalidPhone() { return phoneHint(); },
   codeSent: (masked) => `We sent a 6-digit code to ${masked}. It works for 5 minutes.`,
   resendIn: (seconds) => `Resend code in ${seconds} s`,
   resend: 'Resend code',
@@ -42,7 +49,7 @@ const ENGLISH = {
       case 'RATE_LIMITED': return `Too many codes were sent to this phone. Try again in ${Math.max(1, Math.ceil((result.retryAfter || 60) / 60))} min.`;
       case 'FORBIDDEN': return problem.detail || 'This account is suspended.';
       case 'NOT_FOUND': return 'Signing in by phone is turned off on this server: use a sign-in link.';
-      case 'VALIDATION_FAILED': return 'Enter the phone number with its country code, like +377 99 12 34 56.';
+      case 'VALIDATION_FAILED': return phoneHint();
       default: return problem.title || 'Something went wrong. Try again.';
     }
   },

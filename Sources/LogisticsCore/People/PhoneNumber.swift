@@ -22,5 +22,6 @@ public enum PhoneNumber {
         return String(repeating: "•", count: phone.count - 4) + phone.suffix(4)
     }
 
-    public static let requirement = "must be an E.164 phone number such as +919820012345"
+    /// Said of a phone the server refuses: no example, which would be one country's number shown in every other.
+    public static let requirement = "must be written with its country code: a + and then 7 to 15 digits, no spaces"
 }

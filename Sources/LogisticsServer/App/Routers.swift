@@ -34,9 +34,10 @@ func makeRouter(_ components: ServerComponents, providers: ProviderSecrets) -> (
             clock: clock),
         tileServer: configuration.tileServer
     ).register(on: router, in: &operations)
-    DispatchPage(tileServer: configuration.tileServer).register(on: router)
+    DispatchPage(tileServer: configuration.tileServer, phoneExample: configuration.signIn.phoneExample)
+        .register(on: router)
     RiderPage(tileServer: configuration.tileServer, demo: configuration.riderAppDemo).register(on: router)
-    VendorPage().register(on: router)
+    VendorPage(phoneExample: configuration.signIn.phoneExample).register(on: router)
     WebAssets.register(on: router)
 
     let api = router.group("/api/v1")

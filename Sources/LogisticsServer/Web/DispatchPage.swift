@@ -6,13 +6,22 @@ import Hummingbird
 /// from `#token=…`, which browsers never send to a server).
 struct DispatchPage {
     let tileServer: RasterTileServer?
+    /// The city's phone number to show as an example (`LOGISTICS_PHONE_EXAMPLE`), if the operator gave one.
+    var phoneExample: String? = nil
 
     func register(on router: Router<LogisticsRequestContext>) {
-        let page = WebPage.fixed("dispatch.html", html: Self.html(tileServer: tileServer), tileServer: tileServer)
+        let page = WebPage.fixed(
+            "dispatch.html", html: Self.html(tileServer: tileServer, phoneExample: phoneExample), tileServer: tileServer
+        )
         router.get("/dispatch") { request, _ in page.response(for: request) }
     }
 
-    static func html(tileServer: RasterTileServer?) -> String {
-        WebPage.render("Dispatch/dispatch.html", ["tileAttribute": WebPage.tileAttribute(tileServer)])
+    static func html(tileServer: RasterTileServer?, phoneExample: String? = nil) -> String {
+        WebPage.render(
+            "Dispatch/dispatch.html",
+            [
+                "tileAttribute": WebPage.tileAttribute(tileServer),
+                "phoneExample": WebPage.escape(phoneExample ?? ""),
+            ])
     }
 }

@@ -52,6 +52,8 @@ struct Demo: AsyncParsableCommand {
         // The person asked for the network with --host: the demo is development by design.
         configuration.developmentOnNetwork = true
         configuration.riderAppDemo = true
+        // The demo's city is Monaco: its sign-in pages show a Monaco number as the example, unless told another.
+        if configuration.signIn.phoneExample == nil { configuration.signIn.phoneExample = "+377 99 12 34 56" }
         // The demo shows automatic dispatch: the simulated stores' orders are offered by the server (the demo's
         // vendor); the orders placed for the person in the rider app, who may have no GPS, are offered by hand.
         configuration.dispatch.automatic = .vendors([SimulationOffice.vendorId])
