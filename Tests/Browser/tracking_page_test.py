@@ -369,8 +369,8 @@ def demo_rider_app(driver, link):
     wait_for("demo: an order is offered to the demo's person rider", lambda: button("Accept Task"), timeout=30)
     button("Accept Task").click()
     wait_for("demo: the accepted order's task screen", lambda: button("Arrived at Store"), timeout=15)
-    wait_for("demo: navigation to the store", lambda: button("Navigate to Vendor"))
-    button("Navigate to Vendor").click()
+    wait_for("demo: navigation to the store", lambda: button("Navigate to Store"))
+    button("Navigate to Store").click()
     wait_for("demo: the navigation screen offers Simulate my drive (the demo only)", lambda: any(
         element.is_displayed() for element in driver.find_elements(
             By.XPATH, "//label[contains(normalize-space(.), 'Simulate my drive')]")))

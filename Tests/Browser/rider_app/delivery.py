@@ -73,7 +73,7 @@ def whole_delivery(server):
         check(page.shows("Priya Shah") and page.shows("Avenue de Fontvieille"),
               "delivery: the task shows the customer's name and address")
         check(page.control("Call") is not None, "delivery: a Call button (the operator's number connects)")
-        check(page.control(TO_VENDOR) is not None, "delivery: 'Navigate to Vendor' before pickup")
+        check(page.control(TO_VENDOR) is not None, "delivery: 'Navigate to Store' before pickup")
         check(page.control(REPORT) is not None, "delivery: 'Report a problem'")
         check(page.control(PICKED_UP) is None and page.control(AT_DESTINATION) is None,
               "delivery: only the next status is offered")
