@@ -7,6 +7,7 @@ Only localhost is contacted; the browser is the system chromium (nothing is down
 import faulthandler
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -143,6 +144,12 @@ def main():
             server.call("PATCH", f"/api/v1/rider/tasks/{task_id}/status", rider, {
                 "status": "ARRIVED_AT_DESTINATION", "eventId": str(uuid.uuid4()), "occurredAt": now(),
                 "location": dict(HOME, accuracyM=5)})
+            # A rider waiting at the door sends no fixes: the page says they are there, not when they were last seen.
+            wait_for("at the door: the status says the rider has arrived",
+                     lambda: "arrived" in driver.find_element(By.ID, "status").text.lower())
+            time.sleep(4)
+            check(not driver.find_element(By.ID, "updated").is_displayed(),
+                  "at the door, past the stale threshold: no 'Last updated' warning")
             server.call("POST", f"/api/v1/rider/tasks/{task_id}/pod", rider, {
                 "type": "OTP", "value": view["deliveryOtp"], "capturedAt": now(), "location": dict(HOME, accuracyM=5)})
             server.call("PATCH", f"/api/v1/rider/tasks/{task_id}/status", rider, {
@@ -151,8 +158,8 @@ def main():
             wait_for("after DELIVERED the map is gone",
                      lambda: not driver.find_elements(By.ID, "map-box"))
             wait_for("the final status shows", lambda: driver.find_element(By.ID, "status").text == "Delivered")
-            wait_for("the page says when it was delivered",
-                     lambda: driver.find_element(By.ID, "ended-at").text.startswith("Delivered at "))
+            wait_for("the page says when it was delivered, in the 24-hour clock of the customer's texts",
+                     lambda: re.fullmatch(r"Delivered at [0-2]\d:[0-5]\d", driver.find_element(By.ID, "ended-at").text))
             wait_for("after delivery the open page shows the proof: 'Code confirmed'",
                      lambda: by_words(driver, "p", "Code confirmed") is not None)
             check(not driver.find_elements(By.ID, "delivery-code"), "after delivery the code is gone")
@@ -168,8 +175,9 @@ def main():
             # Opened again later: the outcome, when, and from which store, without the live page.
             driver.get(page)
             ended = driver.find_element(By.TAG_NAME, "main").text
-            check("This delivery has ended" in ended and "Delivered at " in ended and "Café de Paris" in ended,
-                  f"an ended link says how and when it ended and the store ({ended!r})")
+            check("This delivery has ended" in ended and re.search(r"Delivered at [0-2]\d:[0-5]\d", ended)
+                  and "Café de Paris" in ended and "Your rider: Marc" in ended,
+                  f"an ended link says how, when (24-hour clock), the store and who brought it ({ended!r})")
             check("Code confirmed" in ended and "Your rating: 4 of 5" in ended and not driver.find_elements(
                 By.ID, "rating"), f"opened again: the proof and the rating given, no form ({ended!r})")
             driver.save_screenshot(os.path.join(ARTIFACTS, "tracking-ended-360x740.png"))

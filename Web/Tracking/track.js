@@ -1,6 +1,7 @@
 // @ts-check
 // The customer's tracking page: follows the order's live stream with the tracking link's token.
 import { TileMap, decodePolyline } from '../Shared/map.js';
+import { clock } from './track-clock.js';
 import { setUpRating } from './track-rating.js';
 
 const body = document.body;
@@ -30,12 +31,15 @@ const state = {
   /** @type {number | null} degrees clockwise from north */
   heading: null,
   routeAskedAt: 0,
+  /** @type {string | null} the order's status as the stream last said it */
+  status: null,
 };
 let retry = 1000;
 
 const say = (template, values) => template.replace(/\{(\w+)\}/g, (_, key) => values[key] ?? '');
-const clock = (iso) => new Date(iso).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
 const statusWords = (status) => say(text[status] || status, { store });
+// A rider waiting at the door sends few fixes, and the status already says where they are: no "Last updated" then.
+const atTheDoor = () => state.status === 'ARRIVED_AT_DESTINATION';
 
 function showMap(visible) {
   if (mapBox) mapBox.hidden = !visible;
@@ -174,6 +178,7 @@ function handle(message) {
       state.vendor = message.vendor;
       state.destination = message.destination;
       state.waitingForPickup = false;
+      state.status = message.status;
       showMap(true);
       statusLine.textContent = statusWords(message.status);
       if (message.etaSeconds != null) state.etaAt = Date.now() + message.etaSeconds * 1000;
@@ -181,7 +186,7 @@ function handle(message) {
       if (message.rider) {
         state.rider = state.shown = { lat: message.rider.lat, lon: message.rider.lon };
         if (message.rider.headingDeg != null) state.heading = message.rider.headingDeg;
-        if (message.stale) {
+        if (message.stale && !atTheDoor()) {
           updatedLine.textContent = say(text.lastUpdated, { time: clock(message.rider.recordedAt) });
           updatedLine.hidden = false;
         }
@@ -206,13 +211,15 @@ function handle(message) {
       break;
     }
     case 'stale':
-      if (message.lastFixAt) {
+      if (message.lastFixAt && !atTheDoor()) {
         updatedLine.textContent = say(text.lastUpdated, { time: clock(message.lastFixAt) });
         updatedLine.hidden = false;
       }
       break;
     case 'status':
       state.statusAt = message.occurredAt || null;
+      state.status = message.status;
+      if (atTheDoor()) updatedLine.hidden = true;
       statusLine.textContent = statusWords(message.status);
       break;
     case 'ended':

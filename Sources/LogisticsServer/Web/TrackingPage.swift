@@ -68,7 +68,10 @@ struct TrackingPage {
         // Over (or on its way back to the store): how it ended, when, and from where, without the live page.
         if TrackingChannel.endsTracking(order.status) {
             let status = text[order.status.rawValue] ?? text["ended"]!
-            let details = Self.endedDetails(order: order, status: status, summary: summary, text: text)
+            // Who brought it stays on the page after the end, as it was while it was under way.
+            let details =
+                Self.endedDetails(order: order, status: status, summary: summary, text: text)
+                + (await riderLine(order, text: text))
             // Delivered: the proof and the rating, for as long as the link lasts.
             if order.status == .delivered,
                 let afterDelivery = try? await outcome.section(of: order, token: token, text: text)
@@ -87,15 +90,7 @@ struct TrackingPage {
         }
         let textsJSON = String(decoding: try JSONEncoder().encode(text), as: UTF8.self)
         let trackable = TrackingChannel.isTrackable(order.status)
-        // Customers are told who is coming: the rider's first name only.
-        var riderLine = ""
-        if let riderId = order.assignedRiderId, let rider = try? await riders.rider(id: riderId),
-            let firstName = rider.firstName
-        {
-            riderLine =
-                #"<p id="rider" class="rider">"#
-                + WebPage.escape(NotificationCatalog.fill(text["rider"]!, ["name": firstName])) + "</p>"
-        }
+        let riderLine = await riderLine(order, text: text)
         return WebPage.html(
             WebPage.render(
                 "Tracking/track.html",
@@ -117,6 +112,15 @@ struct TrackingPage {
                         "tileAttribute": WebPage.tileAttribute(tileServer),
                         "orderId": order.id.lowercased, "texts": WebPage.escape(textsJSON), "riderLine": riderLine,
                     ]) { code, _ in code }), tileServer: tileServer)
+    }
+
+    /// Customers are told who is coming (and who came): the rider's first name only; nothing before a rider has it.
+    private func riderLine(_ order: Order, text: [String: String]) async -> String {
+        guard let riderId = order.assignedRiderId, let rider = try? await riders.rider(id: riderId),
+            let firstName = rider.firstName
+        else { return "" }
+        return #"<p id="rider" class="rider">"#
+            + WebPage.escape(NotificationCatalog.fill(text["rider"]!, ["name": firstName])) + "</p>"
     }
 
     /// The delivery code line for an OTP order on its way (the link is the customer's, who tells the rider the code),
