@@ -51,24 +51,13 @@ struct OfferRoutes {
         let now = clock.now()
         let open = try await deliveries.openOffers(riderId: rider.id, now: now)
         let here = try await locations.lastPosition(riderId: rider.id)?.0
-        var offers: [OfferRepresentation] = []
-        for (offer, order) in open {
+        let distances = await OfferDistances(navigator: navigator).of(open, from: here, now: now)
+        let offers = open.map { offer, order in
             var representation = OfferRepresentation(offer, order: order, now: now)
-            representation.distances = await roadDistances(from: here, order: order, now: now)
-            offers.append(representation)
+            representation.distances = distances[offer.id]
+            return representation
         }
         return try .json(OfferList(offers: offers))
-    }
-
-    /// RDR-012: how far the rider rides for this order, by road (nil where the router cannot tell).
-    private func roadDistances(from here: GeoPoint?, order: Order, now: Date) async -> OfferRepresentation.Distances? {
-        func road(_ from: GeoPoint, _ to: GeoPoint) async -> Double? {
-            try? await navigator.route(RouteRequest(from: from, to: to), profile: nil, now: now).distanceM
-        }
-        let toCustomer = await road(order.vendor.location, order.customer.location)
-        let toStore: Double? = if let here { await road(here, order.vendor.location) } else { nil }
-        guard toCustomer != nil || toStore != nil else { return nil }
-        return OfferRepresentation.Distances(toStoreM: toStore, storeToCustomerM: toCustomer)
     }
 
     @Sendable func accept(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
