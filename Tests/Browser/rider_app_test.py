@@ -1,7 +1,7 @@
 """The rider's web app (GET /rider) in a real browser, used as a rider uses it, against the real server binary.
 
 Run after `swift build`: python3 Tests/Browser/rider_app_test.py [scenario ...] (whole, offers, routing, bad,
-flaky, far, offline, photo, batching, phone; all by default). Debian's chromium driven by selenium; controls are
+flaky, far, offline, photo, batching, phone, shift; all by default). Debian's chromium driven by selenium; controls are
 found by their visible words (XPath on text). Screenshots of every screen at 360x740 and 1280x800 go to
 .ci/artifacts/rider-*.png, each checked for being drawn and for WCAG AA contrast; every page's console and requests
 are checked at the end. Only localhost is contacted. Four servers (one with a 3 s offer TTL and an unreachable
@@ -18,8 +18,10 @@ The test is split by job in the rider_app package next to this file: words (the 
 DevTools connection), pictures (PNG and JPEG read back), page (the phone: controls by their words, waits,
 screenshots, sign-in), api and geometry (the server side through HTTP), and the scenarios by subject: delivery,
 navigation, offers, connection (offline taps, a flaky server), photos, security (sign-in refusals), batching (a
-trip of two orders), phone_sign_in (the phone number and the SMS code, staying signed in, signing out) with sms (a
-local SMS gateway the server sends to). This file runs them in order and prints the summary.
+trip of two orders), shift (issue 57: two offers at once, a problem with its kind and note, the door leg's words,
+arriving into the proof step, an idle rider heard from every 30 s), phone_sign_in (the phone number and the SMS
+code, staying signed in, signing out) with sms (a local SMS gateway the server sends to). This file runs them in
+order and prints the summary.
 """
 
 import faulthandler
@@ -40,6 +42,7 @@ from rider_app.page import Abort
 from rider_app.phone_sign_in import phone_sign_in
 from rider_app.photos import locked_code, photo_proof
 from rider_app.security import bad_input
+from rider_app.shift import whole_shift
 from rider_app.sms import Gateway
 
 # rider_bench.py drives the app through this module (`import rider_app_test as app`); these stay reachable here.
@@ -136,6 +139,7 @@ def main():
         run("offline", offline_taps, main_server)
         run("photo", photo_proof, main_server, workdir)
         run("locked code", locked_code, main_server, workdir)
+        run("shift", whole_shift, main_server)
         second.join()
     finally:
         for server in servers.values():

@@ -3,9 +3,7 @@
 // and Go Online / Go Offline, the retrying banner, notes about the browser; and what the GPS and fix uploader do.
 import { offline } from './Connection/rider-api.js';
 import { t, config } from './rider-i18n.js';
-import { $, show, displayTask, currentOffer } from './Connection/rider-state.js';
-import { renderOffer } from './Delivery/rider-offers.js';
-import { renderTask } from './Delivery/rider-task.js';
+import { $, show, displayTask, openOffers } from './Connection/rider-state.js';
 
 /** @typedef {import('./Connection/rider-state.js').Rider} Rider */
 /** @type {Rider['store']} */ let store;
@@ -13,9 +11,17 @@ import { renderTask } from './Delivery/rider-task.js';
 /** @type {Rider['fixes']} */ let fixes;
 /** @type {Rider['queue']} */ let queue;
 
-/** @param {Rider} rider */
-export function initScreens(rider) {
+/** @type {{offer: () => void, task: () => void}} */
+let screens = { offer: () => {}, task: () => {} };
+
+/**
+ * @param {Rider} rider
+ * @param {{offer: () => void, task: () => void}} drawers How the offer and task screens draw themselves from the
+ *   store, given by rider.js: those modules use this one's render, so this one does not import them.
+ */
+export function initScreens(rider, drawers) {
   ({ store, geo, fixes, queue } = rider);
+  screens = drawers;
 }
 
 /** @param {Readonly<import('./Connection/rider-state.js').RiderState>} state */
@@ -26,7 +32,7 @@ function screenName(state) {
   if (!state.profile) return 'loading';
   // The end of the rider's last order; on a trip the next stop follows at once instead.
   if (state.finished && !displayTask(state, queue)) return 'done';
-  if (currentOffer(state) && state.profile.availability !== 'OFFLINE') return 'offer';
+  if (openOffers(state).length && state.profile.availability !== 'OFFLINE') return 'offer';
   if (displayTask(state, queue)) return 'task';
   return 'home';
 }
@@ -42,8 +48,8 @@ export function render() {
   renderQueue();
   if (screen === 'home') renderHome();
   if (screen === 'done') renderDone();
-  if (screen === 'offer') renderOffer();
-  if (screen === 'task') renderTask();
+  if (screen === 'offer') screens.offer();
+  if (screen === 'task') screens.task();
   updateDuty();
   if (changed) {
     const heading = $(screen)?.querySelector('h1');
@@ -140,7 +146,7 @@ function renderDone() {
   $('done-title').textContent = t(DONE_TITLES[how] || 'deliveryComplete');
   $('done-order').textContent = ref ? t('doneOrder', { ref }) : '';
   $('done').classList.toggle('failed', how !== 'delivered');
-  show($('done-next'), Boolean(currentOffer(state)) && state.profile.availability !== 'OFFLINE');
+  show($('done-next'), openOffers(state).length > 0 && state.profile.availability !== 'OFFLINE');
 }
 
 // --- Duty: what the GPS and the fix uploader do -------------------------------------------------------------

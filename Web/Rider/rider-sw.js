@@ -16,6 +16,8 @@ const FILES = [
   '/web/Rider/Connection/rider-api.js', '/web/Rider/Connection/rider-queue.js', '/web/Rider/Connection/rider-geo.js',
   '/web/Rider/Connection/rider-fixes.js',
   '/web/Rider/Delivery/rider-offers.js', '/web/Rider/Delivery/rider-task.js', '/web/Rider/Delivery/rider-proof-screen.js',
+  '/web/Rider/Delivery/rider-location.js', '/web/Rider/Delivery/rider-report.js',
+  '/web/Rider/Delivery/rider-task-end.js',
   '/web/Rider/Delivery/rider-proof.js',
   '/web/Rider/Navigation/rider-nav.js', '/web/Rider/Navigation/rider-nav-map.js', '/web/Rider/Navigation/rider-nav-words.js',
   '/web/Rider/Navigation/rider-nav-voice.js', '/web/Rider/Navigation/rider-route.js',

@@ -5,8 +5,7 @@ import { t } from './rider-i18n.js';
 import { isFinal, point, pendingFor, displayTask, tripTaskIds } from './Connection/rider-state.js';
 import { notify, problemText, ask } from './rider-notice.js';
 import { render } from './rider-screens.js';
-import { refresh, taskEnded } from './Connection/rider-session.js';
-import { fetchOffers } from './Delivery/rider-offers.js';
+import { taskEnded } from './Delivery/rider-task-end.js';
 
 /** @typedef {import('./Connection/rider-state.js').Rider} Rider */
 /** @type {Rider['store']} */ let store;
@@ -18,6 +17,15 @@ import { fetchOffers } from './Delivery/rider-offers.js';
 /** @param {Rider} rider */
 export function initTaps(rider) {
   ({ store, api, geo, fixes, queue } = rider);
+}
+
+// The server's view again, and the offers, asked of their modules through the store.
+function refresh() {
+  store.update((state) => ({ refreshWanted: state.refreshWanted + 1 }));
+}
+
+function fetchOffers() {
+  store.update((state) => ({ offersWanted: state.offersWanted + 1 }));
 }
 
 export async function record(kind, fields) {
@@ -101,6 +109,7 @@ export async function send(action, onProgress) {
     }
     case 'issue': {
       const body = { type: action.type, occurredAt: action.occurredAt };
+      if (action.note) body.note = action.note;
       if (location) body.location = { lat: location.lat, lon: location.lon, accuracyM: location.accuracyM };
       const issue = await api.post(`${base}/issues`, body, { headers: key });
       const notified = (issue && issue.notified) || [];

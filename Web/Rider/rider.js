@@ -10,7 +10,7 @@ import { createApi, offline } from './Connection/rider-api.js';
 import { TapQueue } from './Connection/rider-queue.js';
 import { Geo } from './Connection/rider-geo.js';
 import { FixUploader } from './Connection/rider-fixes.js';
-import { t, translate } from './rider-i18n.js';
+import { t, translate, config } from './rider-i18n.js';
 import { createStore } from './rider-store.js';
 import { $, show, initialState, keepCache } from './Connection/rider-state.js';
 import { notify } from './rider-notice.js';
@@ -27,10 +27,12 @@ function expired(token) {
   return Boolean(c && c.exp && c.exp * 1000 < Date.now() + 60000);
 }
 import { initStream, reconnectSoon, socketOpen } from './Connection/rider-stream.js';
-import { initOffers, fetchOffers, sweepOffers, accept, decline } from './Delivery/rider-offers.js';
+import { initOffers, fetchOffers, sweepOffers, renderOffer } from './Delivery/rider-offers.js';
 import {
-  initTask, primaryTapped, navigate, resumeNavigation, reportProblem, markFailed, call,
+  initTask, primaryTapped, navigate, resumeNavigation, markFailed, call, renderTask,
 } from './Delivery/rider-task.js';
+import { initTaskEnd } from './Delivery/rider-task-end.js';
+import { initReport, openReport } from './Delivery/rider-report.js';
 import { initProofScreen, submitOtp, photoChosen } from './Delivery/rider-proof-screen.js';
 import { initTaps, send, refused } from './rider-taps.js';
 
@@ -40,13 +42,16 @@ const store = createStore(initialState());
 keepCache(store);
 const api = createApi(() => store.get().token);
 const geo = new Geo({ onFix: fixArrived, onStatus: () => render() });
-const fixes = new FixUploader(api);
+const fixes = new FixUploader(api, { positionEveryS: config.positionEveryS, askForFix: () => geo.refresh() });
 const queue = new TapQueue({
   send, onChange: () => render(), onBlocked: refused, onUnauthorized: (error) => refusedToken(error),
 });
 /** @type {import('./Connection/rider-state.js').Rider} */
 const rider = { store, api, geo, fixes, queue };
-for (const init of [initScreens, initSession, initStream, initOffers, initTask, initProofScreen, initTaps]) init(rider);
+initScreens(rider, { offer: renderOffer, task: renderTask });
+for (const init of [initSession, initStream, initOffers, initTask, initTaskEnd, initProofScreen, initTaps, initReport]) {
+  init(rider);
+}
 
 // Read by the browser tests (Tests/Browser/rider_app), which cannot reach a module's own names.
 const app = {
@@ -83,13 +88,11 @@ function wire() {
   wireSignIn(begin);
   $('availability').addEventListener('click', toggleAvailability);
   $('sign-out').addEventListener('click', () => signOut(''));
-  $('accept').addEventListener('click', accept);
-  $('decline').addEventListener('click', decline);
   $('primary').addEventListener('click', primaryTapped);
   $('navigate-vendor').addEventListener('click', navigate);
   $('navigate-customer').addEventListener('click', navigate);
   $('resume-navigation').addEventListener('click', resumeNavigation);
-  $('report').addEventListener('click', reportProblem);
+  $('report').addEventListener('click', openReport);
   $('mark-failed').addEventListener('click', markFailed);
   $('call').addEventListener('click', call);
   $('done-continue').addEventListener('click', dismissFinished);

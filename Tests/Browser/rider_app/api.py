@@ -18,12 +18,12 @@ DISPATCHER = mint("dispatcher", str(uuid.uuid4()), name="Test Dispatcher")
 ADMIN = mint("admin", str(uuid.uuid4()), name="Test Admin")
 
 
-def new_order(server, pod="OTP", ref=None, customer_name="Priya Shah"):
+def new_order(server, pod="OTP", ref=None, customer_name="Priya Shah", home=HOME):
     customer_id = str(uuid.uuid4())
     body = {"podType": pod, "externalRef": ref or f"R-{random.randint(1000, 9999)}",
             "vendor": {"name": "Café de Paris", "address": "Place du Casino", "location": STORE},
             "customer": {"id": customer_id, "name": customer_name, "phone": "+377 93 15 00 01",
-                         "address": "Avenue de Fontvieille 12", "location": HOME},
+                         "address": "Avenue de Fontvieille 12", "location": home},
             "notes": "Ring twice"}
     order_id = server.call("POST", "/api/v1/orders", DISPATCHER, body)["orderId"]
     server.call("POST", f"/api/v1/orders/{order_id}/ready", DISPATCHER)

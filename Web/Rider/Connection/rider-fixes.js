@@ -1,12 +1,15 @@
 // @ts-check
 // Which GPS fixes leave the phone and when — RiderKit's LocationUploader policy: often while the rider moves on a
-// task, rarely while standing still or only online, in batches (POST /api/v1/rider/locations), nothing off duty.
-// A failed upload keeps its fixes (the newest 500) for the next batch.
+// task, in batches (POST /api/v1/rider/locations), nothing off duty. Standing still, online or on a task, a fix goes
+// at least every `positionEveryS` (the server's heartbeat, 30 s; it calls a rider stale only past three of them):
+// the uploader asks the GPS for a reading when the phone has said nothing for a while, so an idle rider never looks
+// lost. A failed upload keeps its fixes (the newest 500) for the next batch.
 
 const POLICY = {
-  movingIntervalS: 5, stationaryIntervalS: 30, movingSpeedMps: 1.5, movingDistanceM: 25,
-  movingBatchAgeS: 10, stationaryBatchAgeS: 60, maximumBatch: 50, kept: 500,
+  movingIntervalS: 5, movingSpeedMps: 1.5, movingDistanceM: 25, movingBatchAgeS: 10, maximumBatch: 50, kept: 500,
 };
+// Asked for well before the heartbeat is due, so the fix has time to come (a GPS takes a few seconds) and go.
+const HEARTBEAT_MARGIN_S = 10;
 
 function metres(a, b) {
   const rad = Math.PI / 180;
@@ -16,8 +19,15 @@ function metres(a, b) {
 }
 
 export class FixUploader {
-  constructor(api) {
+  /**
+   * @param {any} api
+   * @param {{positionEveryS?: number, askForFix?: () => void}} [options] askForFix: a fresh GPS reading, please.
+   */
+  constructor(api, options = {}) {
     this.api = api;
+    this.stationaryIntervalS = Math.max(5, (options.positionEveryS ?? 30) - HEARTBEAT_MARGIN_S);
+    this.askForFix = options.askForFix || (() => {});
+    this.askedAt = 0;
     this.duty = 'offDuty'; // offDuty | online | onTask
     this.batch = [];
     this.lastKept = null;
@@ -37,7 +47,7 @@ export class FixUploader {
     if (last) {
       const moved = metres(last, fix);
       this.moving = (fix.speedMps || 0) >= POLICY.movingSpeedMps || moved >= POLICY.movingDistanceM;
-      const interval = this.duty === 'onTask' && this.moving ? POLICY.movingIntervalS : POLICY.stationaryIntervalS;
+      const interval = this.duty === 'onTask' && this.moving ? POLICY.movingIntervalS : this.stationaryIntervalS;
       if (fix.recordedAt - last.recordedAt < interval * 1000) return false;
     }
     this.lastKept = fix;
@@ -54,10 +64,18 @@ export class FixUploader {
     if (this.batch.length > POLICY.kept) this.batch.splice(0, this.batch.length - POLICY.kept);
   }
 
+  // Every 2 s: a batch moving on a task goes when 10 s old; standing still each kept fix goes at once (one a
+  // heartbeat). A rider on duty the phone has not heard from for a heartbeat gets a reading asked for.
   flushIfDue(now = Date.now()) {
+    const silent = !this.lastKept || now - this.lastKept.recordedAt >= this.stationaryIntervalS * 1000;
+    // A GPS that does not answer is asked again every 10 s, not every tick.
+    if (this.duty !== 'offDuty' && silent && now - this.askedAt >= 10000) {
+      this.askedAt = now;
+      this.askForFix();
+    }
     const oldest = this.batch[0];
     if (!oldest) return;
-    const age = this.duty === 'onTask' && this.moving ? POLICY.movingBatchAgeS : POLICY.stationaryBatchAgeS;
+    const age = this.duty === 'onTask' && this.moving ? POLICY.movingBatchAgeS : 0;
     if (now - oldest.recordedAt >= age * 1000 || this.batch.length >= POLICY.maximumBatch) this.flush();
   }
 

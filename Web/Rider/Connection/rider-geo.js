@@ -4,6 +4,8 @@
 
 const SIMULATED_SPEED_MPS = 12;
 const SIMULATED_TICK_MS = 1000;
+// How long a heartbeat waits for a fresh reading before it takes the watch's silence to mean "not moved".
+const STILL_HERE_AFTER_MS = 4000;
 
 function toRad(degrees) {
   return (degrees * Math.PI) / 180;
@@ -101,6 +103,37 @@ export class Geo {
     this.last = fix;
     this.setStatus('ok');
     if (this.onFix) this.onFix(fix);
+  }
+
+  // A fresh reading now, for a rider standing still: a phone's watch says nothing while nothing moves, and the
+  // server must still hear from an online rider (rider-fixes.js asks). A device that gives no new reading within
+  // a few seconds while its watch runs fine has nothing new to say: the rider is where the last fix was, now.
+  refresh() {
+    if (this.simulating) {
+      if (this.last) this.emit({ ...this.last, speedMps: 0, recordedAt: Date.now() });
+      return;
+    }
+    if (this.watch === null || !this.available) return;
+    const asked = Date.now();
+    let answered = false;
+    const stillHere = () => {
+      if (answered || this.watch === null || this.status !== 'ok' || !this.last || this.last.recordedAt > asked) return;
+      answered = true;
+      this.emit({ ...this.last, speedMps: 0, recordedAt: Date.now() });
+    };
+    setTimeout(stillHere, STILL_HERE_AFTER_MS);
+    try {
+      navigator.geolocation.getCurrentPosition((position) => {
+        if (answered) return;
+        answered = true;
+        this.real(position);
+      }, (error) => {
+        if (error.code === 1) this.failed(error);
+        else stillHere();
+      }, { enableHighAccuracy: true, maximumAge: 0, timeout: STILL_HERE_AFTER_MS });
+    } catch (error) {
+      // No reading to be had now: the watch's last fix stands, and the next heartbeat asks again.
+    }
   }
 
   // A fix of the last few minutes, for a tap's place (the server needs one on every status change).

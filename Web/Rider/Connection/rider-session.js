@@ -3,11 +3,10 @@
 import { offline } from './rider-api.js';
 import { claims } from '../../Shared/sign-in.js';
 import { t } from '../rider-i18n.js';
-import { $, isFinal, loadCache, pendingFor, displayTask, tripTaskIds } from './rider-state.js';
+import { $, loadCache } from './rider-state.js';
 import { notify, problemText, isSuspended } from '../rider-notice.js';
-import { render, showFinished } from '../rider-screens.js';
-import { connectSocket, closeSocket } from './rider-stream.js';
-import { fetchOffers } from '../Delivery/rider-offers.js';
+import { render } from '../rider-screens.js';
+import { adoptServerTask } from '../Delivery/rider-task-end.js';
 import {
   refreshAccess, storedRefreshToken, forgetRefreshToken, claimRenewal, logout, resetSignIn,
 } from './rider-sign-in.js';
@@ -22,6 +21,23 @@ import {
 /** @param {Rider} rider */
 export function initSession(rider) {
   ({ store, api, geo, fixes, queue } = rider);
+  // What other modules ask of the session they ask through the store: a fresh look at the server's view, or a
+  // token the server refused. Answered after the update that asked, never inside it.
+  store.subscribe((state, previous) => {
+    if (state.refreshWanted !== previous.refreshWanted) queueMicrotask(() => refresh());
+    if (state.refusal && state.refusal !== previous.refusal) {
+      const refusal = state.refusal;
+      queueMicrotask(() => {
+        store.update({ refusal: null });
+        refusedToken(refusal);
+      });
+    }
+  });
+}
+
+// The offers are the offers module's to fetch: it hears of it from the store.
+function askForOffers() {
+  store.update((state) => ({ offersWanted: state.offersWanted + 1 }));
 }
 
 let renewTimer = null;
@@ -41,8 +57,8 @@ export function signOut(reason) {
   clearTimeout(renewTimer);
   resetSignIn();
   sessionStorage.removeItem('riderToken');
-  store.update({ token: null, profile: null, task: null, offers: new Map(), accepting: false });
-  closeSocket();
+  // The stream closes itself when the token goes (rider-stream.js follows the token in the store).
+  store.update({ token: null, profile: null, task: null, offers: new Map(), accepting: null });
   queue.pause();
   const { navigation } = store.get();
   if (navigation) navigation.end();
@@ -92,7 +108,6 @@ function scheduleRenewal(c) {
 }
 
 export async function begin(token) {
-  closeSocket();
   store.update({ offers: new Map() });
   const problem = tokenProblem(token);
   if (problem) {
@@ -122,8 +137,7 @@ export async function begin(token) {
     store.update({ profile: unknown });
     render();
   }
-  connectSocket();
-  fetchOffers();
+  askForOffers();
   queue.sync();
 }
 
@@ -157,43 +171,6 @@ export async function refresh({ boot = false } = {}) {
   }
 }
 
-// The server's task replaces the page's; a task that ended without the rider ending it was cancelled.
-export async function adoptServerTask(task, { boot = false } = {}) {
-  const previous = store.get().task;
-  // With batching every task of the trip is live, not only the one to act on now.
-  const live = tripTaskIds(task);
-  if (previous && (!task || task.taskId !== previous.taskId)) {
-    const ending = pendingFor(queue, previous.taskId).some((item) => item.kind === 'status' && isFinal(item.status));
-    await queue.reconcile(live);
-    store.update({ task });
-    if (!ending && !live.includes(previous.taskId)) taskEnded(previous, 'cancelled');
-  } else {
-    if (boot || task) await queue.reconcile(live);
-    store.update({ task });
-  }
-  const { navigation } = store.get();
-  if (navigation) navigation.taskChanged(displayTask(store.get(), queue));
-}
-
-const DONE_WORDS = { delivered: 'deliveryComplete', failed: 'deliveryFailed', returned: 'orderReturned' };
-
-export function taskEnded(task, how) {
-  const { navigation, reported } = store.get();
-  if (navigation) navigation.end();
-  if (reported && reported.taskId === task.taskId) store.update({ reported: null });
-  if (how === 'cancelled') {
-    notify(`${t('orderCancelled')}. ${t('cancelledStop')}`);
-    return;
-  }
-  if (tripTaskIds(task).length > 1) {
-    // More orders on the trip: a word under the bar, and on to the next stop.
-    notify(t(DONE_WORDS[how]), 'success');
-    return;
-  }
-  notify('');
-  showFinished(task, how);
-}
-
 export async function toggleAvailability() {
   const { availabilityBusy, profile } = store.get();
   if (availabilityBusy || !profile) return;
@@ -206,7 +183,7 @@ export async function toggleAvailability() {
     notify('');
     // Offline, an offer on screen would invite an Accept the server refuses: it goes, and the list is not asked.
     if (!goOnline) store.update({ offers: new Map() });
-    if (goOnline) fetchOffers();
+    if (goOnline) askForOffers();
   } catch (error) {
     if (error.status === 401 || error.status === 403) {
       store.update({ availabilityBusy: false });

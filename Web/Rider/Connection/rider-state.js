@@ -18,6 +18,7 @@ export const $ = (id) => document.getElementById(id);
  * The rider's task as the server sends it; what the page relies on, the rest as it comes.
  * @typedef {object} Task
  * @property {string} taskId
+ * @property {string} [orderId]
  * @property {string} status
  * @property {string[]} allowedNext The statuses the rider may move it to now, the server's word.
  * @property {string} [externalRef]
@@ -45,7 +46,7 @@ export const $ = (id) => document.getElementById(id);
  * @property {Task | null} task The server's task; `displayTask` applies the taps still in the queue.
  * @property {ReadonlyMap<string, OfferEntry>} offers By offer id.
  * @property {ReadonlySet<string>} dismissed Offers gone from the screen, which a list fetched later must not bring back.
- * @property {boolean} accepting An Accept on its way.
+ * @property {string | null} accepting The offer whose Accept is on its way (the other offers wait for its answer).
  * @property {boolean} availabilityBusy A Go Online / Go Offline on its way.
  * @property {string | null} screen The screen shown: loading, sign-in, home, done, offer or task.
  * @property {{how: string, ref: string, until: number} | null} finished The end of a delivery, shown until `until`.
@@ -59,6 +60,13 @@ export const $ = (id) => document.getElementById(id);
  * @property {boolean} waitingForLocation A tap waits in the queue for a first fix.
  * @property {boolean} starting Until the queue is open and the token read.
  * @property {boolean} renewWhenOnline Started offline with only a refresh token.
+ * @property {{orderId: string, key: string} | null} orderNews What the server last told the rider about an order (its
+ *   catalog key), said when the task's end is seen.
+ * @property {number} offersWanted Moves on when a module wants the offers fetched (the offers module follows it).
+ * @property {number} refreshWanted Moves on when a module wants the server's view of the rider again (the session
+ *   follows it).
+ * @property {{status?: number, detail?: string, title?: string} | null} refusal A token the server refused, for the
+ *   session to renew or sign out.
  */
 
 /** @typedef {import('../rider-store.js').Store<RiderState>} RiderStore */
@@ -76,10 +84,10 @@ export const $ = (id) => document.getElementById(id);
 /** @returns {RiderState} */
 export function initialState() {
   return {
-    token: null, riderId: null, profile: null, task: null, offers: new Map(), dismissed: new Set(), accepting: false,
+    token: null, riderId: null, profile: null, task: null, offers: new Map(), dismissed: new Set(), accepting: null,
     availabilityBusy: false, screen: null, finished: null, reported: null, refreshing: 0, taskVersion: 0,
     noServiceWorker: false, navigation: null, photoBusy: false, waitingForLocation: false, starting: false,
-    renewWhenOnline: false,
+    renewWhenOnline: false, orderNews: null, offersWanted: 0, refreshWanted: 0, refusal: null,
   };
 }
 
@@ -207,12 +215,10 @@ export function displayTask(state, queue) {
 }
 
 /**
- * The offer to show: the one that runs out first.
+ * The offers on screen, newest first: every offer gets the same time, so the newest is the one that runs out last.
  * @param {Readonly<RiderState>} state
- * @returns {OfferEntry | null}
+ * @returns {OfferEntry[]}
  */
-export function currentOffer(state) {
-  let best = null;
-  for (const entry of state.offers.values()) if (!best || entry.deadline < best.deadline) best = entry;
-  return best;
+export function openOffers(state) {
+  return [...state.offers.values()].sort((a, b) => b.deadline - a.deadline);
 }

@@ -2,8 +2,6 @@
 // The rider stream (WS /api/v1/rider/stream): offers, cancellations and dispatcher decisions as they happen, with
 // reconnection and back-off.
 import { offline } from './rider-api.js';
-import { refresh, refusedToken } from './rider-session.js';
-import { fetchOffers } from '../Delivery/rider-offers.js';
 
 /** @typedef {import('./rider-state.js').Rider} Rider */
 /** @type {Rider['store']} */ let store;
@@ -12,6 +10,18 @@ import { fetchOffers } from '../Delivery/rider-offers.js';
 /** @param {Rider} rider */
 export function initStream(rider) {
   ({ store, queue } = rider);
+  // The socket follows the token: a new one (signed in, renewed) opens it again with that token, none closes it.
+  store.subscribe((state, previous) => {
+    if (state.token === previous.token) return;
+    closeSocket();
+    if (state.token) queueMicrotask(connectSocket);
+  });
+}
+
+// What the server's messages ask for is asked through the store: the offers module fetches the offers, the
+// session the rider's view, the session again for a refused token.
+function askServer() {
+  store.update((state) => ({ offersWanted: state.offersWanted + 1, refreshWanted: state.refreshWanted + 1 }));
 }
 
 // The connection is this module's alone; the other modules ask whether it is open.
@@ -24,6 +34,8 @@ let retryTimer = null;
 let closeProblem = null;
 
 export const socketOpen = () => open;
+
+const REASSIGNED = 'rider.orderReassigned';
 
 // A network that came back is worth trying at once, not after the back-off grown while it was away.
 export function reconnectSoon() {
@@ -41,7 +53,7 @@ export function closeSocket() {
   open = false;
 }
 
-export function connectSocket() {
+function connectSocket() {
   clearTimeout(retryTimer);
   const { token } = store.get();
   if (!token || current) return;
@@ -69,10 +81,14 @@ export function connectSocket() {
     }
     if (message.type === 'ready') {
       // Connected (again): whatever happened meanwhile.
-      fetchOffers();
-      refresh();
+      askServer();
       queue.wake();
     } else if (message.type === 'notification') {
+      // Words for the rider about an order (why it was taken away): kept until the task's end is seen, and said in
+      // the page's language from the catalog key, not the server's English.
+      if (typeof message.key === 'string' && message.key.startsWith(REASSIGNED)) {
+        store.update({ orderNews: { orderId: message.orderId, key: message.key } });
+      }
       soon();
     } else if (message.type === 'error' && message.problem) {
       closeProblem = message.problem;
@@ -82,8 +98,8 @@ export function connectSocket() {
     current = null;
     open = false;
     const problem = closeProblem || {};
-    if (event.code === 4401) refusedToken({ status: 401, detail: problem.detail || '', title: problem.title || '' });
-    else if (event.code === 4403) refusedToken({ status: 403, detail: problem.detail || '', title: problem.title || '' });
+    const status = event.code === 4401 ? 401 : event.code === 4403 ? 403 : 0;
+    if (status) store.update({ refusal: { status, detail: problem.detail || '', title: problem.title || '' } });
     else scheduleSocket();
   };
 }
@@ -99,8 +115,5 @@ function scheduleSocket() {
 let soonTimer = null;
 function soon() {
   clearTimeout(soonTimer);
-  soonTimer = setTimeout(() => {
-    fetchOffers();
-    refresh();
-  }, 150);
+  soonTimer = setTimeout(askServer, 150);
 }

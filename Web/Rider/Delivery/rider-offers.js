@@ -1,12 +1,12 @@
 // @ts-check
-// The offer screen (RDR-012): offers from the list and the stream, the countdown, road distances, Accept Task
-// (one retry when the answer is lost) and Decline.
+// The offer screen (RDR-012): every open offer at once from the list and the stream, newest on top, each with its
+// countdown, road distances, Accept Task (one retry when the answer is lost) and Decline.
 import { offline } from '../Connection/rider-api.js';
 import { t, distanceText } from '../rider-i18n.js';
-import { $, metres, currentOffer, tripTaskIds } from '../Connection/rider-state.js';
+import { $, metres, openOffers, tripTaskIds } from '../Connection/rider-state.js';
 import { notify, problemText, isSuspended } from '../rider-notice.js';
 import { render } from '../rider-screens.js';
-import { refresh, refusedToken, adoptServerTask } from '../Connection/rider-session.js';
+import { adoptServerTask } from './rider-task-end.js';
 
 /** @typedef {import('../Connection/rider-state.js').Rider} Rider */
 /** @type {Rider['store']} */ let store;
@@ -16,6 +16,20 @@ import { refresh, refusedToken, adoptServerTask } from '../Connection/rider-sess
 /** @param {Rider} rider */
 export function initOffers(rider) {
   ({ store, api, geo } = rider);
+  // Other modules ask for the offers through the store (signed in, online again, the server's word on the stream).
+  store.subscribe((state, previous) => {
+    if (state.offersWanted !== previous.offersWanted) queueMicrotask(fetchOffers);
+  });
+}
+
+// The session's work, asked through the store: the rider's view again, or a token the server refused.
+function askForRefresh() {
+  store.update((state) => ({ refreshWanted: state.refreshWanted + 1 }));
+}
+
+/** @param {{status?: number, detail?: string, title?: string}} error */
+function refuse(error) {
+  store.update({ refusal: { status: error.status, detail: error.detail || '', title: error.title || '' } });
 }
 
 const ACCEPT_TIMEOUT_MS = 5000; // RiderKit's acceptTimeout, then one automatic retry
@@ -41,7 +55,7 @@ export async function fetchOffers() {
       render();
     }
   } catch (error) {
-    if (error.status === 401 || error.status === 403) refusedToken(error);
+    if (error.status === 401 || error.status === 403) refuse(error);
   }
 }
 
@@ -70,36 +84,89 @@ function setMessage(id, message) {
 }
 
 export function sweepOffers() {
-  let expired = false;
   const state = store.get();
-  const shown = currentOffer(state);
+  let gone = 0;
   for (const [id, entry] of state.offers) {
-    if (entry.deadline + 1000 < Date.now() && !(state.accepting && entry === shown)) {
+    if (entry.deadline + 1000 < Date.now() && state.accepting !== id) {
       dropOffer(id);
-      if (entry === shown) expired = true;
+      gone++;
     }
   }
-  if (expired) notify(t('offerExpired'));
-  const next = currentOffer(store.get());
-  if (expired || shown?.offer.offerId !== next?.offer.offerId) render();
-  else tickOffer();
+  // The last offer on screen ran out: the rider is told why it went. With others left, its card simply goes.
+  if (gone && !openOffers(store.get()).length) notify(t('offerExpired'));
+  if (gone) render();
+  else tickOffers();
 }
 
+// One card per open offer, newest on top (the latest to run out, as every offer gets the same time), each with its
+// own countdown and buttons. A card stays the same element while its offer lasts, so a countdown ticks in place and
+// a button under the rider's finger is not replaced.
+/** @type {Map<string, HTMLElement>} */
+const cards = new Map();
+
 export function renderOffer() {
-  const { accepting } = store.get();
-  const entry = currentOffer(store.get());
+  const state = store.get();
+  const entries = openOffers(state);
+  $('offer-title').textContent = entries.length > 1 ? t('offersTitle', { n: entries.length }) : t('offerTitle');
+  const ids = new Set(entries.map((entry) => entry.offer.offerId));
+  for (const id of [...cards.keys()]) if (!ids.has(id)) cards.delete(id);
+  const list = $('offer-list');
+  const wanted = entries.map((entry) => {
+    const id = entry.offer.offerId;
+    const card = cards.get(id) || newCard(id);
+    cards.set(id, card);
+    fillCard(card, entry, state.accepting);
+    return card;
+  });
+  const shown = [...list.children];
+  if (shown.length !== wanted.length || shown.some((card, index) => card !== wanted[index])) {
+    list.replaceChildren(...wanted);
+  }
+  tickOffers();
+}
+
+/** @param {string} id */
+function newCard(id) {
+  const card = document.createElement('li');
+  card.className = 'card offer-card';
+  card.dataset.offerId = id;
+  card.innerHTML = `<p class="countdown"><span class="seconds" aria-live="off"></span> <span></span></p>
+<div class="meter" aria-hidden="true"><div class="bar"></div></div>
+<dl class="stops"><dt></dt><dd><strong class="store"></strong><span class="store-address"></span></dd>
+<dt></dt><dd class="dropoff"></dd><dt></dt><dd class="distances"></dd></dl>
+<p class="error offer-message" role="alert"></p>
+<div class="buttons"><button type="button" class="primary accept"></button>
+<button type="button" class="secondary decline"></button></div>`;
+  const [toAccept] = card.querySelectorAll('.countdown span:last-child');
+  toAccept.textContent = t('toAccept');
+  const terms = card.querySelectorAll('dt');
+  ['pickup', 'dropoff', 'distances'].forEach((key, index) => { terms[index].textContent = t(key); });
+  card.querySelector('.accept').addEventListener('click', () => accept(id));
+  card.querySelector('.decline').addEventListener('click', () => decline(id));
+  return card;
+}
+
+/**
+ * @param {HTMLElement} card
+ * @param {import('../Connection/rider-state.js').OfferEntry} entry
+ * @param {string | null} accepting
+ */
+function fillCard(card, entry, accepting) {
   const offer = entry.offer;
-  $('offer-store').textContent = offer.pickup ? offer.pickup.name : '';
-  $('offer-store-address').textContent = offer.pickup ? offer.pickup.address : '';
-  $('offer-dropoff').textContent = offer.dropoff ? offer.dropoff.address : '';
-  $('offer-distances').textContent = offerDistances(offer);
-  const button = $('accept');
-  button.disabled = accepting;
-  button.setAttribute('aria-busy', accepting ? 'true' : 'false');
-  button.textContent = accepting ? t('accepting') : t('acceptTask');
-  button.classList.toggle('busy', accepting);
-  $('decline').disabled = accepting;
-  tickOffer();
+  /** @type {(selector: string) => any} */
+  const part = (selector) => card.querySelector(selector);
+  part('.store').textContent = offer.pickup ? offer.pickup.name : '';
+  part('.store-address').textContent = offer.pickup ? offer.pickup.address : '';
+  part('.dropoff').textContent = offer.dropoff ? offer.dropoff.address : '';
+  part('.distances').textContent = offerDistances(offer);
+  const mine = accepting === offer.offerId;
+  const button = part('.accept');
+  button.disabled = Boolean(accepting);
+  button.setAttribute('aria-busy', mine ? 'true' : 'false');
+  button.textContent = mine ? t('accepting') : t('acceptTask');
+  button.classList.toggle('busy', mine);
+  part('.decline').textContent = t('decline');
+  part('.decline').disabled = Boolean(accepting);
 }
 
 // Road distances as the offer carries them (distances.toStoreM: from the rider's last position, storeToCustomerM);
@@ -127,24 +194,28 @@ function offerDistances(offer) {
   return parts.join(' · ');
 }
 
-function tickOffer() {
-  const entry = currentOffer(store.get());
-  if (!entry || store.get().screen !== 'offer') return;
-  const left = Math.max(0, Math.ceil((entry.deadline - Date.now()) / 1000));
-  $('countdown').textContent = t('seconds', { n: left });
-  const bar = $('countdown-bar');
-  bar.style.width = `${Math.min(100, (100 * Math.max(0, entry.deadline - Date.now())) / Math.max(1, entry.totalMs))}%`;
-  bar.className = left <= 10 ? 'low' : '';
-  const message = $('offer-message');
-  if (left === 0 && !entry.message) message.textContent = t('offerExpired');
-  else message.textContent = entry.message || '';
+function tickOffers() {
+  const state = store.get();
+  if (state.screen !== 'offer') return;
+  for (const entry of state.offers.values()) {
+    const card = cards.get(entry.offer.offerId);
+    if (!card) continue;
+    const left = Math.max(0, Math.ceil((entry.deadline - Date.now()) / 1000));
+    card.querySelector('.seconds').textContent = t('seconds', { n: left });
+    const bar = /** @type {HTMLElement} */ (card.querySelector('.bar'));
+    bar.style.width = `${Math.min(100, (100 * Math.max(0, entry.deadline - Date.now())) / Math.max(1, entry.totalMs))}%`;
+    bar.className = left <= 10 ? 'bar low' : 'bar';
+    const message = card.querySelector('.offer-message');
+    if (left === 0 && !entry.message) message.textContent = t('offerExpired');
+    else message.textContent = entry.message || '';
+  }
 }
 
-export async function accept() {
-  const entry = currentOffer(store.get());
+/** @param {string} id */
+export async function accept(id) {
+  const entry = store.get().offers.get(id);
   if (!entry || store.get().accepting) return;
-  const id = entry.offer.offerId;
-  store.update({ accepting: true });
+  store.update({ accepting: id });
   setMessage(id, '');
   render();
   const path = `/api/v1/rider/offers/${encodeURIComponent(id)}/accept`;
@@ -163,11 +234,11 @@ export async function accept() {
     store.update((state) => ({ profile: { ...state.profile, availability: 'ON_TASK', activeTaskId: task.taskId } }));
     notify('');
     // Added to a trip: the stop to make next may be another order's.
-    if (tripTaskIds(task).length > 1) refresh();
+    if (tripTaskIds(task).length > 1) askForRefresh();
   } catch (error) {
     if (error.status === 401 || isSuspended(error)) {
-      store.update({ accepting: false });
-      refusedToken(error);
+      store.update({ accepting: null });
+      refuse(error);
       return;
     }
     if (error.code === 'RIDER_NOT_ONLINE') {
@@ -177,25 +248,25 @@ export async function accept() {
     } else if (error.permanent) {
       dropOffer(id);
       notify(problemText(error));
-      if (error.code === 'RIDER_HAS_ACTIVE_TASK') refresh();
+      if (error.code === 'RIDER_HAS_ACTIVE_TASK') askForRefresh();
     } else {
       setMessage(id, t('acceptFailed'));
     }
   } finally {
-    store.update({ accepting: false });
+    store.update({ accepting: null });
     render();
   }
 }
 
-export async function decline() {
-  const entry = currentOffer(store.get());
-  if (!entry || store.get().accepting) return;
-  dropOffer(entry.offer.offerId);
+/** @param {string} id */
+export async function decline(id) {
+  if (!store.get().offers.has(id) || store.get().accepting) return;
+  dropOffer(id);
   render();
   try {
-    await api.post(`/api/v1/rider/offers/${encodeURIComponent(entry.offer.offerId)}/decline`);
+    await api.post(`/api/v1/rider/offers/${encodeURIComponent(id)}/decline`);
   } catch (error) {
-    if (error.status === 401) refusedToken(error);
+    if (error.status === 401) refuse(error);
     // Otherwise the offer simply runs out.
   }
 }

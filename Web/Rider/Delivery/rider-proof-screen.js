@@ -6,7 +6,7 @@ import { t } from '../rider-i18n.js';
 import { $, show, pendingFor, point } from '../Connection/rider-state.js';
 import { notify } from '../rider-notice.js';
 import { render } from '../rider-screens.js';
-import { locationReady } from './rider-task.js';
+import { locationReady } from './rider-location.js';
 import { record } from '../rider-taps.js';
 
 /** @typedef {import('../Connection/rider-state.js').Rider} Rider */
@@ -50,6 +50,15 @@ export function renderProof(task) {
   section.classList.toggle('done', accepted);
 }
 
+// Just arrived: the rider's next move is the proof, so the code field (or the camera button) takes the focus and
+// comes into view.
+export function focusProof() {
+  const target = !$('proof-otp').hidden ? $('otp') : !$('proof-photo').hidden ? $('photo') : null;
+  if (!target || $('proof').hidden) return;
+  $('proof').scrollIntoView({ block: 'nearest' });
+  target.focus({ preventScroll: true });
+}
+
 export async function submitOtp(event) {
   event.preventDefault();
   const box = $('otp');
@@ -59,7 +68,7 @@ export async function submitOtp(event) {
     box.focus();
     return;
   }
-  if (!locationReady()) return;
+  if (!locationReady(geo)) return;
   box.value = '';
   await record('otp', { value });
   render();
@@ -73,7 +82,7 @@ export async function photoChosen() {
     notify(t('cameraHint'));
     return;
   }
-  if (!locationReady()) return;
+  if (!locationReady(geo)) return;
   const capturedAt = new Date().toISOString();
   const fix = point(geo.recent());
   store.update({ photoBusy: true });

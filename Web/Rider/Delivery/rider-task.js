@@ -8,9 +8,10 @@ import {
 } from '../Connection/rider-state.js';
 import { notify, ask } from '../rider-notice.js';
 import { render, envNotes, fillNotes } from '../rider-screens.js';
-import { taskEnded } from '../Connection/rider-session.js';
+import { taskEnded } from './rider-task-end.js';
 import { record } from '../rider-taps.js';
-import { renderProof, proofAccepted } from './rider-proof-screen.js';
+import { renderProof, proofAccepted, focusProof } from './rider-proof-screen.js';
+import { locationProblem } from './rider-location.js';
 
 /** @typedef {import('../Connection/rider-state.js').Rider} Rider */
 /** @type {Rider['store']} */ let store;
@@ -112,26 +113,11 @@ function renderTrip(task) {
   }));
 }
 
-function locationProblem() {
-  if (geo.recent() || geo.simulating) return null;
-  if (['denied', 'insecure', 'unavailable'].includes(geo.status)) {
-    return t(geo.status === 'denied' ? 'locationDenied' : geo.status === 'insecure' ? 'locationInsecure' : 'locationUnavailable');
-  }
-  return null;
-}
-
-// Every proof and status tap carries the rider's position: without one, say how to allow it and record nothing.
-export function locationReady() {
-  const problem = locationProblem();
-  notify(problem || '');
-  return !problem;
-}
-
 async function tapStatus(status, extra = {}) {
   const task = displayTask(store.get(), queue);
   if (!task) return;
   // Without a position the tap still goes (rider-taps.js sends it with the reason); the screen says why.
-  const problem = locationProblem();
+  const problem = locationProblem(geo);
   if (problem) notify(problem);
   const action = await record('status', { status, confirmed: Boolean(extra.confirmed), reason: extra.reason || null, ...extra.at });
   if (!action) return;
@@ -146,8 +132,11 @@ async function tapStatus(status, extra = {}) {
   if (status === 'DELIVERED') taskEnded(task, 'delivered');
   if (status === 'RETURNED_TO_STORE') taskEnded(task, 'returned');
   const { navigation } = store.get();
-  if (navigation) navigation.taskChanged(displayTask(store.get(), queue));
+  // At the door the drive is over: the proof (code, photo) is what the rider needs now, not the map.
+  if (navigation && status === 'ARRIVED_AT_DESTINATION') navigation.end();
+  else if (navigation) navigation.taskChanged(displayTask(store.get(), queue));
   render();
+  if (status === 'ARRIVED_AT_DESTINATION') focusProof();
 }
 
 // RDR-018: further than the server's radius from the customer asks first; only Confirm records the tap.
@@ -174,24 +163,6 @@ export function primaryTapped(event) {
   const status = $('primary').dataset.status;
   if (status === 'ARRIVED_AT_DESTINATION') arrive();
   else if (status) tapStatus(status);
-}
-
-export async function reportProblem() {
-  const task = displayTask(store.get(), queue);
-  if (!task) return;
-  const type = await ask(t('reportQuestion'), [
-    ['CUSTOMER_UNAVAILABLE', t('customerUnavailable')], ['ADDRESS_NOT_FOUND', t('addressNotFound')], ['cancel', t('cancel')],
-  ]);
-  if (!type || type === 'cancel') return;
-  const words = type === 'CUSTOMER_UNAVAILABLE' ? t('customerUnavailable') : t('addressNotFound');
-  const sure = await ask(t('reportConfirm', { problem: words }), [['cancel', t('cancel')], ['send', t('send'), true]]);
-  if (sure !== 'send') return;
-  const action = await record('issue', { type });
-  if (!action) return;
-  store.update({ reported: { taskId: task.taskId, type } });
-  // Who was told is the server's answer (rider-taps.js); until it comes the report is only saved.
-  notify(t('issueSaved'), 'success');
-  render();
 }
 
 export async function markFailed() {

@@ -16,6 +16,18 @@ export function icon(step) {
   return ICONS[step.maneuver && step.maneuver.modifier] || '↑';
 }
 
+// What lies at the end of the route, said before the rider is there: the side of the road the door is on (the arrive
+// maneuver's modifier, from the route's geometry), never "You have arrived".
+export function destinationAhead(step) {
+  const modifier = (step && step.maneuver && step.maneuver.modifier) || '';
+  return t(/left/.test(modifier) ? 'navDestinationLeft' : /right/.test(modifier) ? 'navDestinationRight' : 'navDestinationAhead');
+}
+
+// The banner's words for the next manoeuvre, before it is reached: the arrival is spoken of as what is ahead.
+export function upcoming(step) {
+  return step && step.maneuver && step.maneuver.type === 'arrive' ? destinationAhead(step) : instruction(step);
+}
+
 // The instruction in the page's language: the server's own words in English, the same manoeuvre in Hindi or
 // Marathi from the catalog's phrases.
 export function instruction(step) {
@@ -42,12 +54,16 @@ export function announcement(item, allSteps) {
   if (lang === 'en') return item.text;
   const step = allSteps[item.stepIndex];
   const next = allSteps[item.stepIndex + 1];
-  const nextText = !next ? '' : next.maneuver && next.maneuver.type === 'arrive' ? t('navWillArrive') : instruction(next);
+  const nextText = upcoming(next);
+  if (/^You have arrived/i.test(item.text)) return t('navArrive');
   const warning = /^In (\d+) (?:meters|metres)/i.exec(item.text);
   if (warning) return t('navIn', { distance: distanceText(Number(warning[1])), instruction: nextText });
-  if (/, then /.test(item.text)) {
-    return t('navThen', { first: instruction(step), second: next && next.maneuver.type === 'arrive' ? t('navArrive') : nextText });
+  const thenIn = /, then in (\d+) (?:meters|metres)/i.exec(item.text);
+  if (thenIn) {
+    const second = t('navIn', { distance: distanceText(Number(thenIn[1])), instruction: nextText });
+    return t('navThen', { first: instruction(step), second });
   }
+  if (/, then /.test(item.text)) return t('navThen', { first: instruction(step), second: nextText });
   if (item.stepIndex === 0 && item.distanceAlongStepM === 0) return instruction(step);
   return next ? instruction(next) : item.text;
 }

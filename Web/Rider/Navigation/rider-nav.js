@@ -7,7 +7,7 @@
 import { Guidance, decodePolyline, distanceM } from './rider-route.js';
 import { t, distanceText, minutesText, clockText } from '../rider-i18n.js';
 import { FollowingMap, FOLLOW_ZOOM } from './rider-nav-map.js';
-import { icon, instruction, announcement } from './rider-nav-words.js';
+import { icon, upcoming, announcement } from './rider-nav-words.js';
 import { Voice } from './rider-nav-voice.js';
 
 // The page's element of that id, typed any: callers use it as the input, form or dialog they know it is.
@@ -163,7 +163,7 @@ export class NavigationView {
     }
     this.map.tiles.setRoute(points, route.congestion || [], -1);
     const allSteps = this.guidance.steps;
-    this.banner(instruction(allSteps[1] || allSteps[0]), allSteps[1] ? distanceText(allSteps[0].distanceM) : '', icon(allSteps[1] || allSteps[0]));
+    this.banner(upcoming(allSteps[1] || allSteps[0]), allSteps[1] ? distanceText(allSteps[0].distanceM) : '', icon(allSteps[1] || allSteps[0]));
     this.summary(route.distanceM, route.durationS, Date.now() + route.durationS * 1000);
     if (this.app.geo.simulating) this.app.geo.simulateAlong(points);
     if (!this.app.geo.last && points.length) this.map.tiles.centerOn(points[0].lat, points[0].lon, FOLLOW_ZOOM);
@@ -229,7 +229,7 @@ export class NavigationView {
     }
     if (progress) {
       const next = progress.next;
-      this.banner(instruction(next || progress.step), next ? distanceText(progress.toNextM) : '', icon(next || progress.step));
+      this.banner(upcoming(next || progress.step), next ? distanceText(progress.toNextM) : '', icon(next || progress.step));
       this.summary(progress.remainingM, progress.remainingS, progress.eta);
       this.map.tiles.setRouteProgress(progress.segment);
       const near = progress.offRouteM <= (this.app.config.offRouteM ?? 40);
