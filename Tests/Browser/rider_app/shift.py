@@ -1,7 +1,7 @@
 """Issue 57, the rider's part of a whole shift without a wrong turn: two offers at once (the newest on top, each
 with its own countdown), a problem reported with its kind and a note (the customer told in fixed words, never the
 note), the door leg's words (what is ahead, "You have arrived" only at the door), arriving straight into the proof
-step; and an idle online rider heard from at least every 30 s."""
+step; an idle online rider heard from at least every 30 s; and a task taken away by a dispatcher, said why."""
 
 import math
 import re
@@ -157,6 +157,18 @@ def whole_shift(server):
         if heard:
             print(f"     (online {time.time() - online_at:.0f} s; the idle upload came {heard[0] - since:.0f} s "
                   f"after the delivery's)", flush=True)
+
+        # Item 9: a task a dispatcher takes away says why, in the fixed words of the reason's kind.
+        taken_id, _ = new_order(server, ref="TAKEN-9")
+        offer(server, taken_id, rider_id)
+        page.tap(ACCEPT, 10)
+        need(page.wait_control(AT_STORE, 10), "the task to be taken away")
+        server.call("POST", f"/api/v1/orders/{taken_id}/reassign", DISPATCHER,
+                    {"reason": "Dev stuck behind the parade", "reasonKind": "RIDER_DELAYED"})
+        told = page.wait_text("Order TAKEN-9 went to another rider because the pickup was running late", 10)
+        check(not page.shows("parade"), "shift: the dispatcher's own words do not reach the rider")
+        if told:
+            page.screen("reassigned", must_show="went to another rider")
     finally:
         page.close()
 
