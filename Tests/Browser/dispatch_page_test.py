@@ -21,6 +21,7 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
+from dispatch_consistency import consistency
 from dispatch_people import people_tab
 from dispatch_renewal import stays_signed_in
 from dispatch_sign_in import phone_sign_in
@@ -450,6 +451,7 @@ def reassign(driver, server, world, name, reference):
     wait_for(f"{name}: a decision without a reason is refused on the page",
              lambda: "Say why" in text_of(driver, "decision-error"))
     type_into(driver, "Reason (kept in the order’s log)", "Omar's scooter broke down")
+    Select(field(driver, "What the rider is told")).select_by_visible_text("Your problem was heard: you are taken off it")
     tap_containing(driver, "Marc Dubois", "label")
     tap_words(driver, "Reassign")
     wait_for(f"{name}: the order is offered to Marc", lambda: marc.offer_for(world["new"]) is not None)
@@ -467,7 +469,8 @@ def reassign(driver, server, world, name, reference):
     check(not control(driver, "Offer again"), f"{name}: an order with a rider cannot be offered")
     log = server.call("GET", f"/api/v1/orders/{world['new']}/events", world["dispatcher"])["events"]
     check(any(event["type"] == "OrderReassigned" and event["details"].get("reason") == "Omar's scooter broke down"
-              for event in log), f"{name}: the reason is in the event log")
+              and event["details"].get("reasonKind") == "RIDER_PROBLEM"
+              for event in log), f"{name}: the reason and the words chosen for the rider are in the event log")
     world["marc-task"] = task
 
 
@@ -502,11 +505,15 @@ def issue(driver, server, world, name, tag):
         check(control(driver, "Approve the failure") is not None, f"{name}: the failure can be approved")
     tap_words(driver, "Send back to the store")
     type_into(driver, "Reason (kept in the order’s log)", "Customer cannot be reached")
+    Select(field(driver, "What the customer is told")).select_by_visible_text("We could not reach you")
     shot(driver, name, "return-reason")
     tap_words(driver, "Send back to the store")
     wait_for(f"{name}: the order goes back to the store",
              lambda: "Going back to the store" in text_of(driver, "order-status"))
     wait_for(f"{name}: the decision settles the problem", lambda: not text_of(driver, "order-problem"))
+    returned = server.call("GET", f"/api/v1/orders/{world['issue']}/events", world["dispatcher"])["events"]
+    check(any(event["type"] == "ReturnToStoreRequested" and event["details"].get("reasonKind") == "CUSTOMER_UNAVAILABLE"
+              for event in returned), f"{name}: the words chosen for the customer are in the event log")
     lena.status(world["issue-task"], "RETURNED_TO_STORE", STORE)
     wait_for(f"{name}: the order ends returned", lambda: "Returned to the store" in text_of(driver, "order-status"))
     wait_for(f"{name}: the feed says the rider returned it",
@@ -650,6 +657,8 @@ def main():
     for width, height, name in [(360, 740, "phone"), (1280, 800, "desktop")]:
         shift(width, height, name)
         people_tab(width, height, name)
+        if name == "desktop":
+            consistency(width, height, name)
         phone_sign_in(width, height, name)
     stays_signed_in()
     print(f"     (both shifts, the People tab, signing in by phone and short tokens took {time.time() - started:.1f} s)",

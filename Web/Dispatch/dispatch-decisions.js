@@ -1,7 +1,9 @@
 // @ts-check
 // The decisions a dispatcher takes on an order that cannot go the usual way: cancel it, give it to another rider
 // before pickup, send it back to the store after, approve that it failed, or confirm it without proof. Each asks
-// for a reason, which the event log keeps, and says what will happen before it is confirmed.
+// for a reason, which the event log keeps, and says what will happen before it is confirmed. Whoever hears of it
+// outside the office (the rider taken off an order, the customer whose order goes back) is told in fixed words
+// chosen here, never the typed reason.
 import { api } from './dispatch-api.js';
 import { renderCandidates } from './dispatch-fleet.js';
 import { $, el, emit, reference, state } from './dispatch-state.js';
@@ -11,17 +13,29 @@ let decision = null; // {kind, orderId} while the form is open
 const DECISIONS = {
   cancel: {
     title: (ref) => `Cancel ${ref}?`, path: 'cancel', confirm: 'Yes, cancel the order', back: 'Keep the order',
-    hint: 'Open offers end, and the rider and the customer are told why. This cannot be undone.',
+    hint: 'Open offers end; the rider is told why, the customer that the order was cancelled. This cannot be undone.',
   },
   reassign: {
     title: (ref) => `Reassign ${ref} to another rider`, path: 'reassign', confirm: 'Reassign', riders: true,
-    hint: 'The rider’s task ends and they are told why. Tick riders to offer the order to, or none to offer it '
-      + 'afterwards.',
+    hint: 'The rider’s task ends and they are told why in the words chosen below. Tick riders to offer the order '
+      + 'to, or none to offer it afterwards.',
+    kinds: {
+      label: 'What the rider is told',
+      options: [['RIDER_DELAYED', 'The pickup is running late'], ['CLOSER_RIDER', 'A rider nearer the store takes it'],
+        ['RIDER_PROBLEM', 'Your problem was heard: you are taken off it'], ['PLAN_CHANGED', 'The plan changed'],
+        ['OTHER', 'Another reason']],
+    },
   },
   returnToStore: {
     title: (ref) => `Send ${ref} back to the store`, path: 'return-to-store', confirm: 'Send back to the store',
-    hint: 'The rider’s next stop becomes the store and the customer is told why; the order ends as returned '
-      + 'when the rider hands it back.',
+    hint: 'The rider’s next stop becomes the store and the customer is told why in the words chosen below; the '
+      + 'order ends as returned when the rider hands it back.',
+    kinds: {
+      label: 'What the customer is told',
+      options: [['CUSTOMER_UNAVAILABLE', 'We could not reach you'], ['ADDRESS_NOT_FOUND', 'We could not find your address'],
+        ['WRONG_ADDRESS', 'The address seems wrong'], ['ORDER_DAMAGED', 'The order was damaged on the way'],
+        ['CUSTOMER_REQUEST', 'You asked us to'], ['OTHER', 'There was a problem on the way']],
+    },
   },
   failure: {
     title: (ref) => `Approve the failure of ${ref}`, path: 'failure-approval', confirm: 'Approve the failure',
@@ -45,6 +59,12 @@ export function openDecision(kind, order) {
   $('decision-error').textContent = '';
   $('decision-reason').value = '';
   $('decision-riders').hidden = !words.riders;
+  $('decision-kind-box').hidden = !words.kinds;
+  if (words.kinds) {
+    $('decision-kind-label').textContent = words.kinds.label;
+    $('decision-kind').replaceChildren(...words.kinds.options.map(([value, text]) => el('option', { value }, text)));
+    $('decision-kind').value = 'OTHER';
+  }
   if (words.riders) {
     const list = el('ul', { class: 'candidates' });
     $('decision-riders').replaceChildren(el('p', { class: 'hint' }, 'Offer it to:'), list);
@@ -72,7 +92,9 @@ async function confirmDecision(event) {
     return;
   }
   const { kind, orderId } = decision;
+  /** @type {{reason: string, reasonKind?: string, riderIds?: string[]}} */
   const body = { reason };
+  if (DECISIONS[kind].kinds) body.reasonKind = $('decision-kind').value;
   if (kind === 'reassign') {
     const chosen = [...$('decision-riders').querySelectorAll('input:checked')].map((box) => box.value);
     if (chosen.length) body.riderIds = chosen;

@@ -30,3 +30,10 @@ struct ReportIssueRequest: Decodable {
 struct DispatcherDecisionRequest: Decodable {
     var reason: String?
 }
+
+/// `POST /orders/{orderId}/return-to-store`: the dispatcher's reason for the log and the rider, and the kind the
+/// customer is told in fixed words (OTHER when not given).
+struct ReturnToStoreRequest: Decodable {
+    var reason: String?
+    var reasonKind: ReturnReason?
+}

@@ -45,11 +45,11 @@ struct DispatcherDecisionRoutes {
     /// After pickup: the rider's next stop becomes the store; the rider's RETURNED_TO_STORE ends the order RETURNED.
     @Sendable func returnToStore(_ request: Request, context: LogisticsRequestContext) async throws -> APIResponse {
         let actor = try context.caller(.dispatcher, .admin)
-        let body = try await RequestBody.decode(DispatcherDecisionRequest.self, from: request)
+        let body = try await RequestBody.decode(ReturnToStoreRequest.self, from: request)
         let reason = try Self.requiredReason(body.reason)
         let order = try await lookup.visibleOrder(context, allowed: OrderAccess.canView)
         let (task, returning) = try await deliveries.returnToStore(
-            orderId: order.id, reason: reason, by: actor, now: clock.now())
+            orderId: order.id, reason: reason, kind: body.reasonKind ?? .other, by: actor, now: clock.now())
         return try .json(TaskRepresentation(task, returning, delivery: delivery))
     }
 

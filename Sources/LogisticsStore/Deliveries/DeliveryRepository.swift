@@ -117,6 +117,8 @@ public protocol DeliveryRepository: Sendable {
         -> Order
     /// Sends a picked-up parcel back: the task becomes RETURNING_TO_STORE (the rider's next stop is the store), the
     /// rider and the customer are told why, and the rider's RETURNED_TO_STORE ends the order as RETURNED.
-    func returnToStore(orderId: UUID, reason: String, by actor: Actor, now: Date) async throws -> (DeliveryTask, Order)
+    /// `kind` is what the customer is told (fixed words); `reason`, the dispatcher's own, is logged and told the rider.
+    func returnToStore(orderId: UUID, reason: String, kind: ReturnReason, by actor: Actor, now: Date) async throws
+        -> (DeliveryTask, Order)
     func approveFailure(orderId: UUID, reason: String?, by actor: Actor, now: Date) async throws -> DeliveryTask
 }

@@ -143,9 +143,9 @@ extension SQLLogisticsRepository {
         }
     }
 
-    public func returnToStore(orderId: UUID, reason: String, by actor: Actor, now: Date) async throws
-        -> (DeliveryTask, Order)
-    {
+    public func returnToStore(
+        orderId: UUID, reason: String, kind: ReturnReason, by actor: Actor, now: Date
+    ) async throws -> (DeliveryTask, Order) {
         try await database.transaction { transaction in
             let order = try await lockedOrder(orderId, in: transaction)
             if order.status == .cancelled { throw LogisticsError(.orderCancelled, "The order was cancelled") }
@@ -173,13 +173,14 @@ extension SQLLogisticsRepository {
                 .init(
                     orderId: orderId, taskId: taskId, type: OrderEventType.returnToStoreRequested,
                     status: TaskStatus.returningToStore.rawValue, occurredAt: now, receivedAt: now, actor: actor,
-                    details: ["reason": reason]),
+                    details: ["reason": reason, "reasonKind": kind.rawValue]),
                 settingOrderStatus: .returningToStore,
                 notify: [
                     QueuedNotification.catalog(
                         NotificationKey.returnToStore, to: task.riderId, role: .rider, arguments: arguments),
                     QueuedNotification.catalog(
-                        NotificationKey.orderReturning, to: order.customer.id, role: .customer, arguments: arguments),
+                        NotificationKey.orderReturning, to: order.customer.id, role: .customer,
+                        arguments: arguments.merging(["reason": kind.rawValue]) { _, kind in kind }),
                 ])
             var changed = order
             changed.status = .returningToStore

@@ -31,6 +31,27 @@ struct CustomerReasonTests {
             }
             let words = "Your Café de Paris order is going back to the store: there was a problem on the way"
             #expect(twilio.messages(to: phone).last?.body == "Rider Logistics: " + words)
+            // A kind the customer is told in its words; an unknown kind changes nothing.
+            let third = try await CustomerMessageTests.order(server, phone: "+919820017273", podType: "PHOTO")
+            let (thirdRider, thirdTask) = try await CustomerMessageTests.assign(third)
+            for status in ["ARRIVED_AT_STORE", "PICKED_UP"] {
+                #expect(try await third.status(thirdTask, status, rider: thirdRider).status == 200)
+            }
+            let unknown = try await server.send(
+                .post, "/api/v1/orders/\(third.orderId)/return-to-store", token: third.dispatcher,
+                json: ["reason": "Refused at the door", "reasonKind": "MOON_PHASE"])
+            #expect(unknown.status == 400 && unknown.code == "VALIDATION_FAILED", "\(unknown.text)")
+            let asked = try await server.send(
+                .post, "/api/v1/orders/\(third.orderId)/return-to-store", token: third.dispatcher,
+                json: ["reason": "Refused at the door", "reasonKind": "CUSTOMER_REQUEST"])
+            #expect(asked.status == 200, "\(asked.text)")
+            try await twilio.wait("the third customer's texts") {
+                $0.messages.filter { $0.to == "+919820017273" }.count == 3
+            }
+            #expect(
+                twilio.messages(to: "+919820017273").last?.body
+                    == "Rider Logistics: Your Café de Paris order is going back to the store: you asked us to")
+
             // The rider is told the dispatcher's words; the log keeps them.
             let events = try await server.send(
                 .get, "/api/v1/orders/\(scenario.orderId)/events", token: scenario.dispatcher)

@@ -54,7 +54,8 @@ struct CustomerTextComposer: Sendable {
         } else {
             values["rider"] = CustomerTexts.phrase("yourRider", locale: locale) ?? "Your rider"
         }
-        if let reason = event?.data?["reason"] ?? values["reason"] {
+        // The kind the dispatcher chose for the customer first; a status's own reason (a failure's code) next.
+        if let reason = event?.data?["reasonKind"] ?? values["reason"] ?? event?.data?["reason"] {
             values["reason"] = CustomerTexts.reason(reason, locale: locale)
         }
         if let by = values["by"], let words = CustomerTexts.phrase("by.\(by)", locale: locale) { values["by"] = words }
