@@ -2,8 +2,10 @@ import Foundation
 import LogisticsCore
 
 /// Decides which GPS fixes leave the phone and when, to spare the battery and the data plan: often while the
-/// rider moves, rarely while they stand still, in batches, and not at all off duty. Failed uploads are kept
-/// (newest 500) and go with the next batch; the server takes late fixes without moving the rider back.
+/// rider moves, in batches, and not at all off duty. Standing still, online or on a task, one fix goes at least every
+/// `RiderPositionFreshness.heartbeatSeconds` (30 s), so dispatch never sees an idle rider as stale; the app asks its
+/// GPS for a reading when `needsFreshFix` says so, since a phone standing still reports nothing. Failed uploads are
+/// kept (newest 500) and go with the next batch; the server takes late fixes without moving the rider back.
 public actor LocationUploader {
     public enum Duty: Sendable, Equatable {
         /// Not working: nothing is uploaded.
@@ -17,15 +19,16 @@ public actor LocationUploader {
     public struct Policy: Sendable, Equatable {
         /// Keep a fix this often while moving ...
         public var movingInterval: TimeInterval = 5
-        /// ... and this often while standing still (or when only dispatch is watching).
-        public var stationaryInterval: TimeInterval = 30
+        /// ... and this often while standing still (or when only dispatch is watching): well inside the server's
+        /// heartbeat, so the fix has time to come from the GPS and go.
+        public var stationaryInterval: TimeInterval = RiderPositionFreshness.heartbeatSeconds - 10
         /// Faster than this (or this far from the last kept fix) counts as moving.
         public var movingSpeedMps: Double = 1.5
         public var movingDistanceM: Double = 25
         /// Send the batch when its oldest fix is this old (moving) ...
         public var movingBatchAge: TimeInterval = 10
-        /// ... or this old (standing, online).
-        public var stationaryBatchAge: TimeInterval = 60
+        /// ... or this old (standing, online): at once, one fix a heartbeat.
+        public var stationaryBatchAge: TimeInterval = 0
         public var maximumBatch = 50
 
         public init() {}
@@ -65,6 +68,14 @@ public actor LocationUploader {
         batch.append(fix)
         if batch.count > LocationFix.maximumBatch { batch.removeFirst(batch.count - LocationFix.maximumBatch) }
         return true
+    }
+
+    /// Whether the app should ask its GPS for a reading now (on duty, and nothing kept for `stationaryInterval`): a
+    /// phone standing still reports nothing by itself, and the server must still hear from an online rider.
+    public func needsFreshFix(now: Date) -> Bool {
+        guard duty != .offDuty else { return false }
+        guard let last = lastKept else { return true }
+        return now.timeIntervalSince(last.recordedAt) >= policy.stationaryInterval
     }
 
     /// Sends the batch if it is due (old enough, or full); returns whether an upload succeeded.
