@@ -64,9 +64,11 @@ export function renderTask() {
   // Only the operator's call-masking number connects; a masked number cannot be dialled.
   show($('call'), Boolean(task.customer.phone));
 
-  const resumable = Boolean(navigation && navigation.canResume(task));
+  // At the door there is nowhere left to drive: the proof is the next step.
+  const atDoor = task.status === 'ARRIVED_AT_DESTINATION';
+  const resumable = !atDoor && Boolean(navigation && navigation.canResume(task));
   show($('navigate-vendor'), beforePickup && !resumable);
-  show($('navigate-customer'), !beforePickup && !resumable);
+  show($('navigate-customer'), !beforePickup && !atDoor && !resumable);
   show($('resume-navigation'), resumable);
 
   fillNotes($('task-notes'), envNotes());
@@ -132,9 +134,8 @@ async function tapStatus(status, extra = {}) {
   if (status === 'DELIVERED') taskEnded(task, 'delivered');
   if (status === 'RETURNED_TO_STORE') taskEnded(task, 'returned');
   const { navigation } = store.get();
-  // At the door the drive is over: the proof (code, photo) is what the rider needs now, not the map.
-  if (navigation && status === 'ARRIVED_AT_DESTINATION') navigation.end();
-  else if (navigation) navigation.taskChanged(displayTask(store.get(), queue));
+  // At the door the drive is over (taskChanged ends it): the proof (code, photo) is what the rider needs now.
+  if (navigation) navigation.taskChanged(displayTask(store.get(), queue));
   render();
   if (status === 'ARRIVED_AT_DESTINATION') focusProof();
 }

@@ -75,10 +75,11 @@ export class NavigationView {
     await this.load();
   }
 
-  // The task changed under navigation (a status tap): the session ends when its stop is no longer next.
+  // The task changed under navigation (a status tap, the server's word): the session ends when its stop is no longer
+  // next, or once the rider is at the customer's door, where the proof is the next step, not the map.
   taskChanged(task) {
     this.task = task || this.task;
-    if (!task || !task.nextStop || task.nextStop.kind !== this.leg) this.end();
+    if (!task || !task.nextStop || task.nextStop.kind !== this.leg || task.status === 'ARRIVED_AT_DESTINATION') this.end();
   }
 
   canResume(task) {
