@@ -65,7 +65,8 @@ struct TrackingPageTests {
             #expect(!dispatch.text.contains("<script>"), "no inline script")
 
             for (name, type) in [
-                ("Tracking/track.js", "text/javascript; charset=utf-8"), ("Shared/map.js", "text/javascript; charset=utf-8"),
+                ("Tracking/track.js", "text/javascript; charset=utf-8"),
+                ("Shared/map.js", "text/javascript; charset=utf-8"),
                 ("Tracking/track.css", "text/css; charset=utf-8"),
                 ("Dispatch/dispatch.js", "text/javascript; charset=utf-8"),
                 ("Dispatch/dispatch.css", "text/css; charset=utf-8"),

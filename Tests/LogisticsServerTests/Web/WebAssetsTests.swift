@@ -34,10 +34,12 @@ struct WebAssetsTests {
         }
     }
 
-    @Test("the embedded assets are keyed by path: the pages' folders, the shared files at the top")
+    @Test("the embedded assets are keyed by path below Web/: each app's folder, and Shared/ for what they share")
     func embeddedByPath() {
-        for path in ["Rider/rider.js", "Rider/Connection/rider-api.js", "Dispatch/dispatch.js", "Shared/map.js", "Shared/sign-in.js"]
-        {
+        for path in [
+            "Rider/rider.js", "Rider/Connection/rider-api.js", "Dispatch/dispatch.js", "Shared/map.js",
+            "Shared/sign-in.js",
+        ] {
             #expect(WebAssets.files[path] != nil, "\(path)")
         }
         #expect(WebAssets.files["rider.js"] == nil, "no file is known by its bare name")
