@@ -190,7 +190,8 @@ def phone_sign_in(width, height, name):
         check(who.get("role") == "dispatcher" and who.get("name") == DISPATCHER and who.get("sid"),
               f"{name}: the token is the new dispatcher's, from a sign-in session "
               f"({ {key: who.get(key) for key in ('role', 'name')} })")
-        check(not shown(driver, "tab-people"), f"{name}: a dispatcher has no People tab")
+        # Dispatchers add and suspend riders there (issue 57, item 10; dispatch_people.py uses it).
+        check(shown(driver, "tab-people"), f"{name}: a dispatcher has a People tab, for riders")
         check_contrast(driver, f"{name} signed in by phone")
         shot(driver, name, "signed-in-by-phone")
         address()

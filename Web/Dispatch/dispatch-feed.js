@@ -4,12 +4,13 @@
 import { api } from './dispatch-api.js';
 import { applyProblem, normalise, watchOffers } from './dispatch-problems.js';
 import {
-  $, ISSUE_WORDS, el, emit, on, reference, renderRows, riderName, state, timeOfDay,
+  $, ISSUE_WORDS, el, emit, followLeg, on, reference, renderRows, riderName, state, timeOfDay,
 } from './dispatch-state.js';
 
 const MAX_LINES = 200;
-const lines = []; // {key, at, text, orderId, alert}, newest first
+const lines = []; // {key, at, text, orderId, alert, event}, newest first; an event's line is worded as it is drawn
 const keys = new Set();
+const askedRefs = new Set(); // orders whose reference was asked for, once each
 
 const TASK_WORDS = {
   ARRIVED_AT_STORE: (who, ref) => `${who} arrived at the store for ${ref}`,
@@ -32,6 +33,7 @@ export function describe(event) {
   switch (event.type) {
     case 'OrderCreated': return { text: `${ref} created${order ? ` for ${order.vendor.name}` : ''}` };
     case 'OrderReadyForPickup': return { text: `${ref} is ready for pickup` };
+    case 'OrderReadyUndone': return { text: `${ref} is not ready after all: the store took \u201cReady\u201d back` };
     case 'OffersMade': {
       const names = (details.riderIds || '').split(',').filter(Boolean).map(riderName);
       return { text: `${ref} offered to ${names.join(', ') || 'riders'}` };
@@ -75,9 +77,15 @@ export function note(text, alert = false) {
 
 let unkeyed = 0;
 
+// A line's words: an event's are written again at each drawing, so an order named "order 9fb1b982" before the page
+// knew its reference is named by it once known.
+function wording(line) {
+  return line.event ? describe(line.event).text : line.text;
+}
+
 function render() {
-  renderRows($('feed'), lines, (line) => line.key, () => '', (line) => {
-    const words = [el('time', {}, timeOfDay(line.at)), ' ', line.text];
+  renderRows($('feed'), lines, (line) => line.key, wording, (line) => {
+    const words = [el('time', {}, timeOfDay(line.at)), ' ', wording(line)];
     return el('li', { class: line.alert ? 'alert' : null },
       line.orderId ? el('button', { type: 'button', class: 'link', onclick: () => emit('open-order', line.orderId) }, words)
         : words);
@@ -87,7 +95,22 @@ function render() {
 export function clearFeed() {
   lines.length = 0;
   keys.clear();
+  askedRefs.clear();
+  state.legs.clear();
   render();
+}
+
+// The stream's events carry no reference: an order the page has not read yet is read once, and the feed redrawn.
+async function learnReference(orderId) {
+  if (askedRefs.has(orderId) || state.orders.has(orderId) || state.refs.has(orderId)) return;
+  askedRefs.add(orderId);
+  try {
+    const order = await api('GET', `/api/v1/orders/${orderId}`);
+    if (order.externalRef) state.refs.set(orderId, order.externalRef);
+    render();
+  } catch (error) {
+    console.warn('order reference', error);
+  }
 }
 
 // One event, from the stream or the log: a line, the problems it raises or settles, a round of offers to watch.
@@ -99,13 +122,15 @@ export function takeEvent(raw, { live }) {
   const known = state.orders.get(event.orderId);
   if (known && event.type === 'OrderAssigned') known.assignedRiderId = event.details.riderId;
   if (known && event.type === 'OrderReassigned') known.assignedRiderId = null;
+  if (followLeg(event)) emit('leg', event.orderId);
   applyProblem(event);
+  learnReference(event.orderId);
   if (event.type === 'OffersMade') {
     watchOffers(event.orderId, event.occurredAt + Number(event.details.ttlSeconds || 60) * 1000);
   }
   const { text, alert } = describe(event);
   addLine({ key: event.id, at: live ? Math.max(event.occurredAt, Date.now() - 1000) : event.occurredAt, text, alert,
-    orderId: event.orderId });
+    orderId: event.orderId, event });
   return event;
 }
 
@@ -136,3 +161,6 @@ export async function replayLastHour(from = Date.now() - 3600_000) {
 }
 
 on('round-ended', (line) => addLine(line));
+// An order read (after an event, or the list's refresh) may name lines written before its reference was known.
+on('order-read', render);
+on('open-orders', render);

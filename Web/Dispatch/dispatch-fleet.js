@@ -2,6 +2,7 @@
 // The fleet: every rider from GET /api/v1/riders (those without a position too), moved by the stream's fixes, on
 // the map with their names and in the riders list with their state, current order, last fix and deliveries today.
 import { api } from './dispatch-api.js';
+import { LABEL_FONT, labelPlace } from '../Shared/map.js';
 import {
   $, RIDER_COLOURS, RIDER_STATE_WORDS, ago, distance, el, emit, metresBetween, moveTime, reference, refreshTimes,
   renderRows, riderState, state,
@@ -75,29 +76,57 @@ export function drawMarkers() {
   state.map.setMarkers(all);
 }
 
-// Names that would be written over another name or another marker are left out (the marker stays, and a tap on it
-// opens the card): a cluster of riders at a store read as one smudge of overlapping words.
+// Each name goes on the side of its marker where it covers no other name and no other marker (right, left, above,
+// below, measured as map.js writes it), else where it covers no other name; only a name with no such side is left
+// out (the marker stays, and a tap on it opens the card). A cluster of riders at a store read as one smudge of overlapping words, or lost names.
+const measure = document.createElement('canvas').getContext('2d');
+const SIDES = ['right', 'left', 'above', 'below'];
+
 function leaveOutCoveredLabels(markers) {
   if (!state.map.center) return;
   const points = markers.map((marker) => state.map.toScreen(marker.lat, marker.lon));
   const width = $('map').clientWidth;
   const taken = [];
+  measure.font = LABEL_FONT;
+  // Riders on top of one another (waiting at one store) share one label: "Asha Rao, Marc Dubois", or "+ 2" more.
+  const leader = markers.map((marker, index) => index);
+  const members = new Map();
+  markers.forEach((marker, index) => {
+    if (marker.shape !== 'rider' || !marker.label) return;
+    const first = markers.findIndex((other, earlier) => earlier < index && other.shape === 'rider' && other.label
+      && leader[earlier] === earlier && Math.hypot(points[earlier][0] - points[index][0], points[earlier][1] - points[index][1]) < 6);
+    if (first === -1) return;
+    leader[index] = first;
+    members.set(first, [...(members.get(first) || [markers[first].label]), marker.label]);
+    marker.label = null;
+  });
+  for (const [index, names] of members) {
+    markers[index].label = names.length <= 2 ? names.join(', ') : `${names[0]} + ${names.length - 1}`;
+  }
+  const coversName = (box) => taken.some((other) => box[0] < other[2] && other[0] < box[2] && box[1] < other[3]
+    && other[1] < box[3]);
+  const coversMarker = (box, index) => points.some(([px, py], other) => leader[other] !== leader[index]
+    && px + 11 > box[0] && px - 11 < box[2] && py + 11 > box[1] && py - 11 < box[3]);
   // Pins (store, customer) first: they belong to the panel the dispatcher is looking at.
-  const order = markers.map((marker, index) => index).sort((a, b) => Number(Boolean(markers[b].shape !== 'rider'))
-    - Number(Boolean(markers[a].shape !== 'rider')));
+  const order = markers.map((marker, index) => index).sort((a, b) => Number(markers[b].shape !== 'rider')
+    - Number(markers[a].shape !== 'rider'));
   for (const index of order) {
     const marker = markers[index];
     if (!marker.label) continue;
     const [x, y] = points[index];
-    // As map.js writes it: 13 px right of the marker (left of it near the right edge), 13 px bold.
-    const length = marker.label.length * 7.5;
-    const left = x + 13 + length > width - 4 ? x - 13 - length : x + 13;
-    const box = [left - 2, y - 9, left + length + 2, y + 6];
-    const overlaps = taken.some((other) => box[0] < other[2] && other[0] < box[2] && box[1] < other[3] && other[1] < box[3])
-      || points.some(([px, py], other) => other !== index && px + 8 > box[0] && px - 8 < box[2] && py + 8 > box[1]
-        && py - 8 < box[3]);
-    if (overlaps) marker.label = null;
-    else taken.push(box);
+    const length = measure.measureText(marker.label).width;
+    const boxes = SIDES.map((side) => {
+      const [left, baseline] = labelPlace(x, y, length, width, side);
+      return { side, box: [left - 2, baseline - 13, left + length + 2, baseline + 4] };
+    });
+    // A side clear of names and markers; else one clear of names only (the name is drawn over the marker, which
+    // still shows around it); else the name is left out.
+    const free = boxes.find(({ box }) => !coversName(box) && !coversMarker(box, index))
+      || boxes.find(({ box }) => !coversName(box));
+    if (free) {
+      marker.labelSide = free.side;
+      taken.push(free.box);
+    } else marker.label = null;
   }
 }
 
@@ -145,7 +174,42 @@ export function renderRiders() {
   $('riders-empty').hidden = state.riders.size > 0;
 }
 
-// Free riders nearest a store in a straight line, to tick; the server ranks by road when none is ticked.
+// Road distance and time from a rider's position to a store, as the router gives them (POST /api/v1/matrix): the
+// figures the rider's offer shows ("To the store: 1.0 km"), so the two never disagree. Keyed by where the rider was.
+const roads = new Map(); // key → {metres, seconds} (null: no road joins them)
+
+function roadKey(r, store) {
+  return `${r.id}|${r.lat.toFixed(4)},${r.lon.toFixed(4)}|${store.lat},${store.lon}`;
+}
+
+function roadWords(r, store, metres) {
+  const road = roads.get(roadKey(r, store));
+  if (road === undefined) return `${distance(metres)} in a straight line`;
+  if (road === null) return 'no road route';
+  return `${distance(road.metres)} by road, ${Math.max(1, Math.round(road.seconds / 60))} min`;
+}
+
+async function askRoads(riders, store, redraw) {
+  const missing = riders.filter((r) => !roads.has(roadKey(r, store)));
+  if (!missing.length) return;
+  if (roads.size > 500) roads.clear();
+  try {
+    const answer = await api('POST', '/api/v1/matrix', {
+      sources: missing.map((r) => ({ lat: r.lat, lon: r.lon })), destinations: [{ lat: store.lat, lon: store.lon }],
+    });
+    missing.forEach((r, index) => {
+      const seconds = answer.durations[index][0];
+      roads.set(roadKey(r, store), seconds == null ? null : { seconds, metres: answer.distances[index][0] });
+    });
+    redraw();
+  } catch (error) {
+    // Without a map (or the router down) the straight line stays, and says so.
+    console.warn('road distances', error);
+  }
+}
+
+// Free riders nearest a store, to tick: in a straight line at first, then by road once the router answered (the
+// server ranks by road when none is ticked).
 export function renderCandidates(store, list) {
   const now = Date.now();
   const free = [...state.riders.values()]
@@ -153,10 +217,16 @@ export function renderCandidates(store, list) {
     .map((r) => ({ rider: r, metres: metresBetween(r, store) }))
     .sort((a, b) => a.metres - b.metres)
     .slice(0, 8);
+  const byRoad = (item) => {
+    const road = roads.get(roadKey(item.rider, store));
+    return road ? road.seconds : road === null ? Infinity : null;
+  };
+  if (free.every((item) => byRoad(item) != null)) free.sort((a, b) => byRoad(a) - byRoad(b));
   const ticked = new Set([...list.querySelectorAll('input:checked')].map((box) => box.value));
   list.replaceChildren(...free.map(({ rider: r, metres }) => el('li', {}, el('label', {},
     el('input', { type: 'checkbox', value: r.id, checked: ticked.has(r.id) }),
-    ` ${r.name || `Rider ${r.id.slice(0, 8)}`} · ${distance(metres)}`,
+    ` ${r.name || `Rider ${r.id.slice(0, 8)}`} · ${roadWords(r, store, metres)}`,
     riderState(r, now) === 'stale' ? el('span', { class: 'chip stale' }, 'Stale GPS') : null))));
   if (!free.length) list.append(el('li', { class: 'hint' }, 'No free rider online'));
+  askRoads(free.map((item) => item.rider), store, () => renderCandidates(store, list));
 }

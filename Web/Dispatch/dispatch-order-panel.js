@@ -8,7 +8,7 @@ import { describe } from './dispatch-feed.js';
 import { renderCandidates } from './dispatch-fleet.js';
 import { normalise } from './dispatch-problems.js';
 import {
-  $, FINAL, OFFER_WORDS, ORDER_WORDS, ago, el, emit, on, reference, riderName, state, timeOfDay,
+  $, FINAL, OFFER_WORDS, ago, el, emit, followLeg, on, orderWords, reference, riderName, state, timeOfDay,
 } from './dispatch-state.js';
 import { decodePolyline } from '../Shared/map.js';
 
@@ -74,18 +74,28 @@ async function refresh({ fit }) {
     api('GET', `/api/v1/orders/${id}/events`).catch((error) => ({ error })),
   ]);
   if (mine !== generation) return;
+  // The badge follows the rider's last step as the timeline below tells it.
+  if (!log.error) {
+    state.legs.delete(id);
+    for (const event of log.events) followLeg(normalise(event));
+    renderStatus(order);
+  }
   renderOffers(order, offers.offers);
   renderTimeline(order, log);
   await showPath(order, mine, fit);
 }
 
+function renderStatus(order) {
+  const waited = FINAL.includes(order.status) ? ` at ${timeOfDay(order.updatedAt)}` : [' for ', ago(Date.parse(order.updatedAt))];
+  $('order-status').replaceChildren(
+    el('span', { class: `chip status ${order.status.toLowerCase()}` }, orderWords(order)),
+    ...[waited].flat());
+}
+
 function renderFacts(order) {
   const ref = reference(order);
   $('order-title').textContent = ref;
-  const waited = FINAL.includes(order.status) ? ` at ${timeOfDay(order.updatedAt)}` : [' for ', ago(Date.parse(order.updatedAt))];
-  $('order-status').replaceChildren(
-    el('span', { class: `chip status ${order.status.toLowerCase()}` }, ORDER_WORDS[order.status] || order.status),
-    ...[waited].flat());
+  renderStatus(order);
   const problem = state.problems.get(order.orderId);
   $('order-problem').hidden = !problem;
   if (problem) {
@@ -137,17 +147,34 @@ function renderActions(order) {
   if (offerable) renderCandidates(order.vendor.location, $('candidates'));
 }
 
+// An offer's outcome in words: an acceptance the dispatcher has since undone by reassigning says so.
+function offerWords(order, offer, now) {
+  if (offer.status === 'OPEN') {
+    return `${OFFER_WORDS.OPEN} (${Math.max(0, Math.round((Date.parse(offer.expiresAt) - now) / 1000))} s left)`;
+  }
+  if (offer.status === 'ACCEPTED' && order.assignedRiderId !== offer.riderId) return 'accepted, then taken off the order';
+  return OFFER_WORDS[offer.status];
+}
+
 function renderOffers(order, offers) {
   $('offers-box').hidden = offers.length === 0;
   const now = Date.now();
   $('offers').replaceChildren(...offers.map((offer) => {
-    const left = Math.round((Date.parse(offer.expiresAt) - now) / 1000);
-    const words = offer.status === 'OPEN' ? `${OFFER_WORDS.OPEN} (${Math.max(0, left)} s left)` : OFFER_WORDS[offer.status];
-    return el('li', { class: `offer ${offer.status.toLowerCase()}` },
+    const taken = offer.status === 'ACCEPTED' && order.assignedRiderId !== offer.riderId;
+    return el('li', { class: `offer ${taken ? 'withdrawn' : offer.status.toLowerCase()}` },
       el('span', {}, offer.riderName || riderName(offer.riderId)), ' ',
-      el('span', { class: `chip offer-${offer.status.toLowerCase()}` }, words),
+      el('span', { class: `chip offer-${taken ? 'cancelled' : offer.status.toLowerCase()}` }, offerWords(order, offer, now)),
       el('time', {}, ` ${timeOfDay(offer.createdAt)}`));
   }));
+  // While a round waits for answers, a second round would race it: the button comes back when the round is over.
+  const waiting = offers.filter((offer) => offer.status === 'OPEN' && Date.parse(offer.expiresAt) > now);
+  $('offer').hidden = waiting.length > 0;
+  $('offer-wait').hidden = waiting.length === 0;
+  if (waiting.length) {
+    const names = waiting.map((offer) => offer.riderName || riderName(offer.riderId)).join(', ');
+    const left = Math.max(...waiting.map((offer) => Date.parse(offer.expiresAt))) - now;
+    $('offer-wait').textContent = `Waiting for ${names} to answer (${Math.ceil(left / 1000)} s left); offer again after that.`;
+  }
   $('offer').textContent = offers.length ? 'Offer again' : 'Offer the order';
   // While an offer is open, the panel looks again when it lapses, so "expired" shows without a click.
   clearTimeout(offerTimer);

@@ -3,7 +3,7 @@
 // waiting; and the search for any order, finished ones included, by words, rider, day and status.
 import { api } from './dispatch-api.js';
 import {
-  $, FINAL, ORDER_WORDS, ago, el, emit, reference, renderRows, riderName, state,
+  $, FINAL, ORDER_WORDS, ago, el, emit, on, orderWords, reference, renderRows, riderName, state,
 } from './dispatch-state.js';
 
 const PAGE = 200;
@@ -38,7 +38,7 @@ function orderRow(order) {
     el('button', { type: 'button', class: `order-row${problem ? ' problem' : ''}`, onclick: () => emit('open-order', order.orderId) },
       el('span', { class: 'row-head' },
         el('strong', {}, reference(order)),
-        el('span', { class: `chip status ${order.status.toLowerCase()}` }, ORDER_WORDS[order.status] || order.status, waited)),
+        el('span', { class: `chip status ${order.status.toLowerCase()}` }, orderWords(order), waited)),
       problem ? el('span', { class: 'row-problem' }, `⚠ ${problem.text}${problem.note ? ` — “${problem.note}”` : ''}`) : null,
       el('span', { class: 'row-line' }, `${order.vendor.name}, ${order.vendor.address} → ${order.customer.address}`),
       el('span', { class: 'row-line' }, `${order.customer.name} · ${order.customer.phone}`,
@@ -48,7 +48,7 @@ function orderRow(order) {
 // Everything a row shows but the time, which moves on in place.
 function rowSignature(order) {
   const problem = state.problems.get(order.orderId);
-  return JSON.stringify([reference(order), order.status, order.updatedAt, problem && problem.text, problem && problem.note,
+  return JSON.stringify([reference(order), orderWords(order), order.updatedAt, problem && problem.text, problem && problem.note,
     order.vendor, order.customer.address, order.customer.name, order.customer.phone, riderName(order.assignedRiderId)]);
 }
 
@@ -122,6 +122,9 @@ export function renderRiderChoice() {
   select.replaceChildren(el('option', { value: '' }, 'Any rider'),
     ...riders.map((r) => el('option', { value: r.id, selected: r.id === chosen }, r.name || `Rider ${r.id.slice(0, 8)}`)));
 }
+
+// The rider's step changed the badge's words (at the store now), not the order: the list is drawn again.
+on('leg', () => renderOrders());
 
 export function wireSearch() {
   const statuses = $('search-status');

@@ -69,7 +69,7 @@ function renderPeople() {
 function editPhone(person) {
   const box = $(`phone-${person.personId}`);
   const id = `phone-input-${person.personId}`;
-  const input = el('input', { id, type: 'tel', inputmode: 'tel', value: person.phone || '', placeholder: '+377 99 12 34 56' });
+  const input = el('input', { id, type: 'tel', inputmode: 'tel', value: person.phone || '', placeholder: $('person-phone').placeholder });
   const problem = el('p', { class: 'error', role: 'alert' });
   const form = el('form', { class: 'phone-form' },
     el('label', { for: id }, `New phone for ${person.name}`), input,

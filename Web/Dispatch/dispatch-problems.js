@@ -1,6 +1,6 @@
 // @ts-check
 // What needs the dispatcher: a rider's issue report, a locked delivery code, a photo waiting for confirmation, an
-// order automatic dispatch gave up on, a round of offers nobody took. Read from the order events as they come (and
+// order automatic dispatch gave up on, a round of offers nobody took, an order ready that nobody was offered. Read from the order events as they come (and
 // from each open order's log after a reload), and cleared by the decision that settles them.
 import { api } from './dispatch-api.js';
 import { ISSUE_WORDS, OFFER_WORDS, emit, reference, riderName, state } from './dispatch-state.js';
@@ -42,9 +42,19 @@ export function applyProblem(event) {
     case 'DispatchEscalated':
       next = { kind: 'escalated', text: 'Needs a rider', note: details.reason || null, at: event.occurredAt };
       break;
+    case 'OrderReadyForPickup':
+      // Ready and waiting for a rider (not a rider sent ahead): a warning until someone is offered it. Automatic
+      // dispatch offers it within moments, which settles it at once.
+      if (event.status === 'READY_FOR_PICKUP' && !current) {
+        next = { kind: 'unoffered', text: 'Ready, but not offered to any rider', at: event.occurredAt };
+      }
+      break;
+    case 'OrderReadyUndone':
+      if (current && current.kind === 'unoffered') next = null;
+      break;
     case 'OffersMade':
     case 'OrderAssigned':
-      if (current && (current.kind === 'offers' || current.kind === 'escalated')) next = null;
+      if (current && ['offers', 'escalated', 'unoffered'].includes(current.kind)) next = null;
       break;
     case 'DeliveryStatusUpdated':
       if (ENDS_TASK.includes(event.status)) next = null;

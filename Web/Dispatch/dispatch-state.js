@@ -8,6 +8,7 @@ export const state = {
   refs: new Map(), // orderId → reference, from the event log, for orders the page has not read
   open: new Set(), // ids of the open orders, as the last full read found them, plus those created or changed since
   problems: new Map(), // orderId → {kind, text, note, at}: what needs the dispatcher
+  legs: new Map(), // orderId → the current rider's last task status (ACCEPTED, ARRIVED_AT_STORE, …), from the events
   pins: [], // extra markers a panel shows (store, customer, a dropped pin)
 };
 
@@ -23,6 +24,24 @@ export const ORDER_WORDS = {
   RETURNING_TO_STORE: 'Going back to the store', DELIVERED: 'Delivered', CANCELLED: 'Cancelled', FAILED: 'Failed',
   RETURNED: 'Returned to the store',
 };
+
+// RIDER_ASSIGNED covers a rider riding to the store and one standing at its counter: the badge says which, from the
+// rider's own last step (the same event the timeline shows), and only what it knows.
+const LEG_WORDS = { ACCEPTED: 'Rider on the way to the store', ARRIVED_AT_STORE: 'Rider at the store' };
+
+export function orderWords(order) {
+  if (order.status === 'RIDER_ASSIGNED') return LEG_WORDS[state.legs.get(order.orderId)] || 'Rider assigned';
+  return ORDER_WORDS[order.status] || order.status;
+}
+
+// Keeps the current rider's last step from an event (stream or log, normalised); true when it changed.
+export function followLeg(event) {
+  const before = state.legs.get(event.orderId);
+  if (event.type === 'OrderAssigned') state.legs.set(event.orderId, 'ACCEPTED');
+  else if (event.type === 'OrderReassigned') state.legs.delete(event.orderId);
+  else if (event.type === 'DeliveryStatusUpdated' && event.status) state.legs.set(event.orderId, event.status);
+  return state.legs.get(event.orderId) !== before;
+}
 
 export const ISSUE_WORDS = {
   CUSTOMER_UNAVAILABLE: 'Customer unavailable', ADDRESS_NOT_FOUND: 'Address not found', OTHER: 'Other problem',

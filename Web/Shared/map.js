@@ -2,9 +2,11 @@
 // A small canvas map drawn from the server's own road tiles (/map/tiles/z/x/y), or from the operator's raster tile
 // server when one is configured: no tile provider by default, no library.
 const TILE = 512; // CSS pixels per tile
+// Big roads in sand and pale yellow, the rest in greys: never the orange, green, red or purple the pages give riders
+// (on a task, free, stale) and traffic, so a road is never read as a rider or a jam.
 const STYLE = {
-  motorway: ['#c0563c', 5], trunk: ['#c0563c', 4.5], primary: ['#d08a3c', 4], secondary: ['#c9a449', 3.5],
-  tertiary: ['#8a8f98', 3], link: ['#8a8f98', 2.5], minor: ['#9aa0a8', 2], service: ['#b8bcc2', 1.2],
+  motorway: ['#d9b779', 5], trunk: ['#d9b779', 4.5], primary: ['#e3c98f', 4], secondary: ['#e8d8a8', 3.5],
+  tertiary: ['#aab0b8', 3], link: ['#aab0b8', 2.5], minor: ['#b5bac1', 2], service: ['#c8ccd2', 1.2],
 };
 // For a customer's map: red, orange and yellow roads read as traffic, which the customer is not shown. Widths alone
 // tell the big roads.
@@ -15,6 +17,18 @@ const COAST = '#8fb3d6';
 // A route's traffic, as the routing API reports it per segment; the part already driven is grey.
 export const TRAFFIC = { LOW: '#1e8e3e', MODERATE: '#e37400', HEAVY: '#c5221f', SEVERE: '#7b1010', UNKNOWN: '#1a73e8' };
 const PASSED = '#9aa0a6';
+
+export const LABEL_FONT = '600 13px system-ui, sans-serif';
+
+// Where a marker's label is written (its text's left end and baseline): right of the marker by default, or on the
+// side a page chose so that labels of riders close together do not cover one another; right of the marker near the
+// left edge, left of it near the right edge.
+export function labelPlace(sx, sy, labelWidth, viewWidth, side = 'right') {
+  if (side === 'above') return [sx - labelWidth / 2, sy - 15];
+  if (side === 'below') return [sx - labelWidth / 2, sy + 24];
+  const right = side === 'left' ? sx - 13 - labelWidth < 4 : sx + 13 + labelWidth <= viewWidth - 4;
+  return right ? [sx + 13, sy + 4] : [sx - 13 - labelWidth, sy + 4];
+}
 
 export function world(lat, lon, z) {
   const n = 2 ** z;
@@ -294,16 +308,19 @@ export class TileMap {
       } else g.arc(sx, sy, marker.small ? 5 : marker.shape === 'rider' ? 10 : 8, 0, 2 * Math.PI);
       g.fill();
       g.stroke();
-      if (marker.label) {
-        g.font = '600 13px system-ui, sans-serif';
-        g.lineWidth = 4;
-        // Labels sit right of their marker, or left of it near the right edge.
-        const labelWidth = g.measureText(marker.label).width;
-        const lx = sx + 13 + labelWidth > width - 4 ? sx - 13 - labelWidth : sx + 13;
-        g.strokeText(marker.label, lx, sy + 4);
-        g.fillStyle = '#1d2127';
-        g.fillText(marker.label, lx, sy + 4);
-      }
+    }
+    // Names over every marker, so a neighbour drawn later never cuts one.
+    g.font = LABEL_FONT;
+    g.lineWidth = 4;
+    g.strokeStyle = '#ffffff';
+    g.fillStyle = '#1d2127';
+    for (const marker of this.markers) {
+      if (!marker.label) continue;
+      const [sx, sy] = this.toScreen(marker.lat, marker.lon);
+      if (sx < -20 || sy < -20 || sx > width + 20 || sy > height + 20) continue;
+      const [lx, ly] = labelPlace(sx, sy, g.measureText(marker.label).width, width, marker.labelSide);
+      g.strokeText(marker.label, lx, ly);
+      g.fillText(marker.label, lx, ly);
     }
     if (this.position) this.drawPosition(g, width, height);
   }
