@@ -21,6 +21,7 @@ const { wireSignIn, resetSignIn, refreshAccess, claimRenewal, logout } = createS
 });
 let refresher = null;
 let ticker = null;
+let readFailed = false;
 
 function token() {
   return keptAccessToken(KEY, REFRESH_KEY);
@@ -89,13 +90,19 @@ async function loadOrders() {
         actions);
     }));
     $('orders-empty').hidden = orders.length > 0;
-    $('store-error').textContent = '';
+    // A failed read's words go once the list reads again; what an action said stays until the next action.
+    if (readFailed) $('store-error').textContent = '';
+    readFailed = false;
   } catch (error) {
-    if (token()) $('store-error').textContent = `The orders could not be read: ${error.message}`;
+    if (token()) {
+      $('store-error').textContent = `The orders could not be read: ${error.message}`;
+      readFailed = true;
+    }
   }
 }
 
-// The list is read again first: a successful read clears the error line, which must then say what went wrong.
+// The list is read again first; then the error line says what went wrong, or is cleared after a success (a failed
+// read's words stay).
 async function markReady(order) {
   let problem = '';
   try {
@@ -104,7 +111,7 @@ async function markReady(order) {
     problem = `${order.externalRef || 'The order'} could not be marked ready: ${error.message}`;
   }
   await loadOrders();
-  if (problem) $('store-error').textContent = problem;
+  if (problem || !readFailed) $('store-error').textContent = problem;
 }
 
 async function undoReady(order) {
@@ -117,7 +124,7 @@ async function undoReady(order) {
     problem = `${order.externalRef || 'The order'}: ${error.message}${late}`;
   }
   await loadOrders();
-  if (problem) $('store-error').textContent = problem;
+  if (problem || !readFailed) $('store-error').textContent = problem;
 }
 
 async function start() {
