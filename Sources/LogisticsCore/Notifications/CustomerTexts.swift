@@ -15,6 +15,7 @@ public enum CustomerTexts {
     /// The values each key's WhatsApp template takes, in the order of its `{{1}}`, `{{2}}`, …: templates are
     /// approved by Meta with their words, so only these travel.
     public static let templateParameters: [String: [String]] = [
+        NotificationKey.orderReceived: ["vendor", "link"],
         NotificationKey.riderAssigned: ["rider", "vendor", "link"],
         NotificationKey.pickedUp: ["vendor", "link"],
         NotificationKey.pickedUp + ".code": ["code", "link"],
@@ -33,6 +34,10 @@ public enum CustomerTexts {
         NotificationKey.orderReturning: ["vendor", "reason"],
         NotificationKey.orderReturned: ["vendor"],
     ]
+
+    /// Messages for customers without the app: one whose first channel is the app already sees the order there, so
+    /// these are sent by text only, and not at all to an app user.
+    public static let textOnlyKeys: Set<String> = [NotificationKey.orderReceived]
 
     private static func words(_ key: String, _ language: String) -> String? {
         let catalog = NotificationCatalog.textMessages

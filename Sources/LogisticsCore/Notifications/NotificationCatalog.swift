@@ -14,6 +14,7 @@ public enum NotificationCatalog {
 
     static let tables: [String: [String: (title: String, body: String)]] = [
         "en": [
+            NotificationKey.orderReceived: ("Order received", "We have your order from {vendor}."),
             NotificationKey.riderAssigned: ("Rider assigned", "A rider has been assigned to your order"),
             NotificationKey.pickedUp: ("On its way", "Your order has been picked up and is on its way."),
             NotificationKey.riderArrived: ("Your rider has arrived!", "Your rider has arrived!"),
@@ -89,6 +90,7 @@ public enum NotificationCatalog {
         ],
         // Hindi, for the Mumbai pilot. Everyday Hindi as delivery apps write it, with common English loanwords.
         "hi": [
+            NotificationKey.orderReceived: ("ऑर्डर मिल गया", "{vendor} से आपका ऑर्डर हमें मिल गया है।"),
             NotificationKey.riderAssigned: ("राइडर तय हो गया", "आपके ऑर्डर के लिए राइडर तय हो गया है"),
             NotificationKey.pickedUp: ("रास्ते में है", "आपका ऑर्डर पिकअप हो गया है और रास्ते में है।"),
             NotificationKey.riderArrived: ("आपका राइडर पहुँच गया है!", "आपका राइडर पहुँच गया है!"),
@@ -139,6 +141,7 @@ public enum NotificationCatalog {
         ],
         // Marathi, for the Mumbai pilot.
         "mr": [
+            NotificationKey.orderReceived: ("ऑर्डर मिळाली", "{vendor} कडून तुमची ऑर्डर आम्हाला मिळाली आहे."),
             NotificationKey.riderAssigned: ("रायडर नेमला", "तुमच्या ऑर्डरसाठी रायडर नेमला गेला आहे"),
             NotificationKey.pickedUp: ("वाटेवर आहे", "तुमची ऑर्डर पिकअप झाली आहे आणि वाटेवर आहे."),
             NotificationKey.riderArrived: ("तुमचा रायडर पोहोचला आहे!", "तुमचा रायडर पोहोचला आहे!"),
@@ -193,6 +196,7 @@ public enum NotificationCatalog {
     /// no app name beside it, so each starts with who it is from (`{sender}`). `CustomerTexts` fills them.
     static let textMessages: [String: [String: String]] = [
         "en": [
+            NotificationKey.orderReceived: "{sender}: We have your {vendor} order. Track it: {link}",
             NotificationKey.riderAssigned: "{sender}: {rider} is bringing your {vendor} order. Track it: {link}",
             NotificationKey.pickedUp: "{sender}: Your {vendor} order is on its way. Track it: {link}",
             // The requirement's words for the code; no store name, so the code and the link fit one segment.
@@ -235,6 +239,7 @@ public enum NotificationCatalog {
             "yourRider": "Your rider",
         ],
         "hi": [
+            NotificationKey.orderReceived: "{sender}: आपका {vendor} ऑर्डर हमें मिल गया है। ट्रैक करें: {link}",
             NotificationKey.riderAssigned: "{sender}: {rider} आपका {vendor} ऑर्डर ला रहे हैं। ट्रैक करें: {link}",
             NotificationKey.pickedUp: "{sender}: आपका {vendor} ऑर्डर रास्ते में है। ट्रैक करें: {link}",
             NotificationKey.pickedUp + ".code": "{sender}: ऑर्डर रास्ते में है! राइडर को कोड {code} बताएँ। ट्रैक करें: {link}",
@@ -271,6 +276,7 @@ public enum NotificationCatalog {
             "yourRider": "आपका राइडर",
         ],
         "mr": [
+            NotificationKey.orderReceived: "{sender}: तुमची {vendor} ऑर्डर आम्हाला मिळाली. ट्रॅक करा: {link}",
             NotificationKey.riderAssigned: "{sender}: {rider} तुमची {vendor} ऑर्डर आणत आहेत. ट्रॅक करा: {link}",
             NotificationKey.pickedUp: "{sender}: तुमची {vendor} ऑर्डर वाटेवर आहे. ट्रॅक करा: {link}",
             NotificationKey.pickedUp + ".code": "{sender}: ऑर्डर वाटेवर आहे! रायडरला कोड {code} सांगा. ट्रॅक करा: {link}",
@@ -333,6 +339,8 @@ public enum NotificationCatalog {
 
 /// Keys of the catalog, one per thing a customer or rider is told.
 public enum NotificationKey {
+    /// The first message: the order is placed, with the link to follow it.
+    public static let orderReceived = "customer.orderReceived"
     public static let riderAssigned = "customer.riderAssigned"
     public static let pickedUp = "customer.pickedUp"
     public static let riderArrived = "customer.riderArrived"

@@ -49,7 +49,13 @@ extension SQLLogisticsRepository {
                 .init(
                     orderId: order.id, type: OrderEventType.orderCreated, status: order.status.rawValue,
                     occurredAt: now, receivedAt: now, actor: actor,
-                    details: ["podType": order.podType.rawValue]))
+                    details: ["podType": order.podType.rawValue]),
+                // The customer hears at once that the order is placed, with the link to follow it.
+                notify: [
+                    QueuedNotification.catalog(
+                        NotificationKey.orderReceived, to: order.customer.id, role: .customer,
+                        arguments: ["vendor": order.vendor.name])
+                ])
             return order
         }
     }

@@ -63,6 +63,7 @@ extension SQLLogisticsRepository: NotificationRepository {
                         textablePhone: customer?.phone, optedOut: customer?.optedOut ?? false, enabled: channels)
                     switch route.first {
                     case .push:
+                        if let key = message.textKey, CustomerTexts.textOnlyKeys.contains(key) { continue }
                         queuePushes(message, to: devices)
                     case .some(let text):
                         guard let phone = customer?.phone, let channel = text.textChannel else { continue }

@@ -25,14 +25,16 @@ struct ProblemReportTests {
             let scenario = try await CustomerMessageTests.order(
                 server, phone: phone, podType: "PHOTO", locale: "hi-IN", vendor: "Sharma Sweets")
             let (rider, taskId) = try await CustomerMessageTests.assign(scenario)
-            try await twilio.wait("the assignment text") { $0.messages.filter { $0.to == phone }.count == 1 }
+            try await twilio.wait("the order's and the assignment's texts") {
+                $0.messages.filter { $0.to == phone }.count == 2
+            }
 
             let closed = try await Self.report(
                 server, taskId, rider: rider, ["type": "STORE_CLOSED", "note": Self.note])
             #expect(closed.status == 201, "\(closed.text)")
             #expect(closed["notified"] as? [String] == ["DISPATCHER", "CUSTOMER"])
             #expect(closed["note"] as? String == Self.note)
-            try await twilio.wait("the store-closed text") { $0.messages.filter { $0.to == phone }.count == 2 }
+            try await twilio.wait("the store-closed text") { $0.messages.filter { $0.to == phone }.count == 3 }
             let text = try #require(twilio.messages(to: phone).last?.body)
             #expect(text == "Rider Logistics: स्टोर बंद है, इसलिए आपके Sharma Sweets ऑर्डर में देर होगी। हम आपसे संपर्क करेंगे।")
             #expect(!text.contains("Shutter"))
@@ -40,14 +42,14 @@ struct ProblemReportTests {
             let unsafe = try await Self.report(server, taskId, rider: rider, ["type": "UNSAFE", "note": "Dog loose"])
             #expect(unsafe.status == 201)
             #expect(unsafe["notified"] as? [String] == ["DISPATCHER"])
-            // The dispatchers' list has both reports with their notes; the customer's messages stay two.
+            // The dispatchers' list has both reports with their notes; the customer's messages stay three.
             let issues = try await server.send(
                 .get, "/api/v1/orders/\(scenario.orderId)/issues", token: scenario.dispatcher)
             let listed = try #require(issues["issues"] as? [[String: Any]])
             #expect(Set(listed.compactMap { $0["type"] as? String }) == ["STORE_CLOSED", "UNSAFE"])
             #expect(Set(listed.compactMap { $0["note"] as? String }) == [Self.note, "Dog loose"])
             try await Task.sleep(for: .milliseconds(300))
-            #expect(twilio.messages(to: phone).count == 2)
+            #expect(twilio.messages(to: phone).count == 3)
             let customerNotices = try await CustomerMessageTests.notifications(scenario)
             #expect(!customerNotices.contains { ($0["body"] as? String ?? "").contains("Dog") })
         }

@@ -75,42 +75,47 @@ struct CustomerMessageTests {
     }
 
     @Test(
-        "one OTP delivery: four texts in order with the words, the link and the code before the door; receipts; a forged receipt changes nothing",
+        "one OTP delivery: five texts in order with the words, the link and the code before the door; receipts; a forged receipt changes nothing",
         arguments: StoreKind.available)
     func wholeDelivery(kind: StoreKind) async throws {
         try await SignInTests.withTwilio(kind) { twilio, server in
             let phone = "+919820011111"
             let scenario = try await Self.order(server, phone: phone)
             let (rider, taskId) = try await Self.assign(scenario)
-            try await twilio.wait("the assignment text") { $0.messages.contains { $0.to == phone } }
+            try await twilio.wait("the order's and the assignment's texts") {
+                $0.messages.filter { $0.to == phone }.count == 2
+            }
             // The link opens the customer's page (after delivery it shows the outcome: the tracking page's tests).
-            let assignedText = twilio.messages(to: phone)[0].body
+            let assignedText = twilio.messages(to: phone)[1].body
             let linked = try #require(
                 assignedText.range(of: "https://deliveries.example.com").map { assignedText[$0.upperBound...] })
             #expect(try await server.send(.get, String(linked)).status == 200)
             try await scenario.arrive(taskId, rider: rider)
-            try await twilio.wait("three texts") { state in state.messages.filter { $0.to == phone }.count == 3 }
+            try await twilio.wait("four texts") { state in state.messages.filter { $0.to == phone }.count == 4 }
             // The code is in the customer's hands before the rider asks for it at the door.
             let code = try #require(
                 try await server.send(.get, "/api/v1/customer/orders/\(scenario.orderId)", token: scenario.customer)[
                     "deliveryOtp"] as? String)
             try await scenario.deliverWithCode(taskId, rider: rider)
-            try await twilio.wait("four texts") { state in state.messages.filter { $0.to == phone }.count == 4 }
-            let texts = twilio.messages(to: phone).map(\.body)
+            try await twilio.wait("five texts") { state in state.messages.filter { $0.to == phone }.count == 5 }
+            let all = twilio.messages(to: phone).map(\.body)
+            // The first, as the order is placed: it is received, with the link to follow it.
+            #expect(all[0].hasPrefix("Rider Logistics: We have your Café de Paris order. Track it: "), "\(all[0])")
+            let texts = Array(all.dropFirst())
             #expect(texts[0].hasPrefix("Rider Logistics: Ravi is bringing your Café de Paris order. Track it: "))
             #expect(
                 texts[1].hasPrefix("Rider Logistics: On its way! Share code \(code) with your rider."), "\(texts[1])")
             #expect(texts[2] == "Rider Logistics: Your rider has arrived! Share code \(code) with them.")
             #expect(texts[3].contains("order was delivered at ") && texts[3].contains("Proof: "), "\(texts[3])")
-            for text in texts { #expect(GSM7.septets(text) <= 160, "one segment: \(text)") }
+            for text in all { #expect(GSM7.septets(text) <= 160, "one segment: \(text)") }
             // One link for the order, and it opens the customer's page.
             let links = Set(
-                texts.compactMap { text in
+                all.compactMap { text in
                     text.range(of: "https://deliveries.example.com/track/").map { String(text[$0.upperBound...]) }
                 })
             #expect(links.count == 1)
 
-            // The provider has the fourth text; the server records that it took it a moment later.
+            // The provider has the fifth text; the server records that it took it a moment later.
             var listed = try #require(
                 try await eventually {
                     let list = try await Self.notifications(scenario)
@@ -118,7 +123,8 @@ struct CustomerMessageTests {
                 })
             #expect(
                 listed.map { $0["textKey"] as? String } == [
-                    NotificationKey.riderAssigned, NotificationKey.pickedUp, NotificationKey.riderArrived,
+                    NotificationKey.orderReceived, NotificationKey.riderAssigned, NotificationKey.pickedUp,
+                    NotificationKey.riderArrived,
                     NotificationKey.delivered,
                 ])
             #expect(listed.allSatisfy { $0["status"] as? String == "sent" && $0["sentAt"] != nil })
@@ -170,7 +176,7 @@ struct CustomerMessageTests {
             let phone = "+919820022222"
             let before = try await Self.order(server, phone: phone, podType: "PHOTO")
             _ = try await Self.assign(before)
-            try await twilio.wait("the first order's text") { $0.messages.contains { $0.to == phone } }
+            try await twilio.wait("the first order's two texts") { $0.messages.filter { $0.to == phone }.count == 2 }
 
             let stop = [("MessageSid", "SMinbound1"), ("From", phone), ("To", FakeTwilio.from), ("Body", "Stop ")]
             let forged = try await Self.twilioCallback(server, url: Self.inboundURL, stop, signature: "AAAA")
@@ -185,13 +191,13 @@ struct CustomerMessageTests {
                 return list.first.map { $0["status"] as? String == "not sent" ? list : nil } ?? nil
             }
             #expect(listed?.first?["sentAt"] == nil)
-            #expect(twilio.messages(to: phone).count == 1, "nothing after STOP")
+            #expect(twilio.messages(to: phone).count == 2, "nothing after STOP")
 
             let start = [("MessageSid", "SMinbound2"), ("From", phone), ("To", FakeTwilio.from), ("Body", "START")]
             #expect(try await Self.twilioCallback(server, url: Self.inboundURL, start).status == 200)
             let resumed = try await Self.order(server, phone: phone, podType: "PHOTO")
             _ = try await Self.assign(resumed)
-            try await twilio.wait("texts again after START") { $0.messages.filter { $0.to == phone }.count == 2 }
+            try await twilio.wait("texts again after START") { $0.messages.filter { $0.to == phone }.count == 4 }
         }
     }
 
@@ -237,18 +243,19 @@ struct CustomerMessageTests {
             _ = try await Self.assign(hindi)
             let klingon = try await Self.order(server, phone: "+919820066666", podType: "PHOTO", locale: "tlh")
             _ = try await Self.assign(klingon)
-            try await twilio.wait("both texts") { state in
-                state.messages.contains { $0.to == "+919820055555" }
-                    && state.messages.contains { $0.to == "+919820066666" }
+            try await twilio.wait("both customers' two texts") { state in
+                state.messages.filter { $0.to == "+919820055555" }.count == 2
+                    && state.messages.filter { $0.to == "+919820066666" }.count == 2
             }
-            let hindiText = twilio.messages(to: "+919820055555")[0].body
+            #expect(twilio.messages(to: "+919820055555")[0].body.contains("ऑर्डर हमें मिल गया है"))
+            let hindiText = twilio.messages(to: "+919820055555")[1].body
             #expect(hindiText.contains("ऑर्डर ला रहे हैं"))
             // The link opens the page in the order's language, whatever the phone's browser asks for.
             let path = try #require(
                 hindiText.range(of: "https://deliveries.example.com").map { String(hindiText[$0.upperBound...]) })
             let page = try await server.send(.get, path, headers: ["Accept-Language": "en-GB,en;q=0.9"])
             #expect(page.status == 200 && page.text.contains(#"lang="hi""#))
-            #expect(twilio.messages(to: "+919820066666")[0].body.contains("is bringing your"))
+            #expect(twilio.messages(to: "+919820066666")[1].body.contains("is bringing your"))
 
             // Push only, and no device: nothing is sent, nothing fails, and the list says so.
             let unreachable = try await Self.order(server, phone: "+919820077777", podType: "PHOTO", notify: ["push"])
@@ -289,12 +296,14 @@ struct CustomerMessageTests {
                 .post, "/api/v1/rider/tasks/\(taskId)/issues", token: rider, json: ["type": "CUSTOMER_UNAVAILABLE"])
             #expect(early.status == 201 && early["notified"] as? [String] == ["DISPATCHER"])
             #expect(try await scenario.status(taskId, "ARRIVED_AT_DESTINATION", rider: rider).status == 200)
-            try await twilio.wait("assigned, picked up, arrived") { $0.messages.filter { $0.to == phone }.count == 3 }
+            try await twilio.wait("received, assigned, picked up, arrived") {
+                $0.messages.filter { $0.to == phone }.count == 4
+            }
             #expect(!twilio.messages(to: phone).contains { $0.body.contains("can't reach you") })
             let atDoor = try await server.send(
                 .post, "/api/v1/rider/tasks/\(taskId)/issues", token: rider, json: ["type": "CUSTOMER_UNAVAILABLE"])
             #expect(atDoor["notified"] as? [String] == ["DISPATCHER", "CUSTOMER"])
-            try await twilio.wait("the text from the door") { $0.messages.filter { $0.to == phone }.count == 4 }
+            try await twilio.wait("the text from the door") { $0.messages.filter { $0.to == phone }.count == 5 }
             #expect(
                 twilio.messages(to: phone).last?.body
                     == "Rider Logistics: Your rider is at your door and can't reach you. Please answer your phone.")

@@ -35,8 +35,8 @@ struct CustomerReasonTests {
             let scenario = try await Self.pickedUp(server, phone: phone)
             let back = try await Self.sendBack(scenario, ["reason": Self.internalNote])
             #expect(back.status == 200, "\(back.text)")
-            try await twilio.wait("assigned, picked up, going back") {
-                $0.messages.filter { $0.to == phone }.count == 3
+            try await twilio.wait("received, assigned, picked up, going back") {
+                $0.messages.filter { $0.to == phone }.count == 4
             }
             let words = "Your Café de Paris order is going back to the store: there was a problem on the way"
             #expect(twilio.messages(to: phone).last?.body == "Rider Logistics: " + words)
@@ -48,7 +48,7 @@ struct CustomerReasonTests {
                 third, ["reason": "Refused at the door", "reasonKind": "CUSTOMER_REQUEST"])
             #expect(asked.status == 200, "\(asked.text)")
             try await twilio.wait("the third customer's texts") {
-                $0.messages.filter { $0.to == "+919820017273" }.count == 3
+                $0.messages.filter { $0.to == "+919820017273" }.count == 4
             }
             #expect(
                 twilio.messages(to: "+919820017273").last?.body
@@ -66,7 +66,7 @@ struct CustomerReasonTests {
                 json: ["reason": Self.internalNote])
             #expect(cancelled.status == 200, "\(cancelled.text)")
             try await twilio.wait("the second order's assignment and cancellation") {
-                $0.messages.filter { $0.to == phone }.count == 5
+                $0.messages.filter { $0.to == phone }.count == 7
             }
             #expect(twilio.messages(to: phone).last?.body.contains("was cancelled by our team") == true)
             #expect(!twilio.messages(to: phone).contains { $0.body.contains("rude") || $0.body.contains("serve") })

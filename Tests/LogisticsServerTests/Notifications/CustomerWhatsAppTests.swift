@@ -16,7 +16,8 @@ struct CustomerWhatsAppTests {
         arguments: StoreKind.available)
     func whatsApp(kind: StoreKind) async throws {
         let whatsApp = try FakeWhatsApp(approved: [
-            "rider_assigned/en": 3, "order_picked_up/en": 2, "rider_arrived/en": 0, "order_delivered/en": 3,
+            "order_received/en": 2, "rider_assigned/en": 3, "order_picked_up/en": 2, "rider_arrived/en": 0,
+            "order_delivered/en": 3,
         ])
         try await whatsApp.run { port in
             let settings = try whatsApp.settings(port: port)
@@ -25,8 +26,12 @@ struct CustomerWhatsAppTests {
                 let scenario = try await Messages.order(
                     server, phone: phone, podType: "PHOTO", notify: ["whatsapp", "sms"])
                 _ = try await Messages.assign(scenario)
-                try await whatsApp.wait("the assignment template") { !$0.messages.isEmpty }
-                let sent = try #require(whatsApp.messages(to: phone).first)
+                try await whatsApp.wait("the order's and the assignment's templates") { _ in
+                    whatsApp.messages(to: phone).count == 2
+                }
+                let received = try #require(whatsApp.messages(to: phone).first)
+                #expect(received.template == "order_received" && received.parameters.first == "Café de Paris")
+                let sent = try #require(whatsApp.messages(to: phone).last)
                 #expect(sent.template == "rider_assigned" && sent.language == "en")
                 #expect(
                     sent.parameters.count == 3 && sent.parameters[0] == "Ravi" && sent.parameters[1] == "Café de Paris")
@@ -47,12 +52,13 @@ struct CustomerWhatsAppTests {
                     .post, "/api/v1/providers/whatsapp", raw: delivered, contentType: "application/json",
                     headers: ["X-Hub-Signature-256": "sha256=" + String(repeating: "0", count: 64)])
                 #expect(forged.status == 403)
-                #expect(try await Messages.notifications(scenario)[0]["status"] as? String == "sent")
+                // The assignment is the order's second message.
+                #expect(try await Messages.notifications(scenario)[1]["status"] as? String == "sent")
                 let accepted = try await server.send(
                     .post, "/api/v1/providers/whatsapp", raw: delivered, contentType: "application/json",
                     headers: ["X-Hub-Signature-256": signature])
                 #expect(accepted.status == 200)
-                #expect(try await Messages.notifications(scenario)[0]["status"] as? String == "delivered")
+                #expect(try await Messages.notifications(scenario)[1]["status"] as? String == "delivered")
                 let (unknown, unknownSignature) = FakeWhatsApp.signedStatus("wamid.nobody", "delivered")
                 let ignored = try await server.send(
                     .post, "/api/v1/providers/whatsapp", raw: unknown, contentType: "application/json",
@@ -64,8 +70,9 @@ struct CustomerWhatsAppTests {
                 let refused = try await Messages.order(
                     server, phone: marathi, podType: "PHOTO", notify: ["whatsapp", "sms"], locale: "mr")
                 _ = try await Messages.assign(refused)
-                try await twilio.wait("the fallback text") { $0.messages.contains { $0.to == marathi } }
-                #expect(twilio.messages(to: marathi)[0].body.contains("ऑर्डर आणत आहेत"))
+                try await twilio.wait("the fallback texts") { $0.messages.filter { $0.to == marathi }.count == 2 }
+                #expect(twilio.messages(to: marathi)[0].body.contains("ऑर्डर आम्हाला मिळाली"))
+                #expect(twilio.messages(to: marathi)[1].body.contains("ऑर्डर आणत आहेत"))
                 let copies = try #require(
                     try await Messages.notifications(refused)[0]["deliveries"] as? [[String: Any]])
                 #expect(copies.map { $0["channel"] as? String } == ["whatsapp", "sms"])
@@ -102,7 +109,7 @@ struct CustomerWhatsAppTests {
                     try await Messages.notifications(after).first?["status"] as? String == "not sent" ? true : nil
                 }
                 #expect(silent == true)
-                #expect(whatsApp.messages(to: phone).count == 1)
+                #expect(whatsApp.messages(to: phone).count == 2)
                 #expect(whatsApp.snapshot.violations == [], "requests Meta would refuse")
             }
         }
@@ -120,23 +127,27 @@ struct CustomerWhatsAppTests {
             let phone = "+919820015151"
             let scenario = try await Messages.order(server, phone: phone, podType: "PHOTO", notify: ["whatsapp"])
             _ = try await Messages.assign(scenario)
-            try await twilio.wait("the WhatsApp message") { $0.messages.contains { $0.to == "whatsapp:" + phone } }
-            let sent = try #require(twilio.messages(to: "whatsapp:" + phone).first)
+            try await twilio.wait("the WhatsApp messages") {
+                $0.messages.filter { $0.to == "whatsapp:" + phone }.count == 2
+            }
+            let sent = try #require(twilio.messages(to: "whatsapp:" + phone).last)
             #expect(sent.from == "whatsapp:" + FakeTwilio.from && sent.body.contains("Ravi is bringing"))
             // Twilio reports on it through the same status callback, from the `whatsapp:` address (once the server
             // has recorded the message's SID, a moment after Twilio answered).
             try await Messages.waitUntilSent(scenario)
             let receipt = [("MessageSid", sent.sid), ("MessageStatus", "read"), ("To", "whatsapp:" + phone)]
             #expect(try await Messages.twilioCallback(server, receipt).status == 204)
-            #expect(try await Messages.notifications(scenario)[0]["status"] as? String == "delivered")
+            #expect(try await Messages.notifications(scenario)[1]["status"] as? String == "delivered")
 
             let cancelled = try await Messages.order(server, phone: "+919820016161", podType: "PHOTO")
             let reply = try await server.send(
                 .post, "/api/v1/orders/\(cancelled.orderId)/cancel", token: cancelled.dispatcher,
                 json: ["reason": "internal: duplicate from the POS"])
             #expect(reply.status == 200, "\(reply.text)")
-            try await twilio.wait("the cancellation") { $0.messages.contains { $0.to == "+919820016161" } }
-            let text = try #require(twilio.messages(to: "+919820016161").first?.body)
+            try await twilio.wait("the order's text and the cancellation") {
+                $0.messages.filter { $0.to == "+919820016161" }.count == 2
+            }
+            let text = try #require(twilio.messages(to: "+919820016161").last?.body)
             #expect(text == "Rider Logistics: Your Café de Paris order was cancelled by our team.", "\(text)")
         }
     }

@@ -46,8 +46,9 @@ struct OrderLifecycleTests {
             let pushes = try await server.repository.outbox(orderId: UUID(uuidString: orderId)!).filter {
                 $0.topic == "push"
             }
-            #expect(pushes.map(\.title) == ["Order cancelled"])
-            #expect(pushes.first?.recipientId == customerId)
+            // The customer's messages: placed (by text only, for those without the app), then cancelled.
+            #expect(pushes.map(\.title) == ["Order received", "Order cancelled"])
+            #expect(pushes.allSatisfy { $0.recipientId == customerId })
         }
     }
 

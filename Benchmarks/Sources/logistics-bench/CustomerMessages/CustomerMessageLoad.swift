@@ -21,6 +21,9 @@ struct CustomerMessageLoad {
     /// The steps driven, in each order's order; each texts the customer once.
     static let steps: [TaskStatus] = [.pickedUp, .arrivedAtDestination, .delivered]
 
+    /// The customer's texts before the driven steps: the order received, then the rider assigned.
+    static let textsBefore = 2
+
     struct Prepared: Sendable {
         var phone: String
         var orderId: String
@@ -29,7 +32,7 @@ struct CustomerMessageLoad {
         var customerToken: String
     }
 
-    /// One status change sent: whose, which of the customer's texts it makes (0 is the assignment's), and when
+    /// One status change sent: whose, which of the customer's texts it makes (0 is the order's, 1 the assignment's), and when
     /// the PATCH left the client and when its answer came back.
     struct Change: Sendable {
         var phone: String
@@ -130,7 +133,7 @@ struct CustomerMessageLoad {
         _ = try await rider.updateStatus(
             taskId: order.taskId,
             StatusUpdate(status: status, location: DeliveryLoad.door, occurredAt: Date(), eventId: UUID()))
-        return Change(phone: order.phone, text: step + 1, sent: sent, answered: .now)
+        return Change(phone: order.phone, text: step + Self.textsBefore, sent: sent, answered: .now)
     }
 }
 

@@ -121,9 +121,11 @@ struct CustomerMessagesBench: AsyncParsableCommand {
             prepareProgress.cancel()
             throw Console.failure("preparing the orders failed: \(error)")
         }
-        // The assignment texts are sent before the clock starts, so the measured changes do not queue behind them.
+        // The order's and the assignment's texts are sent before the clock starts, so the measured changes do not
+        // queue behind them.
         try await waitForTexts(
-            sink, ready.map { ($0.phone, 0) }, what: "the \(orders) assignment texts", within: .seconds(60))
+            sink, ready.map { ($0.phone, CustomerMessageLoad.textsBefore - 1) },
+            what: "the \(orders) orders' and assignments' texts", within: .seconds(60))
 
         Console.line(
             "Driving \(changes) status changes (PICKED_UP, ARRIVED_AT_DESTINATION, DELIVERED) at \(Int(rate))/s ...")
@@ -175,7 +177,11 @@ struct CustomerMessagesBench: AsyncParsableCommand {
             floor.record(Self.floorRow, seconds: (arrival.at - start).inSeconds)
         }
         let extra = ready.reduce(0) { total, order in
-            total + max(0, sink.arrivals(to: order.phone).count - 1 - done.filter { $0.phone == order.phone }.count)
+            total
+                + max(
+                    0,
+                    sink.arrivals(to: order.phone).count - CustomerMessageLoad.textsBefore
+                        - done.filter { $0.phone == order.phone }.count)
         }
 
         Console.line()

@@ -36,6 +36,7 @@ public struct CustomerMessageSettings: Sendable, Equatable {
     public var whatsAppLanguages: [String: String] = ["en": "en", "hi": "hi", "mr": "mr"]
 
     public static let defaultTemplates: [String: String] = [
+        NotificationKey.orderReceived: "order_received",
         NotificationKey.riderAssigned: "rider_assigned",
         NotificationKey.pickedUp: "order_picked_up",
         NotificationKey.pickedUp + ".code": "order_picked_up_code",
