@@ -74,7 +74,7 @@ func makeRouter(_ components: ServerComponents, providers: ProviderSecrets) -> (
     signIn.register(in: &routes)
     PeopleRoutes(
         people: repository, riders: repository, signIn: repository, publicAddress: configuration.publicAddress,
-        callerCache: components.callerCache, sessionEnding: sessionEnding, clock: clock
+        callerCache: components.callerCache, vehicles: components.vehicles, sessionEnding: sessionEnding, clock: clock
     ).register(in: &routes)
     OrderRoutes(
         orders: repository, stores: repository, ratings: repository, intake: components.intake,
@@ -90,7 +90,8 @@ func makeRouter(_ components: ServerComponents, providers: ProviderSecrets) -> (
     ).register(in: &routes)
     PickupRoutes(
         lookup: components.orderLookup, orders: repository, undo: repository, riders: repository,
-        locations: repository, ingest: components.ingest, navigator: components.navigator, clock: clock
+        locations: repository, ingest: components.ingest, navigator: components.navigator,
+        vehicles: components.vehicles, clock: clock
     ).register(in: &routes)
     OfferRoutes(
         deliveries: repository, lookup: components.orderLookup, locations: repository,

@@ -30,7 +30,10 @@ extension ServerComponents {
             issuer = await AccessTokenIssuer(
                 secret: secret, issuer: configuration.tokens.issuer, audience: configuration.tokens.audience)
         }
-        let etas = EtaLedger(repository: repository, navigator: navigator, registry: metrics.registry, logger: logger)
+        let vehicles = RiderVehicles(people: repository, clock: clock)
+        let etas = EtaLedger(
+            repository: repository, navigator: navigator, registry: metrics.registry, logger: logger,
+            vehicles: vehicles)
         return ServerComponents(
             configuration: configuration, database: database, repository: repository,
             blobs: FileBlobStore(directory: configuration.blobDirectory), clock: clock, otp: otp,
@@ -49,6 +52,7 @@ extension ServerComponents {
                 fixesPerRider: configuration.rateLimits.fixesPerRider,
                 commitsAtOnce: database.dialect == .postgres ? 2 : 1),
             etas: etas,
+            vehicles: vehicles,
             trackingLinks: TrackingLinks(serverSecret: keys.serverSecret),
             revocationWatch: RevocationWatch(
                 repository: repository, logger: logger, now: { clock.now() },

@@ -27,6 +27,8 @@ public struct ServerComponents: Sendable {
     let postgresRelay: PostgresTrackingRelay?
     let ingest: LocationIngest
     let etas: EtaLedger
+    /// What each rider rides, remembered for a few minutes: the ETAs and the store's view time riders by it.
+    let vehicles: RiderVehicles
     let trackingLinks: TrackingLinks
     let revocationWatch: RevocationWatch
     let secretSealer: SecretSealer
@@ -52,7 +54,9 @@ extension ServerComponents {
     var orderLookup: OrderLookup { OrderLookup(orders: repository) }
 
     var snapshots: TrackingSnapshots {
-        TrackingSnapshots(hub: tracking, ingest: ingest, locations: repository, navigator: navigator, clock: clock)
+        TrackingSnapshots(
+            hub: tracking, ingest: ingest, locations: repository, navigator: navigator, vehicles: vehicles, clock: clock
+        )
     }
 
     var linkAccess: TrackingLinkAccess {

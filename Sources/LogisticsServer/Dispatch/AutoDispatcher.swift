@@ -156,9 +156,10 @@ final class AutoDispatcher: Service, Sendable {
         }
     }
 
-    /// Road seconds from each free rider to the store from one travel matrix; riders who could not reach it within
-    /// the limit even in a straight line at motorway speed are left out of the matrix. Without a road map, the
-    /// straight line at a city speed stands in.
+    /// Road seconds from each free rider to the store from one travel matrix, each timed by the rider's vehicle (a
+    /// bicycle no faster than its own speed: `RiderTravelTime`); riders who could not reach it within the limit even
+    /// in a straight line at motorway speed are left out of the matrix. Without a road map, the straight line at a
+    /// city speed stands in.
     private func roadTimes(_ free: [FreeRider], to store: GeoPoint) -> ([DispatchCandidate], String) {
         let reach = settings.ranking.maxRoadSeconds * 36
         let near = free.filter { ($0.position?.distanceM(to: store) ?? .infinity) <= reach }
@@ -166,10 +167,18 @@ final class AutoDispatcher: Service, Sendable {
         var measure = "by road"
         if !near.isEmpty {
             if let table = try? navigator.table(from: near.map { $0.position! }, to: [store], profile: nil) {
-                for (index, rider) in near.enumerated() { seconds[rider.riderId] = table.durationsS[index][0] }
+                for (index, rider) in near.enumerated() {
+                    seconds[rider.riderId] = RiderTravelTime.seconds(
+                        ofCell: table.durationsS[index][0], distanceM: table.distancesM[index][0],
+                        vehicle: rider.vehicle)
+                }
             } else {
                 measure = "in a straight line at 15 km/h: no road map"
-                for rider in near { seconds[rider.riderId] = rider.position!.distanceM(to: store) / (15 / 3.6) }
+                for rider in near {
+                    let metres = rider.position!.distanceM(to: store)
+                    seconds[rider.riderId] = RiderTravelTime.seconds(
+                        roadSeconds: metres / (15 / 3.6), distanceM: metres, vehicle: rider.vehicle)
+                }
             }
         }
         return (

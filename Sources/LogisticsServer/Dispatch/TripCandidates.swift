@@ -3,9 +3,9 @@ import LogisticsCore
 import LogisticsStore
 
 /// Batching: riders on a trip who could take an order on the way, each with the plan that adds it. One small
-/// travel table per rider (their position and every stop left, the new order's two among them) feeds the planner;
-/// only the riders nearest the store in a straight line are looked at, so a busy city costs a bounded number of
-/// tables. Without a road map nobody is batched: straight lines are too rough to promise customers a delay limit.
+/// travel table per rider (their position and every stop left, the new order's two among them), timed by the rider's
+/// vehicle (`RiderTravelTime`), feeds the planner; only the riders nearest the store in a straight line are looked
+/// at, so a busy city costs a bounded number of tables. Without a road map nobody is batched: straight lines are too rough to promise customers a delay limit.
 struct TripCandidates {
     let navigator: Navigator
     let settings: TripPlanner.Settings
@@ -51,6 +51,9 @@ struct TripCandidates {
         guard let table = try? navigator.table(from: points, to: points, profile: nil) else { return nil }
         return TripPlanner.plan(
             current: current, newOrder: order.id, places: places, start: 0,
-            travel: { table.durationsS[$0][$1] }, settings: settings)
+            travel: {
+                RiderTravelTime.seconds(
+                    ofCell: table.durationsS[$0][$1], distanceM: table.distancesM[$0][$1], vehicle: rider.vehicle)
+            }, settings: settings)
     }
 }

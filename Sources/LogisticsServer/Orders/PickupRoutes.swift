@@ -15,6 +15,8 @@ struct PickupRoutes {
     let locations: any LocationRepository
     let ingest: LocationIngest
     let navigator: Navigator
+    /// The rider's time to the store is timed by their vehicle (`RiderTravelTime`).
+    let vehicles: RiderVehicles
     let clock: any WallClock
 
     func register(in routes: inout RouteTable) {
@@ -30,7 +32,8 @@ struct PickupRoutes {
         var undoableUntil: Date?
         var stage: PickupProgress.Stage
         var rider: RiderRepresentation?
-        /// By road from the rider's last fix to the store, while they are on the way and a route is known.
+        /// By road from the rider's last fix to the store, while they are on the way and a route is known; by the
+        /// rider's vehicle (a bicycle no faster than its own speed).
         var etaSeconds: Int?
         var distanceM: Double?
         var lastFixAt: Date?
@@ -63,7 +66,12 @@ struct PickupRoutes {
             // Without a map or a route the store still learns that the rider is coming.
             let route = try? await navigator.route(
                 RouteRequest(from: fix.point, to: order.vendor.location), profile: nil, now: now)
-            answer.etaSeconds = route.map { Int($0.durationS.rounded()) }
+            if let route {
+                let seconds = RiderTravelTime.seconds(
+                    roadSeconds: route.durationS, distanceM: route.distanceM,
+                    vehicle: await vehicles.vehicle(of: riderId))
+                answer.etaSeconds = Int(seconds.rounded())
+            }
             answer.distanceM = route?.distanceM
         }
         return try .json(answer)

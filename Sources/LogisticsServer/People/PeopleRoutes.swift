@@ -11,6 +11,8 @@ struct PeopleRoutes {
     let signIn: any SignInRepository
     let publicAddress: PublicAddress
     let callerCache: CallerCache
+    /// Forgets a rider's vehicle when it changes here, so their times follow at once.
+    let vehicles: RiderVehicles
     let sessionEnding: SessionEnding
     let clock: any WallClock
 
@@ -289,7 +291,10 @@ struct PeopleRoutes {
                 vehicle: body.vehicle, suspended: body.suspended),
             now: now)
         if body.suspended == true { try await sessionEnding.endAll(of: person.id, reason: "suspended", now: now) }
-        if person.role == .rider { callerCache.forgetRider(person.id) }
+        if person.role == .rider {
+            callerCache.forgetRider(person.id)
+            vehicles.forget(person.id)
+        }
         return try .json(
             PersonRepresentation(person, availability: try await riders.rider(id: person.id)?.availability))
     }

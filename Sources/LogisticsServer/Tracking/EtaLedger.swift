@@ -8,7 +8,7 @@ import Synchronization
 
 /// Keeps the ETAs a customer is promised on the way, next to the actual arrival: one at pickup, then one per order
 /// at most every `spacing` seconds of the rider's fixes, each from the fix's position to the door, timed from the
-/// fix. At the door each is scored into `eta_absolute_error_seconds{minutes_to_go}`; `logistics-bench eta` reads
+/// fix, and by the rider's vehicle (`RiderTravelTime`: a bicycle is no faster than its own speed). At the door each is scored into `eta_absolute_error_seconds{minutes_to_go}`; `logistics-bench eta` reads
 /// them back.
 final class EtaLedger: Sendable {
     let repository: any EtaRepository
@@ -16,6 +16,9 @@ final class EtaLedger: Sendable {
     let registry: PrometheusCollectorRegistry
     let logger: Logger
     let spacing: TimeInterval
+    /// Read when the watch of a rider with orders in transit is (re)made, not per fix: the cache asks the database
+    /// once per rider in `RiderVehicles.memory` (and pickup has usually asked already).
+    let vehicles: RiderVehicles?
     /// How often a rider's orders in transit are asked of the database: the pickup may have been tapped on
     /// another instance. Each rider's next ask is drawn from half to the whole of it: riders who came online
     /// together (a shift start, a reconnect after a network blip, a benchmark) would otherwise all ask in the same
@@ -24,6 +27,7 @@ final class EtaLedger: Sendable {
 
     private struct Watch {
         var orders: [(orderId: UUID, destination: GeoPoint)]
+        var vehicle: Vehicle?
         var checkAgainAt: Date
         var lastPredictionAt: [UUID: Date] = [:]
 
@@ -48,7 +52,7 @@ final class EtaLedger: Sendable {
 
     init(
         repository: any EtaRepository, navigator: Navigator, registry: PrometheusCollectorRegistry, logger: Logger,
-        spacing: TimeInterval = 10
+        vehicles: RiderVehicles? = nil, spacing: TimeInterval = 10
     ) {
         self.repository = repository
         lookups = BatchQueue(interval: .milliseconds(5)) { batch in
@@ -63,6 +67,7 @@ final class EtaLedger: Sendable {
         self.registry = registry
         self.logger = logger
         self.spacing = spacing
+        self.vehicles = vehicles
     }
 
     /// Forgets the watches of riders not heard from for `idle` after their next check was due: one per rider ever
@@ -93,7 +98,11 @@ final class EtaLedger: Sendable {
     func pickedUp(orderId: UUID, destination: GeoPoint, at position: GeoPoint, occurredAt: Date, riderId: UUID) async {
         // The next fix asks the database again, and finds this order among the rider's.
         watches.withLock { $0[riderId] = nil }
-        guard let prediction = await predict(orderId: orderId, from: position, to: destination, at: occurredAt) else {
+        let vehicle = await vehicles?.vehicle(of: riderId)
+        guard
+            let prediction = await predict(
+                orderId: orderId, from: position, to: destination, at: occurredAt, vehicle: vehicle)
+        else {
             return
         }
         await keep([prediction])
@@ -125,7 +134,9 @@ final class EtaLedger: Sendable {
                     lookups.submit([Lookup(riderId: riderId, done: done)])
                 }
                 watch = Watch(
-                    orders: orders, checkAgainAt: now.addingTimeInterval(refresh * .random(in: 0.5...1)),
+                    // Only a rider carrying orders needs timing; the cache reads their record once in minutes.
+                    orders: orders, vehicle: orders.isEmpty ? nil : await vehicles?.vehicle(of: riderId),
+                    checkAgainAt: now.addingTimeInterval(refresh * .random(in: 0.5...1)),
                     lastPredictionAt: known?.lastPredictionAt ?? [:])
                 watch.lastPredictionAt = watch.lastPredictionAt.filter { id, _ in orders.contains { $0.orderId == id } }
             } catch {
@@ -138,7 +149,8 @@ final class EtaLedger: Sendable {
             guard watch.isDue(order.orderId, at: newest.recordedAt, spacing: spacing) else { continue }
             guard
                 let prediction = await predict(
-                    orderId: order.orderId, from: newest.point, to: order.destination, at: newest.recordedAt)
+                    orderId: order.orderId, from: newest.point, to: order.destination, at: newest.recordedAt,
+                    vehicle: watch.vehicle)
             else { continue }
             predictions.append(prediction)
             watch.lastPredictionAt[order.orderId] = newest.recordedAt
@@ -165,7 +177,9 @@ final class EtaLedger: Sendable {
         }
     }
 
-    private func predict(orderId: UUID, from: GeoPoint, to: GeoPoint, at date: Date) async -> EtaPrediction? {
+    private func predict(orderId: UUID, from: GeoPoint, to: GeoPoint, at date: Date, vehicle: Vehicle?) async
+        -> EtaPrediction?
+    {
         // Without a map or a route there is no ETA to keep, as the customer sees none. Without a map the ledger
         // does not ask: each order's every attempt logged "navigation provider failed" (about 80 lines a second with
         // 2,000 orders in transit, in the tracking bench).
@@ -175,7 +189,10 @@ final class EtaLedger: Sendable {
             return nil
         }
         return EtaPrediction(
-            orderId: orderId, predictedAt: date, remainingSeconds: route.durationS, remainingMetres: route.distanceM)
+            orderId: orderId, predictedAt: date,
+            remainingSeconds: RiderTravelTime.seconds(
+                roadSeconds: route.durationS, distanceM: route.distanceM, vehicle: vehicle),
+            remainingMetres: route.distanceM)
     }
 
     private func keep(_ predictions: [EtaPrediction]) async {

@@ -10,6 +10,8 @@ struct TrackingSnapshots: Sendable {
     let ingest: LocationIngest
     let locations: any LocationRepository
     let navigator: Navigator
+    /// The ETA is timed by the rider's vehicle (`RiderTravelTime`).
+    let vehicles: RiderVehicles
     let clock: any WallClock
 
     /// The order's live channel: 409 before pickup, 410 once it has ended (**R** BR-001).
@@ -34,16 +36,24 @@ struct TrackingSnapshots: Sendable {
         let now = clock.now()
         let rider = channel.lastShown
         var eta: Route?
+        var etaSeconds: Double?
         if let rider {
             // Without a map or a route the snapshot still shows where the rider is.
             eta = try? await navigator.route(
                 RouteRequest(from: rider.point, to: order.customer.location), profile: nil, now: now)
+            if let eta {
+                // openChannel has made sure the order has its rider.
+                let vehicle: Vehicle? =
+                    if let riderId = order.assignedRiderId { await vehicles.vehicle(of: riderId) } else { nil }
+                etaSeconds = RiderTravelTime.seconds(
+                    roadSeconds: eta.durationS, distanceM: eta.distanceM, vehicle: vehicle)
+            }
         }
         return TrackingRoutes.Snapshot(
             seq: channel.seq, stream: channel.stream, status: channel.status, vendor: order.vendor,
             destination: .init(address: order.customer.address, location: order.customer.location), rider: rider,
             stale: rider.map { now.timeIntervalSince($0.recordedAt) >= channel.staleAfterSeconds } ?? true,
-            etaSeconds: eta.map { Int($0.durationS.rounded()) }, remainingDistanceM: eta?.distanceM,
+            etaSeconds: etaSeconds.map { Int($0.rounded()) }, remainingDistanceM: eta?.distanceM,
             remainingRoute: eta?.geometry)
     }
 }

@@ -32,7 +32,8 @@ extension SQLLogisticsRepository: DispatchRepository {
     public func freeRiders(for orderId: UUID, now: Date) async throws -> [FreeRider] {
         let rows = try await database.query(
             """
-            SELECT r.id, r.last_lat, r.last_lon, COALESCE(r.free_since, r.updated_at) AS waiting_since FROM riders r
+            SELECT r.id, r.last_lat, r.last_lon, COALESCE(r.free_since, r.updated_at) AS waiting_since, p.vehicle
+            FROM riders r LEFT JOIN people p ON p.id = r.id
             WHERE r.availability = 'ONLINE' AND r.suspended = 0 AND r.active_task_id IS NULL
               AND NOT EXISTS (SELECT 1 FROM offers f WHERE f.rider_id = r.id AND f.status = 'OPEN' AND f.expires_at > ?)
               AND NOT EXISTS (SELECT 1 FROM offers f WHERE f.rider_id = r.id AND f.order_id = ?)
@@ -42,14 +43,16 @@ extension SQLLogisticsRepository: DispatchRepository {
             if let lat = row.optionalDouble("last_lat"), let lon = row.optionalDouble("last_lon") {
                 position = GeoPoint(lat: lat, lon: lon)
             }
-            return FreeRider(riderId: try row.uuid("id"), position: position, freeSince: try row.date("waiting_since"))
+            return FreeRider(
+                riderId: try row.uuid("id"), position: position, freeSince: try row.date("waiting_since"),
+                vehicle: row.optionalString("vehicle").flatMap(Vehicle.init))
         }
     }
 
     public func tripRiders(for orderId: UUID, maxOrders: Int, now: Date) async throws -> [TripRider] {
         let riders = try await database.query(
             """
-            SELECT r.id, r.last_lat, r.last_lon FROM riders r
+            SELECT r.id, r.last_lat, r.last_lon, p.vehicle FROM riders r LEFT JOIN people p ON p.id = r.id
             WHERE r.availability = 'ON_TASK' AND r.suspended = 0 AND r.active_task_id IS NOT NULL
               AND NOT EXISTS (SELECT 1 FROM offers f WHERE f.rider_id = r.id AND f.status = 'OPEN' AND f.expires_at > ?)
               AND NOT EXISTS (SELECT 1 FROM offers f WHERE f.rider_id = r.id AND f.order_id = ?)
@@ -74,7 +77,9 @@ extension SQLLogisticsRepository: DispatchRepository {
             if let lat = row.optionalDouble("last_lat"), let lon = row.optionalDouble("last_lon") {
                 position = GeoPoint(lat: lat, lon: lon)
             }
-            return TripRider(riderId: riderId, position: position, trip: RiderTrip(legs))
+            return TripRider(
+                riderId: riderId, position: position, trip: RiderTrip(legs),
+                vehicle: row.optionalString("vehicle").flatMap(Vehicle.init))
         }
     }
 

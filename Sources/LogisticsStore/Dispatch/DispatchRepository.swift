@@ -1,11 +1,14 @@
 import Foundation
 import LogisticsCore
 
-/// A free rider as automatic dispatch sees them: where they were last and since when they have been free.
+/// A free rider as automatic dispatch sees them: where they were last, since when they have been free, and what they
+/// ride (their road time is timed by it).
 public struct FreeRider: Sendable, Equatable {
     public var riderId: UUID
     public var position: GeoPoint?
     public var freeSince: Date
+    /// Nil for a rider without a person record (first met through a token) or without a vehicle on it.
+    public var vehicle: Vehicle?
 }
 
 /// A rider on a trip who might take one more order on the way (batching), with the trip as it stands.
@@ -13,6 +16,7 @@ public struct TripRider: Sendable {
     public var riderId: UUID
     public var position: GeoPoint?
     public var trip: RiderTrip
+    public var vehicle: Vehicle?
 }
 
 /// What automatic dispatch reads and writes. Every write re-checks its conditions under the order's lock, so any
