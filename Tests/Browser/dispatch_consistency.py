@@ -3,10 +3,14 @@ flagged; the riders to tick show road figures (those of the rider's offer); "Off
 answers; the badge follows the rider to the store's counter as the timeline does; after a reassignment the first
 rider's acceptance says it was undone; the feed names a store's order by its reference from its first line; the
 customer's rating is on a delivered order's panel. On a phone, the banner asking for a pin is not covered by the
-legend (issue 57, item 12). dispatch_page_test.py runs it once; about 40 s."""
+legend (issue 57, item 12). Riders' positions are the server's word (issue 57, item 4): an idle rider whose last fix
+is 70 s old is still Free, and a rider with no fix yet is listed to offer by hand, after those with a position, and
+takes the offer; the problems riders report are named in the dispatcher's words with the rider's note (item 9).
+dispatch_page_test.py runs it once; about 45 s."""
 
 import time
 import uuid
+from datetime import datetime, timedelta, timezone
 
 from selenium.webdriver.common.by import By
 
@@ -32,13 +36,23 @@ def containing(tag, text_):
     return f"//{tag}[contains(normalize-space(), \"{text_}\")]"
 
 
+def seconds_ago(seconds):
+    return (datetime.now(timezone.utc) - timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
 class Rider:
-    def __init__(self, server, name, lat, lon):
+    """An online rider, with a position or none yet (lat None)."""
+
+    def __init__(self, server, name, lat=None, lon=None, age=0):
         self.server, self.name, self.id = server, name, str(uuid.uuid4())
         self.token = mint("rider", self.id, name=name)
         server.call("PUT", "/api/v1/rider/availability", self.token, {"status": "ONLINE"})
-        server.call("POST", "/api/v1/rider/locations", self.token, {"fixes": [
-            {"lat": lat, "lon": lon, "accuracyM": 5, "headingDeg": 90, "recordedAt": now()}]})
+        if lat is not None:
+            self.fix(lat, lon, age)
+
+    def fix(self, lat, lon, age=0):
+        self.server.call("POST", "/api/v1/rider/locations", self.token, {"fixes": [
+            {"lat": lat, "lon": lon, "accuracyM": 5, "headingDeg": 90, "recordedAt": seconds_ago(age) if age else now()}]})
 
     def accept(self, order_id):
         offer = next(o for o in self.server.call("GET", "/api/v1/rider/offers", self.token)["offers"]
@@ -104,6 +118,87 @@ def pin_banner_on_a_phone(server, dispatcher):
         driver.quit()
 
 
+def positions(driver, name, ivo, nina):
+    """The Riders tab says what the server says: Free for a fix 70 s old, no position yet for a rider never seen."""
+    # Waiting at a corner: the app's last fix is 70 s old (a heartbeat and more late), which is not stale GPS.
+    ivo.fix(43.7370, 7.4230, age=70)
+    tap(driver, "//button[@role='tab'][normalize-space()='Riders']")
+    rows = lambda: {row.split("\n")[0]: " ".join(row.split()) for row in driver.execute_script(
+        "return [...document.querySelectorAll('#riders button')].map((row) => row.innerText)")}
+    row = lambda who: next((line for head, line in rows().items() if who in head), "")
+    wait_for(f"{name}: the riders list has Ivo's fix", lambda: "last fix 1 min ago" in row("Ivo Idle"))
+    # Past 60 s, where the page's own clock called him stale, and after the page read the fleet again (every 10 s).
+    time.sleep(10.5)
+    check("Free" in row("Ivo Idle") and "Stale GPS" not in row("Ivo Idle") and "last fix 1 min ago" in row("Ivo Idle"),
+          f"{name}: an idle rider whose last fix is 70 s old is still Free ({row('Ivo Idle')!r})")
+    check("Stale GPS" in row("Sam Silent") and "last fix 2 min ago" in row("Sam Silent"),
+          f"{name}: a rider not heard from past the server's 90 s is stale GPS ({row('Sam Silent')!r})")
+    check("No position yet" in row("Nina Novak") and "no fix yet" in row("Nina Novak"),
+          f"{name}: a rider with no fix yet says so ({row('Nina Novak')!r})")
+    driver.save_screenshot(f"{ARTIFACTS}/dispatch-{name}-consistency-riders-{width_height(driver)}.png")
+    tap(driver, "//button[@role='tab'][starts-with(normalize-space(), 'Orders')]")
+
+
+def offered_without_position(driver, server, name, nina, order_id):
+    """A rider with no position is listed after those with one, with the reason, and takes an offer made by hand."""
+    tap(driver, containing("button", "READY-2"))
+    wait_for(f"{name}: Nina is listed to offer to, with why there is no distance", lambda: (
+        "Nina Novak · No position yet: offered without road distance" in text(driver, "candidates")))
+    labels = driver.execute_script(
+        "return [...document.querySelectorAll('#candidates label')].map((label) => label.innerText)")
+    names = [" ".join(label.split()) for label in labels]
+    last_placed = max((index for index, label in enumerate(names) if "by road" in label or "straight line" in label),
+                      default=-1)
+    nina_at = next((index for index, label in enumerate(names) if "Nina Novak" in label), -1)
+    check(nina_at > last_placed >= 0, f"{name}: after the riders with a position ({names})")
+    check(any("Ivo Idle" in label and "Stale GPS" not in label for label in names),
+          f"{name}: Ivo is offered as any free rider, not as stale GPS ({names})")
+    check(any("Sam Silent" in label and "Stale GPS · last fix 2 min ago" in label for label in names),
+          f"{name}: Sam is offered with his stale GPS and how old his last fix is ({names})")
+    tap(driver, containing("label", "Nina Novak"))
+    driver.save_screenshot(f"{ARTIFACTS}/dispatch-{name}-consistency-no-position-{width_height(driver)}.png")
+    tap(driver, words("button", "Offer the order"))
+    wait_for(f"{name}: the server takes the offer to Nina", lambda: "Waiting for Nina Novak to answer"
+             in text(driver, "offering"))
+    offers = server.call("GET", "/api/v1/rider/offers", nina.token)["offers"]
+    check([offer["orderId"] for offer in offers] == [order_id], f"{name}: Nina has the offer ({offers})")
+    nina.task = nina.accept(order_id)
+    wait_for(f"{name}: and accepts it", lambda: "Rider on the way to the store" in text(driver, "order-status"))
+    tap(driver, words("button", "Close"))
+
+
+ISSUES = [("STORE_CLOSED", "Store closed"), ("VEHICLE_TROUBLE", "Vehicle trouble"),
+          ("UNSAFE", "Unsafe to continue"), ("WRONG_ADDRESS", "Wrong address"),
+          ("ORDER_NOT_READY", "Order not ready")]
+
+
+def problems_in_words(driver, server, name, nina):
+    """Each kind of problem in the dispatcher's words, and the rider's note where the problem shows."""
+    for kind, _ in ISSUES:
+        server.call("POST", f"/api/v1/rider/tasks/{nina.task}/issues", nina.token, {
+            "type": kind, "note": f"Note on {kind.lower()}" if kind == "ORDER_NOT_READY" else None,
+            "occurredAt": now()})
+        time.sleep(0.05)  # one after another, in order
+    tap(driver, "//button[@role='tab'][normalize-space()='Events']")
+    for kind, said in ISSUES:
+        wait_for(f"{name}: the feed says {kind} as '{said}'",
+                 lambda: f"Problem on READY-2: {said} (Nina Novak)" in text(driver, "feed"), timeout=10)
+    wait_for(f"{name}: the feed's line carries the rider's note",
+             lambda: "Problem on READY-2: Order not ready (Nina Novak) — “Note on order_not_ready”" in text(driver, "feed"))
+    tap(driver, "//button[@role='tab'][starts-with(normalize-space(), 'Orders')]")
+    wait_for(f"{name}: the open orders show the latest problem with its note",
+             lambda: "Order not ready — “Note on order_not_ready”" in text(driver, "orders"))
+    tap(driver, containing("button", "READY-2"))
+    wait_for(f"{name}: so does the order's panel", lambda: "Order not ready — “Note on order_not_ready”"
+             in text(driver, "order-problem"))
+    driver.save_screenshot(f"{ARTIFACTS}/dispatch-{name}-consistency-problem-words-{width_height(driver)}.png")
+    tap(driver, words("button", "Close"))
+
+
+def width_height(driver):
+    return "x".join(str(value) for value in driver.execute_script("return [window.innerWidth, window.innerHeight]"))
+
+
 def consistency(width, height, name):
     server = Server()
     driver = None
@@ -114,8 +209,12 @@ def consistency(width, height, name):
         omar = Rider(server, "Omar Haddad", 43.7402, 7.4285)
         lena = Rider(server, "Lena Vogel", 43.7394, 7.4279)
         marc = Rider(server, "Marc Dubois", 43.7391, 7.4272)
+        ivo = Rider(server, "Ivo Idle")  # his fix comes later, 70 s old
+        Rider(server, "Sam Silent", 43.7420, 7.4300, age=150)  # lost: nothing heard for two and a half minutes
+        nina = Rider(server, "Nina Novak")  # online, no fix yet
         delivered_and_rated(server, dispatcher, marc)
         ready_id, _ = new_order(server, dispatcher, "READY-1")
+        fresh_id, _ = new_order(server, dispatcher, "READY-2")
 
         driver = browser(width, height)
         driver.get(server.base + "/dispatch#token=" + dispatcher)
@@ -132,6 +231,10 @@ def consistency(width, height, name):
                  lambda: "SHOP-1 offered to Lena Vogel" in text(driver, "feed"))
         check(f"order {shop_id[:8]}" not in text(driver, "feed"), f"{name}: and never by its id")
         tap(driver, "//button[@role='tab'][starts-with(normalize-space(), 'Orders')]")
+
+        positions(driver, name, ivo, nina)
+        offered_without_position(driver, server, name, nina, fresh_id)
+        problems_in_words(driver, server, name, nina)
 
         tap(driver, containing("button", "READY-1"))
         wait_for(f"{name}: the riders to tick show road distances and times, as their offers will",

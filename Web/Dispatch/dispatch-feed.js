@@ -2,7 +2,7 @@
 // The event feed: every order's events in words, naming riders and orders as people do, newest first. After a reload
 // it starts with the last hour of the event log, not with nothing.
 import { api } from './dispatch-api.js';
-import { applyProblem, normalise, watchOffers } from './dispatch-problems.js';
+import { applyProblem, issueNote, normalise, watchOffers } from './dispatch-problems.js';
 import {
   $, ISSUE_WORDS, el, emit, followLeg, on, reference, renderRows, riderName, state, timeOfDay,
 } from './dispatch-state.js';
@@ -43,8 +43,14 @@ export function describe(event) {
       const words = TASK_WORDS[event.status];
       return { text: words ? words(rider(), ref, details) : `${ref}: ${event.status}`, alert: event.status === 'FAILED' };
     }
-    case 'DeliveryIssueReported':
-      return { text: `Problem on ${ref}: ${ISSUE_WORDS[details.issueType] || 'reported'} (${rider()})`, alert: true };
+    case 'DeliveryIssueReported': {
+      // The rider's note, once read (GET …/issues): the event log keeps none.
+      const said = details.issueId && issueNote(details.issueId);
+      return {
+        text: `Problem on ${ref}: ${ISSUE_WORDS[details.issueType] || 'reported'} (${rider()})${said ? ` — “${said}”` : ''}`,
+        alert: true,
+      };
+    }
     case 'DeliveryCodeLocked': return { text: `${ref}: the delivery code is locked after wrong tries`, alert: true };
     case 'ProofOfDeliveryAccepted':
       return { text: `${details.type === 'OTP' ? 'Delivery code verified' : 'Proof photo accepted'} for ${ref}` };
@@ -164,3 +170,5 @@ on('round-ended', (line) => addLine(line));
 // An order read (after an event, or the list's refresh) may name lines written before its reference was known.
 on('order-read', render);
 on('open-orders', render);
+// A rider's note, read after the report's line was drawn.
+on('problems', render);

@@ -5,15 +5,15 @@ import { api } from './dispatch-api.js';
 import { LABEL_FONT, labelPlace } from '../Shared/map.js';
 import {
   $, RIDER_COLOURS, RIDER_STATE_WORDS, ago, distance, el, emit, metresBetween, moveTime, reference, refreshTimes,
-  renderRows, riderState, state,
+  renderRows, riderState, staleMeaning, state,
 } from './dispatch-state.js';
 
 export function rider(id) {
   let entry = state.riders.get(id);
   if (!entry) {
     entry = {
-      id, name: null, availability: 'ONLINE', lat: null, lon: null, heading: null, fixAt: null, currentOrders: [],
-      deliveriesToday: 0,
+      id, name: null, availability: 'ONLINE', position: 'NONE', lat: null, lon: null, heading: null, fixAt: null,
+      currentOrders: [], deliveriesToday: 0,
     };
     state.riders.set(id, entry);
   }
@@ -29,6 +29,7 @@ function localMidnight() {
 
 export async function loadFleet() {
   const fleet = await api('GET', `/api/v1/riders?limit=5000&dayStart=${encodeURIComponent(localMidnight())}`);
+  if (Number.isFinite(fleet.positionStaleAfterS)) state.staleAfterS = fleet.positionStaleAfterS;
   for (const item of fleet.riders) {
     const entry = rider(item.riderId);
     entry.availability = item.availability;
@@ -40,33 +41,37 @@ export async function loadFleet() {
       if (order.externalRef) state.refs.set(order.orderId, order.externalRef);
     }
     const last = item.lastLocation;
-    if (last && (entry.fixAt == null || Date.parse(last.recordedAt) > entry.fixAt)) {
+    const serverFixAt = last ? Date.parse(last.recordedAt) : null;
+    if (last && (entry.fixAt == null || serverFixAt > entry.fixAt)) {
       entry.lat = last.lat;
       entry.lon = last.lon;
-      entry.fixAt = Date.parse(last.recordedAt);
+      entry.fixAt = serverFixAt;
     }
+    // The server's word on the position, unless the stream brought a fix newer than the one it judged.
+    const newer = entry.fixAt != null && (serverFixAt == null || entry.fixAt > serverFixAt);
+    entry.position = newer ? 'FRESH' : item.position || (last ? 'FRESH' : 'NONE');
   }
   emit('fleet');
 }
 
-// A fix from the stream.
+// A fix from the stream: the rider's position is fresh again.
 export function moveRider(message) {
   const entry = rider(message.riderId);
   entry.lat = message.lat;
   entry.lon = message.lon;
   entry.heading = message.headingDeg ?? null;
   entry.fixAt = Date.parse(message.recordedAt) || Date.now();
+  entry.position = 'FRESH';
 }
 
 export function drawMarkers() {
   if (!state.map) return;
   const crowded = state.riders.size > 200;
-  const now = Date.now();
   const markers = [];
   for (const r of state.riders.values()) {
     if (r.lat == null) continue;
     markers.push({
-      lat: r.lat, lon: r.lon, heading: r.heading, colour: RIDER_COLOURS[riderState(r, now)], shape: 'rider',
+      lat: r.lat, lon: r.lon, heading: r.heading, colour: RIDER_COLOURS[riderState(r)], shape: 'rider',
       small: crowded, label: crowded ? null : r.name || null,
     });
   }
@@ -149,21 +154,20 @@ export function riderAt(x, y) {
 const ORDER_OF_STATES = ['task', 'stale', 'free', 'unseen', 'offline'];
 
 export function renderRiders() {
-  const now = Date.now();
   const sorted = [...state.riders.values()].sort((a, b) =>
-    ORDER_OF_STATES.indexOf(riderState(a, now)) - ORDER_OF_STATES.indexOf(riderState(b, now))
+    ORDER_OF_STATES.indexOf(riderState(a)) - ORDER_OF_STATES.indexOf(riderState(b))
     || (a.name || a.id).localeCompare(b.name || b.id));
   const carrying = (r) => r.currentOrders.map((order) => reference(order.orderId)).join(', ');
   renderRows($('riders'), sorted, (r) => r.id,
-    (r) => JSON.stringify([r.name, riderState(r, now), carrying(r), r.fixAt == null, r.deliveriesToday]),
+    (r) => JSON.stringify([r.name, riderState(r), carrying(r), r.fixAt == null, r.deliveriesToday]),
     (r) => {
-      const kind = riderState(r, now);
+      const kind = riderState(r);
       return el('li', {},
         el('button', { type: 'button', class: `rider-row ${kind}`, onclick: () => emit('open-rider', r.id) },
           el('span', { class: 'row-head' },
             el('i', { class: `dot ${kind}`, 'aria-hidden': 'true' }),
             el('strong', {}, r.name || `Rider ${r.id.slice(0, 8)}`),
-            el('span', { class: `chip ${kind}` }, RIDER_STATE_WORDS[kind])),
+            el('span', { class: `chip ${kind}`, title: kind === 'stale' ? staleMeaning() : null }, RIDER_STATE_WORDS[kind])),
           el('span', { class: 'row-line' },
             carrying(r) ? `Carrying ${carrying(r)}` : 'No order on hand',
             ' · ', r.fixAt == null ? 'no fix yet' : ['last fix ', ago(r.fixAt), ' ago'],
@@ -209,24 +213,32 @@ async function askRoads(riders, store, redraw) {
 }
 
 // Free riders nearest a store, to tick: in a straight line at first, then by road once the router answered (the
-// server ranks by road when none is ticked).
+// server ranks by road when none is ticked). After them, online riders with no position yet: the server takes an
+// offer to them by hand, and the dispatcher sees why there is no distance.
 export function renderCandidates(store, list) {
-  const now = Date.now();
-  const free = [...state.riders.values()]
-    .filter((r) => r.availability === 'ONLINE' && r.lat != null && riderState(r, now) !== 'offline')
+  const online = [...state.riders.values()].filter((r) => r.availability === 'ONLINE' && !r.suspended);
+  const placed = online.filter((r) => riderState(r) !== 'unseen' && r.lat != null)
     .map((r) => ({ rider: r, metres: metresBetween(r, store) }))
     .sort((a, b) => a.metres - b.metres)
+    .slice(0, 8);
+  const unplaced = online.filter((r) => riderState(r) === 'unseen' || r.lat == null)
+    .sort((a, b) => (a.name || a.id).localeCompare(b.name || b.id))
     .slice(0, 8);
   const byRoad = (item) => {
     const road = roads.get(roadKey(item.rider, store));
     return road ? road.seconds : road === null ? Infinity : null;
   };
-  if (free.every((item) => byRoad(item) != null)) free.sort((a, b) => byRoad(a) - byRoad(b));
+  if (placed.every((item) => byRoad(item) != null)) placed.sort((a, b) => byRoad(a) - byRoad(b));
   const ticked = new Set([...list.querySelectorAll('input:checked')].map((box) => box.value));
-  list.replaceChildren(...free.map(({ rider: r, metres }) => el('li', {}, el('label', {},
+  const row = (r, ...words) => el('li', {}, el('label', {},
     el('input', { type: 'checkbox', value: r.id, checked: ticked.has(r.id) }),
-    ` ${r.name || `Rider ${r.id.slice(0, 8)}`} · ${roadWords(r, store, metres)}`,
-    riderState(r, now) === 'stale' ? el('span', { class: 'chip stale' }, 'Stale GPS') : null))));
-  if (!free.length) list.append(el('li', { class: 'hint' }, 'No free rider online'));
-  askRoads(free.map((item) => item.rider), store, () => renderCandidates(store, list));
+    el('span', {}, `${r.name || `Rider ${r.id.slice(0, 8)}`} · `, ...words)));
+  list.replaceChildren(
+    ...placed.map(({ rider: r, metres }) => row(r, roadWords(r, store, metres), riderState(r) === 'stale'
+      ? [' ', el('span', { class: 'chip stale', title: staleMeaning() }, 'Stale GPS · last fix ', ago(r.fixAt), ' ago')]
+      : null)),
+    ...unplaced.map((r) => row(r, el('span', { class: 'no-position' },
+      'No position yet: offered without road distance'))));
+  if (!placed.length && !unplaced.length) list.append(el('li', { class: 'hint' }, 'No free rider online'));
+  askRoads(placed.map((item) => item.rider), store, () => renderCandidates(store, list));
 }

@@ -70,10 +70,19 @@ export function applyProblem(event) {
   return true;
 }
 
+// Notes read so far, by issue id: the feed's line of a report keeps its note after the problem is settled.
+const notes = new Map();
+
+/** @param {string} issueId */
+export function issueNote(issueId) {
+  return notes.get(issueId) || null;
+}
+
 // The rider's note stays out of the event log (so it can be anonymised): the order's issues carry it.
 async function readIssueNote(orderId, problem) {
   try {
     const { issues } = await api('GET', `/api/v1/orders/${orderId}/issues`);
+    for (const item of issues) if (item.note) notes.set(item.issueId, item.note);
     const issue = issues.find((item) => item.issueId === problem.issueId) || issues[issues.length - 1];
     if (!issue || !issue.note) return;
     problem.note = issue.note;
@@ -157,4 +166,7 @@ export async function inspectOpenOrders() {
   await Promise.all([next(), next(), next()]);
 }
 
-export function forgetInspections() { inspected.clear(); }
+export function forgetInspections() {
+  inspected.clear();
+  notes.clear();
+}

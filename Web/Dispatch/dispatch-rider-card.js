@@ -3,7 +3,8 @@
 // list carries them), the orders they carry, and their trail of the last 30 minutes drawn on the map.
 import { api } from './dispatch-api.js';
 import {
-  $, RIDER_STATE_WORDS, ago, distance, el, emit, metresBetween, moveTime, reference, refreshTimes, riderState, state,
+  $, RIDER_STATE_WORDS, ago, distance, el, emit, metresBetween, moveTime, reference, refreshTimes, riderState,
+  staleMeaning, state,
 } from './dispatch-state.js';
 
 const TRAIL_MINUTES = 30;
@@ -63,7 +64,7 @@ export function renderCard() {
   drawn = signature;
   $('rider-title').textContent = r.name || `Rider ${r.id.slice(0, 8)}`;
   const facts = [
-    ['State', el('span', { class: `chip ${kind}` }, RIDER_STATE_WORDS[kind])],
+    ['State', [el('span', { class: `chip ${kind}` }, RIDER_STATE_WORDS[kind]), kind === 'stale' ? ` (${staleMeaning()})` : null]],
     ['Current order', r.currentOrders.length
       ? r.currentOrders.map((order) => el('button', {
         type: 'button', class: 'link', onclick: () => emit('open-order', order.orderId),

@@ -3,7 +3,10 @@
 // the words the page uses for statuses. The page holds no data of its own: all of it comes from the API.
 export const state = {
   map: null,
-  riders: new Map(), // riderId → {id, name, availability, lat, lon, heading, fixAt, currentOrders, deliveriesToday}
+  // riderId → {id, name, availability, position, lat, lon, heading, fixAt, currentOrders, deliveriesToday}; position is
+  // the server's word on the last fix: FRESH, STALE (none for staleAfterS) or NONE (no fix yet).
+  riders: new Map(),
+  staleAfterS: 90, // the fleet's positionStaleAfterS, as the server last said it
   orders: new Map(), // orderId → the order as the API last gave it (open ones, and any the page looked at)
   refs: new Map(), // orderId → reference, from the event log, for orders the page has not read
   open: new Set(), // ids of the open orders, as the last full read found them, plus those created or changed since
@@ -16,7 +19,6 @@ export const state = {
 /** @type {(id: string) => any} */
 export const $ = (id) => document.getElementById(id);
 export const FINAL = ['DELIVERED', 'CANCELLED', 'FAILED', 'RETURNED'];
-export const STALE_AFTER_MS = 60_000;
 
 export const ORDER_WORDS = {
   PENDING_VENDOR_ACCEPTANCE: 'Waiting for the store', PREPARING: 'Being prepared', READY_FOR_PICKUP: 'Ready for pickup',
@@ -43,8 +45,11 @@ export function followLeg(event) {
   return state.legs.get(event.orderId) !== before;
 }
 
+// The problems riders report (DeliveryIssueType), in the dispatcher's words.
 export const ISSUE_WORDS = {
-  CUSTOMER_UNAVAILABLE: 'Customer unavailable', ADDRESS_NOT_FOUND: 'Address not found', OTHER: 'Other problem',
+  CUSTOMER_UNAVAILABLE: 'Customer unavailable', ADDRESS_NOT_FOUND: 'Address not found', WRONG_ADDRESS: 'Wrong address',
+  STORE_CLOSED: 'Store closed', ORDER_NOT_READY: 'Order not ready', VEHICLE_TROUBLE: 'Vehicle trouble',
+  UNSAFE: 'Unsafe to continue', OTHER: 'Other problem',
 };
 
 export const OFFER_WORDS = {
@@ -66,12 +71,19 @@ export function riderName(id) {
   return (rider && rider.name) || `rider ${id.slice(0, 8)}`;
 }
 
-// What a rider is doing, in one word: offline, free, on a task, stale GPS (no fix for a minute), or never seen.
-export function riderState(rider, now = Date.now()) {
+// What a rider is doing, in one word: offline, free, on a task, stale GPS, or never seen. Stale is the server's word
+// (GET /api/v1/riders: `position`, past `positionStaleAfterS`), never a clock of the page's own: an idle rider's app
+// sends a fix every 30 s, and a page that called a minute stale flipped such a rider between Free and Stale GPS.
+export function riderState(rider) {
   if (rider.availability === 'OFFLINE') return 'offline';
-  if (rider.fixAt == null) return 'unseen';
-  if (now - rider.fixAt > STALE_AFTER_MS) return 'stale';
+  if (rider.position === 'NONE' || rider.fixAt == null) return 'unseen';
+  if (rider.position === 'STALE') return 'stale';
   return rider.availability === 'ON_TASK' ? 'task' : 'free';
+}
+
+// What "Stale GPS" means, from the server's own time: "no fix for over 90 s".
+export function staleMeaning() {
+  return `no fix for over ${state.staleAfterS} s`;
 }
 
 export const RIDER_STATE_WORDS = {
