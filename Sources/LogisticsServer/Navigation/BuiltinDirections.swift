@@ -69,8 +69,11 @@ public struct BuiltinDirections: DirectionsProvider {
     public var roadTravelTime: RoadTravelTime? {
         guard let map = maps[defaultProfile] else { return nil }
         let planner = RoutePlanner(map: map, maxSnapDistanceM: maxSnapDistanceM)
-        return RoadTravelTime { from, to in
-            try? planner.route(RouteRequest(from: from, to: to), now: Date()).durationS
+        return RoadTravelTime { from, to, vehicle in
+            // Timed by the rider's vehicle: a bicycle on the motorcycle graph is no faster than its own speed.
+            (try? planner.route(RouteRequest(from: from, to: to), now: Date())).map {
+                RiderTravelTime.seconds(roadSeconds: $0.durationS, distanceM: $0.distanceM, vehicle: vehicle)
+            }
         }
     }
 

@@ -9,11 +9,12 @@ public enum OfferTargets: Sendable {
     case nearest(count: Int, roadTime: RoadTravelTime? = nil)
 }
 
-/// Travel time in seconds by road between two positions, or nil when there is no route or no map.
+/// Travel time in seconds by road between two positions for a rider of a vehicle (nil: unknown), or nil when there
+/// is no route or no map.
 public struct RoadTravelTime: Sendable {
-    public let seconds: @Sendable (GeoPoint, GeoPoint) -> Double?
+    public let seconds: @Sendable (GeoPoint, GeoPoint, Vehicle?) -> Double?
 
-    public init(_ seconds: @escaping @Sendable (GeoPoint, GeoPoint) -> Double?) { self.seconds = seconds }
+    public init(_ seconds: @escaping @Sendable (GeoPoint, GeoPoint, Vehicle?) -> Double?) { self.seconds = seconds }
 }
 
 /// A stored proof of delivery.

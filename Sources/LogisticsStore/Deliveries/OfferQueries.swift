@@ -66,13 +66,18 @@ extension SQLLogisticsRepository: DeliveryRepository {
             return unique
         case .nearest(let count, let roadTime):
             // Riders who declined this order are not asked again; riders with no fix yet come last.
+            // Each rider's vehicle times them by road (a bicycle is slower than the motorcycle graph says).
             let rows = try await transaction.query(
                 """
-                SELECT * FROM riders
-                WHERE availability = 'ONLINE' AND suspended = 0 AND active_task_id IS NULL
-                  AND id NOT IN (SELECT rider_id FROM offers WHERE order_id = ? AND status = 'DECLINED')
+                SELECT r.id, r.last_lat, r.last_lon, p.vehicle FROM riders r LEFT JOIN people p ON p.id = r.id
+                WHERE r.availability = 'ONLINE' AND r.suspended = 0 AND r.active_task_id IS NULL
+                  AND r.id NOT IN (SELECT rider_id FROM offers WHERE order_id = ? AND status = 'DECLINED')
                 """, [.uuid(order.id)])
             let store = order.vendor.location
+            let vehicles = Dictionary(
+                rows.compactMap { row in
+                    (try? row.uuid("id")).map { ($0, row.optionalString("vehicle").flatMap(Vehicle.init)) }
+                }, uniquingKeysWith: { first, _ in first })
             var ranked = rows.map { row -> (UUID?, GeoPoint?, Double) in
                 let id = try? row.uuid("id")
                 guard let lat = row.optionalDouble("last_lat"), let lon = row.optionalDouble("last_lon") else {
@@ -88,7 +93,8 @@ extension SQLLogisticsRepository: DeliveryRepository {
                 let shortlist = min(ranked.count, max(count * 4, 12))
                 let timed = ranked.prefix(shortlist).map { candidate -> (UUID?, GeoPoint?, Double) in
                     guard let position = candidate.1 else { return candidate }
-                    return (candidate.0, position, roadTime.seconds(position, store) ?? 1e9 + candidate.2)
+                    let vehicle = candidate.0.flatMap { vehicles[$0] ?? nil }
+                    return (candidate.0, position, roadTime.seconds(position, store, vehicle) ?? 1e9 + candidate.2)
                 }
                 ranked = timed.sorted { $0.2 < $1.2 } + ranked.dropFirst(shortlist)
             }

@@ -101,6 +101,34 @@ struct RiderVehicleTimingTests {
     }
 
     @Test(
+        "a dispatcher's offer to the nearest rider goes to a motorcycle before a bicycle nearer the store",
+        arguments: StoreKind.available)
+    func nearestStrategyPrefersTheMotorcycle(kind: StoreKind) async throws {
+        try await TestServer.run(kind, configure: MapFixture.monaco) { server in
+            let dispatcher = try await server.token(.dispatcher)
+            let bicycle = try await Self.rider("BICYCLE", phone: "+37799445575", on: server, dispatcher: dispatcher)
+            let motorcycle = try await Self.rider(
+                "MOTORCYCLE", phone: "+37799445576", on: server, dispatcher: dispatcher)
+            // The bicycle nearer the store, quicker by motorbike, slower by its own speed.
+            let nearer = GeoPoint(lat: 43.7347, lon: 7.4206)
+            try await AutoDispatchTests.place(bicycle.id, at: nearer, on: server)
+            try await AutoDispatchTests.place(motorcycle.id, at: Self.start, on: server)
+            let bicycleRoad = try await Self.road(from: nearer, to: Self.store, on: server, dispatcher: dispatcher)
+            let motorcycleRoad = try await Self.road(
+                from: Self.start, to: Self.store, on: server, dispatcher: dispatcher)
+            #expect(bicycleRoad.seconds < motorcycleRoad.seconds, "\(bicycleRoad) vs \(motorcycleRoad)")
+            #expect(bicycleRoad.metres * 3.6 / 15 > motorcycleRoad.seconds, "\(bicycleRoad) vs \(motorcycleRoad)")
+            let scenario = try await DeliveryScenario.ready(server)
+            let reply = try await server.send(
+                .post, "/api/v1/orders/\(scenario.orderId)/offers", token: dispatcher,
+                json: ["strategy": "nearest", "count": 1])
+            #expect(reply.status == 201, "\(reply.text)")
+            let offered = (reply["offers"] as? [[String: Any]] ?? []).compactMap { $0["riderId"] as? String }
+            #expect(offered == [motorcycle.id.lowercased], "\(offered)")
+        }
+    }
+
+    @Test(
         "the store's view of the rider coming and the customer's ETA are a bicycle's, by its speed",
         arguments: StoreKind.available)
     func storeAndCustomerTimes(kind: StoreKind) async throws {
