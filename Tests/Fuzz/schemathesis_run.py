@@ -184,7 +184,9 @@ def run_role(server, role, token, config):
         "--workers", "1", "--request-timeout", "10", "--generation-database", "none",
         "--report", "junit", "--report-dir", report,
     ]
-    env = dict(os.environ, SCHEMATHESIS_HOOKS=os.path.join(HERE, "schemathesis_hooks.py"))
+    # The store schema-valid orders name (`vendorId`): the vendor's, registered by the seeding's orders.
+    env = dict(os.environ, SCHEMATHESIS_HOOKS=os.path.join(HERE, "schemathesis_hooks.py"),
+               FUZZ_STORE_ID=SUBJECTS["vendor"])
     started = time.time()
     try:
         # Run where hypothesis may leave its files: the server's temporary directory, not the work tree.
