@@ -29,3 +29,24 @@ public enum RiderTravelTime {
         roadSeconds.map { seconds(roadSeconds: $0, distanceM: distanceM, vehicle: vehicle) }
     }
 }
+
+extension RiderTravelTime {
+    /// The route as the rider will ride it: its duration by the rule above, and every leg's and step's duration
+    /// stretched by the same factor (a step's share of the time stays the router's), with `etaAt` moved to match.
+    /// The geometry, distances, instructions and congestion are the road's and stay as they are.
+    public static func timed(_ route: Route, vehicle: Vehicle?) -> Route {
+        let seconds = seconds(roadSeconds: route.durationS, distanceM: route.distanceM, vehicle: vehicle)
+        guard seconds > route.durationS, route.durationS > 0 else { return route }
+        let factor = seconds / route.durationS
+        var timed = route
+        timed.durationS = seconds
+        if let eta = RFC3339.date(from: route.etaAt) {
+            timed.etaAt = RFC3339.string(from: eta.addingTimeInterval(seconds - route.durationS))
+        }
+        for leg in timed.legs.indices {
+            timed.legs[leg].durationS *= factor
+            for step in timed.legs[leg].steps.indices { timed.legs[leg].steps[step].durationS *= factor }
+        }
+        return timed
+    }
+}

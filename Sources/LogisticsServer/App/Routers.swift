@@ -115,7 +115,7 @@ func makeRouter(_ components: ServerComponents, providers: ProviderSecrets) -> (
         in: &routes)
     RiderTaskRoutes(
         deliveries: repository, locations: repository, navigator: components.navigator, etas: components.etas,
-        delivery: configuration.delivery, clock: clock
+        vehicles: components.vehicles, delivery: configuration.delivery, clock: clock
     ).register(in: &routes)
     ProofOfDeliveryRoutes(
         deliveries: repository, orders: repository, blobs: components.blobs, otp: components.otp,
@@ -124,7 +124,7 @@ func makeRouter(_ components: ServerComponents, providers: ProviderSecrets) -> (
     LocationRoutes(ingest: components.ingest, clock: clock).register(in: &routes)
     NavigationRoutes(
         navigator: components.navigator, deliveries: repository, orders: repository, locations: repository,
-        clock: clock
+        vehicles: components.vehicles, clock: clock
     ).register(in: &routes)
     TrafficFeedRoutes(
         navigator: components.navigator, registry: metrics.registry, clock: clock,

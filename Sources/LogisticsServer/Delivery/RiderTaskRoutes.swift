@@ -10,6 +10,8 @@ struct RiderTaskRoutes {
     let locations: any LocationRepository
     let navigator: Navigator
     let etas: EtaLedger
+    /// The active task's route is timed by the rider's vehicle (`RiderTravelTime.timed`).
+    let vehicles: RiderVehicles
     let delivery: DeliverySettings
     let clock: any WallClock
 
@@ -30,8 +32,11 @@ struct RiderTaskRoutes {
         if let stop = representation.nextStop?.location,
             let (position, _) = try await locations.lastPosition(riderId: rider.id)
         {
-            representation.route = try? await navigator.route(
+            let route = try? await navigator.route(
                 RouteRequest(from: position, to: stop), profile: nil, now: clock.now())
+            if let route {
+                representation.route = RiderTravelTime.timed(route, vehicle: await vehicles.vehicle(of: rider.id))
+            }
         }
         return try .json(representation)
     }

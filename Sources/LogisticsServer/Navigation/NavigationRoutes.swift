@@ -10,6 +10,8 @@ struct NavigationRoutes {
     let deliveries: any DeliveryRepository
     let orders: any OrderRepository
     let locations: any LocationRepository
+    /// A rider's task route is timed by their vehicle (`RiderTravelTime.timed`).
+    let vehicles: RiderVehicles
     let clock: any WallClock
 
     func register(in routes: inout RouteTable) {
@@ -91,7 +93,8 @@ struct NavigationRoutes {
         }
         let route = try await navigator.route(
             RouteRequest(from: from, to: destination, headingDeg: heading), profile: nil, now: clock.now())
-        return .json(route)
+        // The road is the profile's; the time is the rider's vehicle's (a bicycle no faster than its own speed).
+        return .json(RiderTravelTime.timed(route, vehicle: await vehicles.vehicle(of: rider.id)))
     }
 
     /// The store before pickup, the customer after; nil once the task has ended.

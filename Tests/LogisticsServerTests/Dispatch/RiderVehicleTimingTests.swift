@@ -129,7 +129,7 @@ struct RiderVehicleTimingTests {
     }
 
     @Test(
-        "the store's view of the rider coming and the customer's ETA are a bicycle's, by its speed",
+        "the store's view of the rider coming, the rider's route and the customer's ETA are a bicycle's, by its speed",
         arguments: StoreKind.available)
     func storeAndCustomerTimes(kind: StoreKind) async throws {
         try await TestServer.run(kind, configure: MapFixture.monaco) { server in
@@ -161,6 +161,21 @@ struct RiderVehicleTimingTests {
             #expect(abs(Double(coming[1]) - toStore.seconds) <= 1, "motorcycle \(coming[1]) vs \(toStore)")
             #expect(abs(Double(coming[0]) - toStore.metres * 3.6 / 15) <= 1, "bicycle \(coming[0]) vs \(toStore)")
             #expect(coming[0] > coming[1])
+            // The rider's own route to the store says the same: the road is the motorbike's, the time the rider's.
+            for ((_, rider, taskId), expected) in zip(tasks, [toStore.metres * 3.6 / 15, toStore.seconds]) {
+                let route = try await server.send(
+                    .get, "/api/v1/rider/tasks/\(taskId)/route?from=\(Self.start.lat),\(Self.start.lon)",
+                    token: rider)
+                let seconds = try #require(route["durationS"] as? Double, "\(route.text)")
+                #expect(abs(seconds - expected) <= 1, "task route \(seconds) vs \(expected)")
+                let steps = (route["legs"] as? [[String: Any]])?.first?["steps"] as? [[String: Any]] ?? []
+                let stepSeconds = steps.compactMap { $0["durationS"] as? Double }.reduce(0, +)
+                #expect(abs(stepSeconds - seconds) <= 1, "steps \(stepSeconds) vs \(seconds)")
+                let active = try await server.send(.get, "/api/v1/rider/tasks/active", token: rider)
+                let activeSeconds = try #require(
+                    (active["route"] as? [String: Any])?["durationS"] as? Double, "\(active.text)")
+                #expect(abs(activeSeconds - expected) <= 1, "active task route \(activeSeconds) vs \(expected)")
+            }
 
             // Picked up at the store; then both at the same place on the way to their customers (the same door).
             let fromStore = try await Self.road(
