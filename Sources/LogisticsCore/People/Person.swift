@@ -1,6 +1,7 @@
 import Foundation
 
-/// What a rider rides: dispatch and pay rules may tell them apart.
+/// What a rider rides: it times them (`RiderTravelTime`: a bicycle no faster than its own speed on the motorcycle
+/// graph's roads), and pay rules may tell them apart.
 public enum Vehicle: String, Sendable, Codable, CaseIterable {
     case bicycle = "BICYCLE"
     case motorcycle = "MOTORCYCLE"
