@@ -213,4 +213,30 @@ struct RiderVehicleTimingTests {
             #expect(etas[0] > etas[1])
         }
     }
+
+    @Test("a rider's changed vehicle counts at once on the instance that changed it", arguments: StoreKind.available)
+    func changedVehicle(kind: StoreKind) async throws {
+        try await TestServer.run(kind, configure: MapFixture.monaco) { server in
+            let dispatcher = try await server.token(.dispatcher)
+            let rider = try await Self.rider("BICYCLE", phone: "+37799445577", on: server, dispatcher: dispatcher)
+            let scenario = try await DeliveryScenario.ready(server)
+            let offers = try await scenario.offer(to: [rider.id])
+            let offerId = try #require(offers[rider.id])
+            let accepted = try await server.send(.post, "/api/v1/rider/offers/\(offerId)/accept", token: rider.token)
+            #expect(accepted.status == 200, "\(accepted.text)")
+            try await Self.fix(at: Self.start, rider: rider.token, after: 0, on: server)
+            let road = try await Self.road(from: Self.start, to: Self.store, on: server, dispatcher: dispatcher)
+            func coming() async throws -> Int? {
+                try await server.send(.get, "/api/v1/orders/\(scenario.orderId)/pickup", token: dispatcher)[
+                    "etaSeconds"] as? Int
+            }
+            let byBicycle = try #require(try await coming())
+            #expect(abs(Double(byBicycle) - road.metres * 3.6 / 15) <= 1, "\(byBicycle) vs \(road)")
+            let changed = try await server.send(
+                .patch, "/api/v1/riders/\(rider.id.lowercased)", token: dispatcher, json: ["vehicle": "MOTORCYCLE"])
+            #expect(changed.status == 200, "\(changed.text)")
+            let byMotorcycle = try #require(try await coming())
+            #expect(abs(Double(byMotorcycle) - road.seconds) <= 1, "\(byMotorcycle) vs \(road)")
+        }
+    }
 }
