@@ -39,7 +39,7 @@ from rider_app.delivery import far_arrival, whole_delivery, without_gps
 from rider_app.navigation import routing_down
 from rider_app.offers import offer_failures
 from rider_app.page import Abort
-from rider_app.phone_sign_in import phone_sign_in
+from rider_app.phone_sign_in import EXAMPLE as PHONE_EXAMPLE, phone_sign_in
 from rider_app.photos import locked_code, photo_proof
 from rider_app.security import bad_input
 from rider_app.shift import whole_shift
@@ -98,7 +98,8 @@ def main():
                    "LOGISTICS_ROUTING_URL": "http://127.0.0.1:9"}),
                threading.Thread(target=start, args=("trips",), kwargs={
                    "LOGISTICS_AUTO_DISPATCH": "on", "LOGISTICS_BATCHING": "on"}),
-               threading.Thread(target=start, args=("phones",), kwargs=gateway.settings())]
+               threading.Thread(target=start, args=("phones",), kwargs=dict(
+                   gateway.settings(), LOGISTICS_PHONE_EXAMPLE=PHONE_EXAMPLE))]
     for thread in threads:
         thread.start()
     for thread in threads:

@@ -36,7 +36,10 @@ func makeRouter(_ components: ServerComponents, providers: ProviderSecrets) -> (
     ).register(on: router, in: &operations)
     DispatchPage(tileServer: configuration.tileServer, phoneExample: configuration.signIn.phoneExample)
         .register(on: router)
-    RiderPage(tileServer: configuration.tileServer, demo: configuration.riderAppDemo).register(on: router)
+    RiderPage(
+        tileServer: configuration.tileServer, demo: configuration.riderAppDemo,
+        phoneExample: configuration.signIn.phoneExample
+    ).register(on: router)
     VendorPage(phoneExample: configuration.signIn.phoneExample).register(on: router)
     WebAssets.register(on: router)
 

@@ -10,6 +10,8 @@ struct RiderPage {
     let tileServer: RasterTileServer?
     /// `logistics demo`: the app offers "Simulate my drive", for desktop browsers without GPS.
     let demo: Bool
+    /// The city's phone number to show as an example (`LOGISTICS_PHONE_EXAMPLE`), if the operator gave one.
+    var phoneExample: String? = nil
 
     /// What the page decides on the phone, with the same values RiderKit uses (`RiderAppRules`).
     struct Settings: Encodable {
@@ -59,7 +61,8 @@ struct RiderPage {
         var pages: [String: WebAsset] = [:]
         for language in RiderAppText.languages {
             pages[language] = WebPage.fixed(
-                "rider-\(language).html", html: Self.html(language: language, demo: demo, tileServer: tileServer),
+                "rider-\(language).html",
+                html: Self.html(language: language, demo: demo, tileServer: tileServer, phoneExample: phoneExample),
                 tileServer: tileServer)
         }
         router.get("/rider") { [pages] request, _ in
@@ -73,7 +76,9 @@ struct RiderPage {
         router.get("/rider-sw.js") { request, _ in worker.response(for: request) }
     }
 
-    static func html(language: String, demo: Bool, tileServer: RasterTileServer?) -> String {
+    static func html(language: String, demo: Bool, tileServer: RasterTileServer?, phoneExample: String? = nil)
+        -> String
+    {
         let settings = Settings(demo: demo)
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
@@ -85,6 +90,7 @@ struct RiderPage {
             [
                 "lang": language, "texts": json(RiderAppText.all(language)), "config": json(settings),
                 "tileAttribute": WebPage.tileAttribute(tileServer),
+                "phoneExample": WebPage.escape(phoneExample ?? ""),
             ])
     }
 }

@@ -15,6 +15,8 @@ from .words import (CODE_FROM_SMS, GO_ONLINE, OTHER_NUMBER, PHONE_NUMBER, RESEND
                     WAITING)
 
 NAME = "Meera Iyer"
+# The server's LOGISTICS_PHONE_EXAMPLE (rider_app_test.py): the app shows the city's example, never one of its own.
+EXAMPLE = "+91 22 4000 1234"
 NUMBER, TYPED = "+919820012345", "+91 98200 12345"
 UNKNOWN, UNKNOWN_TYPED = "+919820099999", "+91 98200 99999"
 REFRESH_KEY = "riderRefreshToken"
@@ -40,11 +42,20 @@ def phone_sign_in(server, gateway):
         check(page.control(SIGN_IN) is None, "phone: no 'Sign in' button before a code was sent")
         page.screen("sign-in-phone", must_show=SIGN_IN)
 
+        check(page.field(PHONE_NUMBER).get_attribute("placeholder") == EXAMPLE,
+              f"phone: the field's example is the server's LOGISTICS_PHONE_EXAMPLE "
+              f"({page.field(PHONE_NUMBER).get_attribute('placeholder')!r})")
+
         # Without the country code the number cannot be told apart: the page says how to write it, asks nothing.
         page.type_into(PHONE_NUMBER, "98200 12345")
         page.tap(SEND_CODE)
-        page.wait_text("Enter your phone number with its country code, like +91 98200 12345.", 5)
+        # The example's spaces do not break: the number is read whole on a narrow phone.
+        hint = f"Enter your phone number with its country code, like {EXAMPLE.replace(' ', chr(0xA0))}."
+        wait(f"phone: the page says how to write a number, like {EXAMPLE} (on one line)",
+             lambda: hint in page.text(), 5, page=page)
+        check(not page.shows("98200 12345."), "phone: and no example of the app's own")
         check(not page.requests("/api/v1/auth/code"), "phone: a number without its country code is not sent")
+        page.screen("sign-in-phone-hint", must_show="with its country code, like")
 
         # A number nobody has: the same code screen (the page cannot tell who has an account), and no SMS.
         page.type_into(PHONE_NUMBER, UNKNOWN_TYPED)

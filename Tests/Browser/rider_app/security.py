@@ -10,7 +10,7 @@ from browser_support import STORE, check, mint
 
 from .api import ADMIN, rider_identity, task_at
 from .page import RiderPage, need, sign_in, status_noise, wait
-from .words import AT_STORE, GO_ONLINE, SEND_CODE, TO_VENDOR
+from .words import AT_STORE, GO_ONLINE, PHONE_NUMBER, SEND_CODE, TO_VENDOR
 
 
 def bad_input(server):
@@ -36,6 +36,13 @@ def bad_input(server):
         wait("sign-in: nonsense is refused with a reason, not a blank page",
              lambda: page.control(SEND_CODE) is not None and page.shows("sign-in link is not valid"), 8)
         check("token" not in page.driver.current_url, "sign-in: the nonsense is not left in the address bar")
+
+        # This server has no LOGISTICS_PHONE_EXAMPLE: the app says how to write a number without any example.
+        check(not page.field(PHONE_NUMBER).get_attribute("placeholder"), "sign-in: no example phone without one set")
+        page.type_into(PHONE_NUMBER, "98200 12345")
+        page.tap(SEND_CODE)
+        page.wait_text("Enter your phone number with its country code: a + and then the digits.", 5)
+        check(not re.search(r"\+\d", page.text()), "sign-in: and no number of another country's")
 
         # A rider suspended while signed in is sent back to sign-in with the reason.
         rider_id, rider = rider_identity("Gus Lee")

@@ -4,6 +4,15 @@
 import { createSignIn } from '../../Shared/sign-in.js';
 import { t } from '../rider-i18n.js';
 
+// How to write a phone: with the example of the city the server serves (the field's placeholder, from
+// LOGISTICS_PHONE_EXAMPLE), or without one rather than another country's.
+function phoneHint() {
+  const field = /** @type {HTMLInputElement | null} */ (document.getElementById('phone'));
+  const example = (field && field.placeholder) || '';
+  // Non-breaking spaces: a number is read whole, not split across two lines of a narrow phone.
+  return example ? t('phoneInvalid', { example: example.replace(/ /g, '\u00a0') }) : t('phoneInvalidNoExample');
+}
+
 function minutesFrom(seconds) {
   return Math.max(1, Math.ceil(seconds / 60));
 }
@@ -16,7 +25,7 @@ function refusal(result) {
   if (code === 'RATE_LIMITED') return t('codeTooMany', { n: minutesFrom(result.retryAfter || 60) });
   if (code === 'FORBIDDEN') return t('suspended');
   if (code === 'NOT_FOUND') return t('signInOff');
-  if (code === 'VALIDATION_FAILED') return t('phoneInvalid');
+  if (code === 'VALIDATION_FAILED') return phoneHint();
   return t('somethingWrong');
 }
 
@@ -25,7 +34,7 @@ const signIn = createSignIn({
   roles: ['rider'],
   wrongRole: t('notRider'),
   words: {
-    invalidPhone: t('phoneInvalid'),
+    get invalidPhone() { return phoneHint(); },
     codeSent: (masked) => t('codeSent', { phone: masked }),
     resendIn: (seconds) => t('resendIn', { n: seconds }),
     resend: t('resendCode'),
