@@ -10,6 +10,12 @@ import { HANDOVER, riderLine, stageWords, tickUndo, undoButton } from './vendor-
 const $ = (id) => document.getElementById(id);
 const KEY = 'vendorToken';
 const REFRESH_KEY = 'vendorRefreshToken';
+/**
+ * An order as the store's page reads it from GET /api/v1/orders.
+ * @typedef {{orderId: string, externalRef?: string | null, status: string,
+ *   customer?: {name?: string, address?: string}}} StoreOrder
+ */
+/** @type {Record<string, string>} */
 const WORDS = {
   PENDING_VENDOR_ACCEPTANCE: 'New: waiting for you', PREPARING: 'Being prepared', READY_FOR_PICKUP: 'Ready, waiting for a rider',
   RIDER_ASSIGNED: 'A rider is on the way', IN_TRANSIT: 'On its way to the customer', ARRIVED_AT_DESTINATION: 'At the customer',
@@ -19,14 +25,17 @@ const { wireSignIn, resetSignIn, refreshAccess, claimRenewal, logout } = createS
   refreshKey: REFRESH_KEY, roles: ['vendor'],
   wrongRole: 'This phone is not a store\u2019s. Riders sign in at /rider, dispatchers at /dispatch.',
 });
-let refresher = null;
-let ticker = null;
+/** @type {ReturnType<typeof setInterval> | undefined} */
+let refresher;
+/** @type {ReturnType<typeof setInterval> | undefined} */
+let ticker;
 let readFailed = false;
 
 function token() {
   return keptAccessToken(KEY, REFRESH_KEY);
 }
 
+/** @param {string} method @param {string} path @returns {Promise<any>} */
 async function api(method, path) {
   const response = await fetch(path, { method, headers: { Authorization: `Bearer ${token()}` }, cache: 'no-store' });
   const body = response.status === 204 ? {} : await response.json().catch(() => ({}));
@@ -49,17 +58,23 @@ async function renewOrSignOut() {
   signOut('Your sign-in has ended: sign in again.');
 }
 
+/**
+ * @param {string} tag
+ * @param {Record<string, any>} props
+ * @param {...(Node | string)} children
+ */
 function el(tag, props = {}, ...children) {
   const element = document.createElement(tag);
   for (const [key, value] of Object.entries(props)) {
     if (key === 'onclick') element.addEventListener('click', value);
-    else element[key] = value;
+    else /** @type {any} */ (element)[key] = value;
   }
   for (const child of children) element.append(child instanceof Node ? child : document.createTextNode(String(child)));
   return element;
 }
 
 // The handover of the orders a rider may be coming for; one that cannot be read shows the order as before.
+/** @param {StoreOrder[]} orders @returns {Promise<Map<string, any>>} */
 async function pickups(orders) {
   const waiting = orders.filter((order) => HANDOVER.includes(order.status));
   const answers = await Promise.all(waiting.map((order) => api('GET', `/api/v1/orders/${order.orderId}/pickup`)
@@ -70,6 +85,7 @@ async function pickups(orders) {
 async function loadOrders() {
   try {
     const page = await api('GET', '/api/v1/orders?open=true&limit=200');
+    /** @type {StoreOrder[]} */
     const orders = page.orders || [];
     const handovers = await pickups(orders);
     $('open-count').textContent = String(orders.length);
@@ -103,6 +119,7 @@ async function loadOrders() {
 
 // The list is read again first; then the error line says what went wrong, or is cleared after a success (a failed
 // read's words stay).
+/** @param {StoreOrder} order */
 async function markReady(order) {
   let problem = '';
   try {
@@ -114,6 +131,7 @@ async function markReady(order) {
   if (problem || !readFailed) $('store-error').textContent = problem;
 }
 
+/** @param {StoreOrder} order */
 async function undoReady(order) {
   let problem = '';
   try {
@@ -145,6 +163,7 @@ async function start() {
   ticker = setInterval(() => tickUndo($('orders')), 1000);
 }
 
+/** @param {string} reason */
 function signOut(reason, isError = true) {
   clearInterval(refresher);
   clearInterval(ticker);
