@@ -12,6 +12,8 @@ import time
 import uuid
 from datetime import datetime, timedelta, timezone
 
+from selenium.common.exceptions import (ElementClickInterceptedException, NoSuchElementException,
+                                        StaleElementReferenceException)
 from selenium.webdriver.common.by import By
 
 from browser_support import ARTIFACTS, HOME, STORE, Server, browser, check, mint, now, wait_for
@@ -23,9 +25,18 @@ def text(driver, element_id):
 
 
 def tap(driver, xpath):
-    element = driver.find_element(By.XPATH, xpath)
-    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
-    element.click()
+    """Taps what the XPath finds, looking again when the page redrew it in between (lists and the riders to tick are
+    redrawn every few seconds)."""
+    for attempt in range(5):
+        try:
+            element = driver.find_element(By.XPATH, xpath)
+            driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+            element.click()
+            return
+        except (StaleElementReferenceException, ElementClickInterceptedException, NoSuchElementException):
+            if attempt == 4:
+                raise
+            time.sleep(0.3)
 
 
 def words(tag, text_):
