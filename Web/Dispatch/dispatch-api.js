@@ -13,15 +13,26 @@ export function token() {
   return keptAccessToken(KEY, REFRESH_KEY);
 }
 
+/** @param {string} value */
 export function keepToken(value) { sessionStorage.setItem(KEY, value); }
 export function forgetToken() { sessionStorage.removeItem(KEY); }
 
 // Called with the problem when the server says the token no longer works (expired, revoked); it answers whether a
 // new token was had, and the request is then sent once more with it, so what the person did is not lost.
+/** @param {(refusal: Refusal) => Promise<boolean>} handler */
 export function onUnauthorised(handler) { unauthorised = handler; }
+
+/**
+ * A problem document as the API sends it, with the fields the page reads.
+ * @typedef {{title?: string, code?: string, detail?: string, errors?: {field: string, message: string}[]}} Problem
+ */
 
 // A refusal as a person reads it: the problem's title, and the fields it names.
 export class Refusal extends Error {
+  /**
+   * @param {Problem} problem
+   * @param {number} status
+   */
   constructor(problem, status) {
     const fields = (problem.errors || []).map((error) => `${FIELD_WORDS[error.field] || error.field} ${error.message}`);
     super([problem.title || `The server answered ${status}`, ...fields].join(' · '));
@@ -30,12 +41,23 @@ export class Refusal extends Error {
   }
 }
 
+/** @type {Record<string, string>} */
 const FIELD_WORDS = {
   'customer.phone': 'Customer phone', 'customer.name': 'Customer name', 'customer.address': 'Customer address',
   'vendor.name': 'Store name', 'vendor.address': 'Store address', externalRef: 'Reference', notes: 'Notes',
   preparationMinutes: 'Preparation time', reason: 'Reason', q: 'Search words',
 };
 
+/**
+ * The answer's JSON ({} for 204), or a Refusal; a 401 is sent once more after the token was renewed. The answer is
+ * typed any: each caller reads the fields of the answer it asked for.
+ * @param {string} method
+ * @param {string} path
+ * @param {object} [body]
+ * @param {Record<string, string>} [headers]
+ * @param {boolean} [renewed]
+ * @returns {Promise<any>}
+ */
 export async function api(method, path, body, headers = {}, renewed = false) {
   let response;
   try {
@@ -60,6 +82,7 @@ export async function api(method, path, body, headers = {}, renewed = false) {
 }
 
 // A proof photo needs the token, so an <img src> cannot fetch it: it is read here and shown from memory.
+/** @param {string} podId */
 export async function photoURL(podId) {
   const response = await fetch(`/api/v1/pods/${podId}/image`, { headers: { Authorization: `Bearer ${token()}` } });
   if (!response.ok) throw new Error(`The photo could not be loaded (${response.status})`);

@@ -7,15 +7,18 @@ import { setUpRating } from './track-rating.js';
 const body = document.body;
 const orderId = body.dataset.orderId;
 const text = JSON.parse(body.dataset.texts || '{}');
-const token = decodeURIComponent(location.pathname.split('/').pop());
-const statusLine = document.getElementById('status');
-const etaLine = document.getElementById('eta');
-const updatedLine = document.getElementById('updated');
-const endedLine = document.getElementById('ended-at');
+const token = decodeURIComponent(location.pathname.split('/').pop() || '');
+// The page's lines, always in track.html (the map's boxes are not on every page, and stay nullable).
+const lineOf = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
+const statusLine = lineOf('status');
+const etaLine = lineOf('eta');
+const updatedLine = lineOf('updated');
+const endedLine = lineOf('ended-at');
 const mapBox = document.getElementById('map-box');
 const mapLater = document.getElementById('map-later');
 // Plain grey roads: coloured ones would read as traffic, which is for riders and dispatchers.
-const map = new TileMap(document.getElementById('map'), undefined, { plainRoads: true });
+const map = new TileMap(
+  /** @type {HTMLCanvasElement} */ (document.getElementById('map')), undefined, { plainRoads: true });
 const store = body.dataset.store || '';
 // Before pickup the stream answers "not yet": the page asks again this often, saying where the order is meanwhile.
 const BEFORE_PICKUP_RETRY_MS = 15000;
@@ -23,8 +26,19 @@ const BEFORE_PICKUP_RETRY_MS = 15000;
 const ROUTE_REFRESH_MS = 10000;
 const OFF_ROUTE_M = 60;
 
+/** @typedef {{lat: number, lon: number}} Place */
+/** @typedef {{location: Place}} Stop */
 const state = {
-  seq: null, stream: null, vendor: null, destination: null, rider: null, shown: null, etaAt: null, distanceM: null, ended: false,
+  /** @type {number | null} */ seq: null,
+  /** @type {string | null} */ stream: null,
+  /** @type {Stop | null} */ vendor: null,
+  /** @type {Stop | null} */ destination: null,
+  /** @type {Place | null} where the last fix put the rider */ rider: null,
+  /** @type {Place | null} where the marker is drawn, gliding to `rider` */ shown: null,
+  /** @type {number | null} */ etaAt: null,
+  /** @type {number | null} */ distanceM: null,
+  /** @type {string | null} when the status last changed */ statusAt: null,
+  ended: false,
   waitingForPickup: false,
   /** @type {{lat: number, lon: number}[]} the road from the rider to the door */
   route: [],
@@ -36,11 +50,13 @@ const state = {
 };
 let retry = 1000;
 
-const say = (template, values) => template.replace(/\{(\w+)\}/g, (_, key) => values[key] ?? '');
-const statusWords = (status) => say(text[status] || status, { store });
+/** @type {(template: string, values: Record<string, string | number>) => string} */
+const say = (template, values) => template.replace(/\{(\w+)\}/g, (_, key) => String(values[key] ?? ''));
+const statusWords = (/** @type {string} */ status) => say(text[status] || status, { store });
 // A rider waiting at the door sends few fixes, and the status already says where they are: no "Last updated" then.
 const atTheDoor = () => state.status === 'ARRIVED_AT_DESTINATION';
 
+/** @param {boolean} visible */
 function showMap(visible) {
   if (mapBox) mapBox.hidden = !visible;
   if (mapLater) mapLater.hidden = visible;
@@ -56,14 +72,18 @@ function markers() {
 
 const RADIANS = Math.PI / 180;
 // Metres east and north of `origin`: plenty exact over the few kilometres of a delivery.
+/** @type {(origin: Place, p: Place) => [number, number]} */
 const local = (origin, p) => [
   (p.lon - origin.lon) * RADIANS * 6371000 * Math.cos(origin.lat * RADIANS), (p.lat - origin.lat) * RADIANS * 6371000,
 ];
+/** @type {(a: Place, b: Place) => number} */
 const metres = (a, b) => Math.hypot(...local(a, b));
+/** @type {(from: Place, to: Place) => number} */
 const bearing = (from, to) => {
   const [east, north] = local(from, to);
   return ((Math.atan2(east, north) / RADIANS) + 360) % 360;
 };
+/** @type {(points: Place[]) => number} */
 const routeMetres = (points) => points.slice(1).reduce((sum, p, i) => sum + metres(points[i], p), 0);
 
 function drawRoute() {
@@ -72,6 +92,7 @@ function drawRoute() {
 
 // The road left from where the rider is: what lies behind the nearest point of the line is dropped, so the line
 // shortens as they ride; far from the line (a turn the router did not expect) the server is asked for a new one.
+/** @param {Place} position */
 function trimRoute(position) {
   const points = state.route;
   if (points.length < 2) return;
@@ -108,6 +129,7 @@ function askForRouteSoon() {
   }, wait);
 }
 
+/** @param {unknown} encoded */
 function useRoute(encoded) {
   if (typeof encoded !== 'string') return;
   try {
@@ -121,11 +143,12 @@ function useRoute(encoded) {
 }
 
 // The rider glides to each new fix over a second instead of jumping.
+/** @param {Place} to */
 function moveRider(to) {
   const from = state.shown || to;
   const start = performance.now();
   state.rider = to;
-  const step = (now) => {
+  const step = (/** @type {number} */ now) => {
     const t = Math.min(1, (now - start) / 1000);
     state.shown = { lat: from.lat + (to.lat - from.lat) * t, lon: from.lon + (to.lon - from.lon) * t };
     map.setMarkers(markers());
@@ -165,6 +188,7 @@ async function refreshEta() {
   }
 }
 
+/** @param {any} message one of the stream's messages (API.md: snapshot, location, stale, status, ended, …) */
 function handle(message) {
   if (message.seq != null) state.seq = message.seq;
   switch (message.type) {
@@ -270,7 +294,7 @@ async function showAfterDelivery() {
     const page = new DOMParser().parseFromString(await response.text(), 'text/html');
     const section = page.getElementById('after-delivery');
     if (!section || document.getElementById('after-delivery')) return;
-    const adopted = /** @type {HTMLElement} */ (document.adoptNode(section));
+    const adopted = document.adoptNode(section);
     endedLine.after(adopted);
     setUpRating(adopted);
   } catch (error) {
