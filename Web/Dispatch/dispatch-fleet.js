@@ -67,6 +67,7 @@ export function moveRider(message) {
 export function drawMarkers() {
   if (!state.map) return;
   const crowded = state.riders.size > 200;
+  /** @type {import('../Shared/map.js').Marker[]} */
   const markers = [];
   for (const r of state.riders.values()) {
     if (r.lat == null) continue;

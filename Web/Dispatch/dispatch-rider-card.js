@@ -63,6 +63,7 @@ export function renderCard() {
   }
   drawn = signature;
   $('rider-title').textContent = r.name || `Rider ${r.id.slice(0, 8)}`;
+  /** @type {[string, any][]} */
   const facts = [
     ['State', [el('span', { class: `chip ${kind}` }, RIDER_STATE_WORDS[kind]), kind === 'stale' ? ` (${staleMeaning()})` : null]],
     ['Current order', r.currentOrders.length

@@ -1,18 +1,41 @@
 // @ts-check
 // What the dispatcher's page modules share: the fleet, the orders seen, the problems waiting for a decision, and
 // the words the page uses for statuses. The page holds no data of its own: all of it comes from the API.
+
+/** @typedef {import('../Shared/map.js').TileMap} TileMap */
+/** @typedef {import('../Shared/map.js').Marker} Marker */
+/**
+ * A rider as the page knows them: from GET /api/v1/riders, moved by the stream's fixes. `position` is the server's
+ * word on the last fix: FRESH, STALE (none for staleAfterS) or NONE (no fix yet).
+ * @typedef {{id: string, name: string | null, availability: string, position: string, lat: number | null,
+ *   lon: number | null, heading: number | null, fixAt: number | null, suspended?: boolean,
+ *   currentOrders: {orderId: string, externalRef?: string | null, status?: string}[], deliveriesToday: number,
+ *   phone?: string, vehicle?: string}} FleetRider
+ */
+/**
+ * What needs the dispatcher on an order: a rider's problem (its kind in words, the note once read), a locked code, …
+ * @typedef {{kind: string, text: string, note?: string | null, at: number, eventId?: string, issueId?: string,
+ *   hasNote?: boolean}} Problem
+ */
+
 export const state = {
+  /** @type {TileMap | null} */
   map: null,
-  // riderId → {id, name, availability, position, lat, lon, heading, fixAt, currentOrders, deliveriesToday}; position is
-  // the server's word on the last fix: FRESH, STALE (none for staleAfterS) or NONE (no fix yet).
+  /** @type {Map<string, FleetRider>} riderId → the rider */
   riders: new Map(),
   staleAfterS: 90, // the fleet's positionStaleAfterS, as the server last said it
-  orders: new Map(), // orderId → the order as the API last gave it (open ones, and any the page looked at)
-  refs: new Map(), // orderId → reference, from the event log, for orders the page has not read
-  open: new Set(), // ids of the open orders, as the last full read found them, plus those created or changed since
-  problems: new Map(), // orderId → {kind, text, note, at}: what needs the dispatcher
-  legs: new Map(), // orderId → the current rider's last task status (ACCEPTED, ARRIVED_AT_STORE, …), from the events
-  pins: [], // extra markers a panel shows (store, customer, a dropped pin)
+  /** @type {Map<string, any>} orderId → the order as the API last gave it (open ones, and any the page looked at) */
+  orders: new Map(),
+  /** @type {Map<string, string>} orderId → reference, from the event log, for orders the page has not read */
+  refs: new Map(),
+  /** @type {Set<string>} ids of the open orders, as the last full read found them, plus those changed since */
+  open: new Set(),
+  /** @type {Map<string, Problem>} orderId → what needs the dispatcher */
+  problems: new Map(),
+  /** @type {Map<string, string>} orderId → the current rider's last task status (ACCEPTED, ARRIVED_AT_STORE, …) */
+  legs: new Map(),
+  /** @type {Marker[]} extra markers a panel shows (store, customer, a dropped pin) */
+  pins: [],
 };
 
 // The page's element of that id, typed any: callers use it as the input, form or dialog they know it is.
@@ -20,6 +43,7 @@ export const state = {
 export const $ = (id) => document.getElementById(id);
 export const FINAL = ['DELIVERED', 'CANCELLED', 'FAILED', 'RETURNED'];
 
+/** @type {Record<string, string>} */
 export const ORDER_WORDS = {
   PENDING_VENDOR_ACCEPTANCE: 'Waiting for the store', PREPARING: 'Being prepared', READY_FOR_PICKUP: 'Ready for pickup',
   RIDER_ASSIGNED: 'Rider on the way to the store', IN_TRANSIT: 'On its way', ARRIVED_AT_DESTINATION: 'At the customer',
@@ -29,14 +53,17 @@ export const ORDER_WORDS = {
 
 // RIDER_ASSIGNED covers a rider riding to the store and one standing at its counter: the badge says which, from the
 // rider's own last step (the same event the timeline shows), and only what it knows.
+/** @type {Record<string, string>} */
 const LEG_WORDS = { ACCEPTED: 'Rider on the way to the store', ARRIVED_AT_STORE: 'Rider at the store' };
 
+/** @param {{orderId: string, status: string}} order */
 export function orderWords(order) {
-  if (order.status === 'RIDER_ASSIGNED') return LEG_WORDS[state.legs.get(order.orderId)] || 'Rider assigned';
+  if (order.status === 'RIDER_ASSIGNED') return LEG_WORDS[state.legs.get(order.orderId) || ''] || 'Rider assigned';
   return ORDER_WORDS[order.status] || order.status;
 }
 
 // Keeps the current rider's last step from an event (stream or log, normalised); true when it changed.
+/** @param {{orderId: string, type: string, status?: string | null}} event */
 export function followLeg(event) {
   const before = state.legs.get(event.orderId);
   if (event.type === 'OrderAssigned') state.legs.set(event.orderId, 'ACCEPTED');
@@ -46,25 +73,30 @@ export function followLeg(event) {
 }
 
 // The problems riders report (DeliveryIssueType), in the dispatcher's words.
+/** @type {Record<string, string>} */
 export const ISSUE_WORDS = {
   CUSTOMER_UNAVAILABLE: 'Customer unavailable', ADDRESS_NOT_FOUND: 'Address not found', WRONG_ADDRESS: 'Wrong address',
   STORE_CLOSED: 'Store closed', ORDER_NOT_READY: 'Order not ready', VEHICLE_TROUBLE: 'Vehicle trouble',
   UNSAFE: 'Unsafe to continue', OTHER: 'Other problem',
 };
 
+/** @type {Record<string, string>} */
 export const OFFER_WORDS = {
   OPEN: 'waiting for an answer', ACCEPTED: 'accepted', DECLINED: 'declined', EXPIRED: 'expired',
   SUPERSEDED: 'offered again', CANCELLED: 'withdrawn',
 };
 
+/** @param {string | {orderId: string, externalRef?: string | null} | null | undefined} orderOrId */
 export function reference(orderOrId) {
   const order = typeof orderOrId === 'string' ? state.orders.get(orderOrId) : orderOrId;
   if (order && order.externalRef) return order.externalRef;
   const id = typeof orderOrId === 'string' ? orderOrId : order && order.orderId;
-  if (id && state.refs.get(id)) return state.refs.get(id);
+  const known = id && state.refs.get(id);
+  if (known) return known;
   return id ? `order ${id.slice(0, 8)}` : 'an order';
 }
 
+/** @param {string | null | undefined} id */
 export function riderName(id) {
   if (!id) return 'a rider';
   const rider = state.riders.get(id);
@@ -74,6 +106,7 @@ export function riderName(id) {
 // What a rider is doing, in one word: offline, free, on a task, stale GPS, or never seen. Stale is the server's word
 // (GET /api/v1/riders: `position`, past `positionStaleAfterS`), never a clock of the page's own: an idle rider's app
 // sends a fix every 30 s, and a page that called a minute stale flipped such a rider between Free and Stale GPS.
+/** @param {FleetRider} rider */
 export function riderState(rider) {
   if (rider.availability === 'OFFLINE') return 'offline';
   if (rider.position === 'NONE' || rider.fixAt == null) return 'unseen';
@@ -86,14 +119,20 @@ export function staleMeaning() {
   return `no fix for over ${state.staleAfterS} s`;
 }
 
+/** @type {Record<string, string>} */
 export const RIDER_STATE_WORDS = {
   offline: 'Offline', free: 'Free', task: 'On a task', stale: 'Stale GPS', unseen: 'No position yet',
 };
+/** @type {Record<string, string>} */
 export const RIDER_COLOURS = {
   task: '#c2410c', free: '#1f7a4d', offline: '#6b7280', stale: '#7c3aed', unseen: '#6b7280',
 };
 
 // "12 s", "4 min", "2 h 5 min": how long ago, for a list read at a glance.
+/**
+ * @param {number} ms
+ * @param {number} [now]
+ */
 export function since(ms, now = Date.now()) {
   const seconds = Math.max(0, Math.round((now - ms) / 1000));
   if (seconds < 60) return `${seconds} s`;
@@ -103,15 +142,21 @@ export function since(ms, now = Date.now()) {
   return minutes % 60 ? `${hours} h ${minutes % 60} min` : `${hours} h`;
 }
 
+/** @param {string | number | Date} value */
 export function timeOfDay(value) {
   return new Date(value).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
 }
 
+/** @param {number} metres */
 export function distance(metres) {
   return metres < 1000 ? `${Math.round(metres)} m` : `${(metres / 1000).toFixed(1)} km`;
 }
 
 // Straight-line metres between two points, for ranking nearby riders (the server ranks by road when it offers).
+/**
+ * @param {{lat: number, lon: number}} a
+ * @param {{lat: number, lon: number}} b
+ */
 export function metresBetween(a, b) {
   const dLat = (a.lat - b.lat) * 111_320;
   const dLon = (a.lon - b.lon) * 111_320 * Math.cos((b.lat * Math.PI) / 180);
@@ -119,13 +164,20 @@ export function metresBetween(a, b) {
 }
 
 // A DOM element with properties and children; strings become text (never HTML), so names cannot inject markup.
+/**
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {Record<string, any>} [props]
+ * @param {...any} children strings, numbers, nodes, arrays of them; null and false are left out
+ * @returns {HTMLElementTagNameMap[K]}
+ */
 export function el(tag, props = {}, ...children) {
   const element = document.createElement(tag);
   for (const [key, value] of Object.entries(props)) {
     if (value == null || value === false) continue;
     if (key === 'class') element.className = value;
     else if (key === 'onclick') element.addEventListener('click', value);
-    else if (key in element && key !== 'list') element[key] = value;
+    else if (key in element && key !== 'list') /** @type {any} */ (element)[key] = value;
     else element.setAttribute(key, value === true ? '' : value);
   }
   for (const child of children.flat()) {
@@ -136,11 +188,21 @@ export function el(tag, props = {}, ...children) {
 }
 
 // Who else wants to know when something changed (the modules register; the page wires them at start).
+/** @type {Map<string, ((...values: any[]) => void)[]>} */
 const listeners = new Map();
+/**
+ * @param {string} name
+ * @param {(...values: any[]) => void} handler
+ */
 export function on(name, handler) {
-  if (!listeners.has(name)) listeners.set(name, []);
-  listeners.get(name).push(handler);
+  const handlers = listeners.get(name) || [];
+  handlers.push(handler);
+  listeners.set(name, handlers);
 }
+/**
+ * @param {string} name
+ * @param {...any} values
+ */
 export function emit(name, ...values) {
   for (const handler of listeners.get(name) || []) handler(...values);
 }
@@ -149,8 +211,18 @@ export function emit(name, ...values) {
 // whole every few seconds lost a dispatcher's click whenever the row under the pointer was replaced between the
 // press and the release.
 // `update` (optional) patches a kept row in place, for what changes too often to rebuild it for (a time).
+/**
+ * @template T
+ * @param {HTMLElement} list
+ * @param {T[]} items
+ * @param {(item: T) => string} key
+ * @param {(item: T) => string} signature
+ * @param {(item: T) => HTMLElement} build
+ * @param {((node: HTMLElement, item: T) => void) | null} [update]
+ */
 export function renderRows(list, items, key, signature, build, update = null) {
-  const old = new Map([...list.children].map((node) => [node.dataset.key, node]));
+  const rows = /** @type {HTMLElement[]} */ ([...list.children]);
+  const old = new Map(rows.map((node) => [node.dataset.key, node]));
   const next = items.map((item) => {
     const id = key(item);
     const sig = signature(item);
@@ -167,17 +239,22 @@ export function renderRows(list, items, key, signature, build, update = null) {
   next.forEach((node, index) => {
     if (list.children[index] !== node) list.insertBefore(node, list.children[index] || null);
   });
-  while (list.children.length > next.length) list.lastChild.remove();
+  while (list.children.length > next.length) /** @type {ChildNode} */ (list.lastChild).remove();
 }
 
 // A span that says how long ago `ms` was, kept current by refreshTimes (text only: the row stays the same element).
+/** @param {number} ms */
 export function ago(ms) {
   return el('span', { 'data-since': String(ms) }, since(ms));
 }
 
 // Points a row's time at a new moment (a rider's newer fix) without rebuilding the row.
+/**
+ * @param {Element} node
+ * @param {number | null} ms
+ */
 export function moveTime(node, ms) {
-  const span = node.querySelector('[data-since]');
+  const span = /** @type {HTMLElement | null} */ (node.querySelector('[data-since]'));
   if (span && ms != null) span.dataset.since = String(ms);
 }
 

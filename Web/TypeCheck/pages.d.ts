@@ -19,7 +19,7 @@ interface Navigator {
 interface Window {
   // For Tests/Browser: the rider app's queue, screen and service worker; the dispatcher's markers on the map.
   riderApp: unknown;
-  dispatchMarkers: () => { name: string; at: { x: number; y: number } }[];
+  dispatchMarkers: () => { name: string | null; at: [number, number] }[];
   // The customer's tracking page: the road left as drawn, and where the rider's marker points.
   trackingRoute: () => { metres: number; points: number; heading: number | null; rider: number[] | null };
 }
