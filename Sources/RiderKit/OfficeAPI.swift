@@ -15,8 +15,11 @@ public struct OfficeAPI: Sendable {
 
     /// Places an order proved with the customer's code; returns its id. `preparationMinutes`: when the store
     /// expects it ready, for dispatch to time the rider's arrival.
+    /// `storeId` names a registered store (its staff then see the order, and its registered place is the pickup);
+    /// without it, `vendor` is the pickup place.
     public func placeOrder(
-        ref: String, from vendor: VendorStop, to customer: CustomerContact, preparationMinutes: Int? = nil
+        ref: String, from vendor: VendorStop, storeId: UUID? = nil, to customer: CustomerContact,
+        preparationMinutes: Int? = nil
     ) async throws -> String {
         var contact: [String: Any] = [
             "id": customer.id.lowercased, "name": customer.name, "phone": customer.phone,
@@ -33,6 +36,10 @@ public struct OfficeAPI: Sendable {
             ],
             "customer": contact,
         ]
+        if let storeId {
+            order["vendorId"] = storeId.lowercased
+            order["vendor"] = nil
+        }
         if let preparationMinutes { order["preparationMinutes"] = preparationMinutes }
         let placed: PlacedOrder = try await connection.call(.POST, "/api/v1/orders", json: order)
         return placed.orderId

@@ -150,6 +150,8 @@ def main():
             time.sleep(4)
             check(not driver.find_element(By.ID, "updated").is_displayed(),
                   "at the door, past the stale threshold: no 'Last updated' warning")
+            check(driver.find_element(By.ID, "eta").text == "",
+                  "at the door: no 'Arriving in about …' beside 'Your rider has arrived!'")
             server.call("POST", f"/api/v1/rider/tasks/{task_id}/pod", rider, {
                 "type": "OTP", "value": view["deliveryOtp"], "capturedAt": now(), "location": dict(HOME, accuracyM=5)})
             server.call("PATCH", f"/api/v1/rider/tasks/{task_id}/status", rider, {

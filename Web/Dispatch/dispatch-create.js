@@ -21,8 +21,11 @@ function knownStores() {
   const stores = registered.map((store) => [`id:${store.vendorId}`, store]);
   stores.sort(byName);
   const oneOff = new Map();
+  // A place typed by hand with a registered store's name and address is that store: it is not offered twice.
+  const same = (/** @type {{name: string, address: string}} */ place) => `${place.name}\n${place.address}`.toLowerCase();
+  const registeredPlaces = new Set(registered.map(same));
   for (const order of state.orders.values()) {
-    if (order.vendorId) continue;
+    if (order.vendorId || registeredPlaces.has(same(order.vendor))) continue;
     const key = `place:${order.vendor.name}\n${order.vendor.address}`;
     if (!oneOff.has(key)) oneOff.set(key, order.vendor);
   }

@@ -115,7 +115,10 @@ function trimRoute(position) {
     return;
   }
   state.route = [best.at, ...points.slice(best.index + 1)];
+  // The distance left follows the rider between the snapshots' road figures (every 30 s), like the line does.
+  state.distanceM = routeMetres(state.route);
   drawRoute();
+  showEta();
 }
 
 // A new road from the server, but not more than one ask in a few seconds however the fixes come.
@@ -159,6 +162,12 @@ function moveRider(to) {
 
 function showEta() {
   if (state.etaAt == null || state.ended) return;
+  // At the door the status says it all: "Arriving in about 1 min · 10 m away" beside "Your rider has arrived!"
+  // would contradict it.
+  if (atTheDoor()) {
+    etaLine.textContent = '';
+    return;
+  }
   const minutes = Math.max(1, Math.round((state.etaAt - Date.now()) / 60000));
   let line = say(text.eta, { minutes });
   if (state.distanceM != null) {
@@ -244,6 +253,7 @@ function handle(message) {
       state.statusAt = message.occurredAt || null;
       state.status = message.status;
       if (atTheDoor()) updatedLine.hidden = true;
+      showEta();
       statusLine.textContent = statusWords(message.status);
       break;
     case 'ended':

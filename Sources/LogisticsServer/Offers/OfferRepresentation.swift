@@ -6,6 +6,9 @@ struct OfferRepresentation: Encodable {
     var offerId: String
     var riderId: String
     var orderId: String
+    /// The order's reference (as the store and the dispatcher say it), so a rider with two offers from one store
+    /// can tell them apart.
+    var externalRef: String?
     var status: OfferStatus
     var expiresAt: Date
     var secondsLeft: Int?
@@ -40,6 +43,7 @@ struct OfferRepresentation: Encodable {
         offerId = offer.id.lowercased
         riderId = offer.riderId.lowercased
         orderId = offer.orderId.lowercased
+        externalRef = order?.externalRef
         status = offer.status
         expiresAt = offer.expiresAt
         secondsLeft = now.map { offer.secondsLeft(at: $0) }

@@ -61,7 +61,7 @@ struct DemoRide {
         let contact = DemoFleet.customers[0]
         let store = DemoFleet.store.location
         let orderId = try await office.placeOrder(
-            ref: "DEMO-LIVE", from: DemoFleet.store,
+            ref: "DEMO-LIVE", from: DemoFleet.store, storeId: DemoFleet.vendor.id,
             to: CustomerContact(
                 id: customer.id, name: customer.name ?? "", phone: contact.1, address: contact.2,
                 location: contact.3))

@@ -75,6 +75,8 @@ def whole_shift(server):
             check(all(words.count(ACCEPT) == 1 and DECLINE in words for _, words in shown),
                   "shift: each offer has its own Accept Task and Decline")
             check(seconds[0] > seconds[1], f"shift: each offer has its own countdown ({seconds})")
+            check(shown[0][1].startswith("Order DISPATCH-5") and shown[1][1].startswith("Order DEMO-5"),
+                  "shift: each offer names its order, so two from one store are told apart")
             page.screen("offers-two", must_show=TWO_OFFERS)
         # Declining the older one leaves the dispatcher's; the server hears of the decline.
         older = page.driver.find_element(By.CSS_SELECTOR, f"#offer-list > li[data-offer-id='{first}'] .decline")

@@ -130,7 +130,7 @@ function newCard(id) {
   const card = document.createElement('li');
   card.className = 'card offer-card';
   card.dataset.offerId = id;
-  card.innerHTML = `<p class="countdown"><span class="seconds" aria-live="off"></span> <span></span></p>
+  card.innerHTML = `<p class="offer-ref"></p><p class="countdown"><span class="seconds" aria-live="off"></span> <span></span></p>
 <div class="meter" aria-hidden="true"><div class="bar"></div></div>
 <dl class="stops"><dt></dt><dd><strong class="store"></strong><span class="store-address"></span></dd>
 <dt></dt><dd class="dropoff"></dd><dt></dt><dd class="distances"></dd></dl>
@@ -155,6 +155,9 @@ function fillCard(card, entry, accepting) {
   const offer = entry.offer;
   /** @type {(selector: string) => any} */
   const part = (selector) => card.querySelector(selector);
+  // The order's reference: two offers from one store are told apart by it, as the store and the dispatcher say it.
+  part('.offer-ref').textContent = offer.externalRef ? t('doneOrder', { ref: offer.externalRef }) : '';
+  part('.offer-ref').hidden = !offer.externalRef;
   part('.store').textContent = offer.pickup ? offer.pickup.name : '';
   part('.store-address').textContent = offer.pickup ? offer.pickup.address : '';
   part('.dropoff').textContent = offer.dropoff ? offer.dropoff.address : '';
