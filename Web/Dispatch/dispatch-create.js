@@ -5,21 +5,30 @@
 import { api, newId } from './dispatch-api.js';
 import { $, el, emit, state } from './dispatch-state.js';
 
-let pinFor = null; // 'store' or 'customer' while the dispatcher is placing a pin
+/** @typedef {{lat: number, lon: number}} LatLon */
+/** @typedef {{vendorId?: string, name: string, address: string, location: LatLon}} Store */
+/** @typedef {'store' | 'customer'} PinTarget */
+
+/** @type {PinTarget | null} 'store' or 'customer' while the dispatcher is placing a pin */
+let pinFor = null;
+/** @type {Record<PinTarget, LatLon | null>} */
 const pins = { store: null, customer: null };
-let formKey = null; // one Idempotency-Key per order being entered: a double tap creates one order
-/** @type {{vendorId: string, name: string, address: string, location: {lat: number, lon: number}}[]} */
+/** @type {string | null} one Idempotency-Key per order being entered: a double tap creates one order */
+let formKey = null;
+/** @type {{vendorId: string, name: string, address: string, location: LatLon}[]} */
 let registered = [];
 let wantedStore = ''; // a draft's store, chosen once the registered stores have been read
 
 // The registered stores first (an order names them by id), then the one-off pickup places of earlier orders, each
 // under a key that stays the same when the list is redrawn.
-/** @returns {Map<string, {vendorId?: string, name: string, address: string, location: {lat: number, lon: number}}>} */
+/** @returns {Map<string, Store>} */
 function knownStores() {
+  /** @type {(a: [string, Store], b: [string, Store]) => number} */
   const byName = (a, b) => a[1].name.localeCompare(b[1].name);
-  /** @type {[string, any][]} */
+  /** @type {[string, Store][]} */
   const stores = registered.map((store) => [`id:${store.vendorId}`, store]);
   stores.sort(byName);
+  /** @type {Map<string, Store>} */
   const oneOff = new Map();
   // A place typed by hand with a registered store's name and address is that store: it is not offered twice.
   const same = (/** @type {{name: string, address: string}} */ place) => `${place.name}\n${place.address}`.toLowerCase();
@@ -86,6 +95,7 @@ export function closeCreate() {
 
 export function placingPin() { return pinFor; }
 
+/** @param {PinTarget} target */
 function startPin(target) {
   pinFor = target;
   $('map-prompt-text').textContent = target === 'store' ? 'Tap the map where the store is' : 'Tap the map where the customer is';
@@ -100,6 +110,10 @@ export function stopPin() {
 }
 
 // The map was tapped while placing a pin.
+/**
+ * @param {number} lat
+ * @param {number} lon
+ */
 export function dropPin(lat, lon) {
   const target = pinFor;
   if (!target) return;
@@ -110,15 +124,15 @@ export function dropPin(lat, lon) {
 }
 
 function showPinStatus() {
-  for (const target of ['store', 'customer']) {
+  for (const target of /** @type {PinTarget[]} */ (['store', 'customer'])) {
     const pin = pins[target];
     $(`${target}-pin-status`).textContent = pin ? `Pin at ${pin.lat.toFixed(5)}, ${pin.lon.toFixed(5)}` : '';
     $(`${target}-pin`).textContent = pin ? 'Move the pin' : (target === 'store' ? 'Pin the store on the map' : 'Drop a pin on the map');
   }
-  state.pins = [
+  state.pins = /** @type {import('../Shared/map.js').Marker[]} */ ([
     pins.store && { ...pins.store, colour: '#1d2127', shape: 'square', label: 'New store' },
     pins.customer && { ...pins.customer, colour: '#0b5cad', label: 'New customer' },
-  ].filter(Boolean);
+  ].filter(Boolean));
   emit('pins');
 }
 
@@ -130,15 +144,16 @@ function storeFromForm() {
   const name = $('store-name').value.trim();
   const address = $('store-address').value.trim();
   if (!name) throw new Error('Name the store, or choose one from the list');
-  if (!pins.store) throw new Error('Pin the store on the map');
-  return { name, address: address || `Pin at ${pins.store.lat.toFixed(5)}, ${pins.store.lon.toFixed(5)}`, location: pins.store };
+  const pin = pins.store;
+  if (!pin) throw new Error('Pin the store on the map');
+  return { name, address: address || `Pin at ${pin.lat.toFixed(5)}, ${pin.lon.toFixed(5)}`, location: pin };
 }
 
+/** @returns {{address: string, location: LatLon}} */
 function customerPlace() {
   const typed = $('customer-address').value.trim();
-  if (pins.customer) {
-    return { address: typed || `Pin at ${pins.customer.lat.toFixed(5)}, ${pins.customer.lon.toFixed(5)}`, location: pins.customer };
-  }
+  const pin = pins.customer;
+  if (pin) return { address: typed || `Pin at ${pin.lat.toFixed(5)}, ${pin.lon.toFixed(5)}`, location: pin };
   const known = knownAddresses().get(typed);
   if (known) return { address: typed, location: known };
   throw new Error('Drop a pin on the map for the customer (an address is found by itself only when an earlier order went there)');
@@ -153,6 +168,7 @@ function madeUpReference() {
   return `D${date}-${[...random].map((byte) => letters[byte % letters.length]).join('')}`;
 }
 
+/** @param {SubmitEvent} event */
 async function submit(event) {
   event.preventDefault();
   const error = $('create-error');
@@ -186,7 +202,7 @@ async function submit(event) {
   const button = $('create-submit');
   button.disabled = true;
   try {
-    const order = await api('POST', '/api/v1/orders', body, { 'Idempotency-Key': formKey });
+    const order = await api('POST', '/api/v1/orders', body, { 'Idempotency-Key': String(formKey) });
     let ready = order;
     if (!body.preparationMinutes) ready = await api('POST', `/api/v1/orders/${order.orderId}/ready`);
     emit('order-created', ready);
