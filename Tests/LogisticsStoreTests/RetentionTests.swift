@@ -22,7 +22,13 @@ struct RetentionTests {
             for _ in 0..<100 where try await server.count("outbox", "sent_at IS NULL") > 0 {
                 try await Task.sleep(for: .milliseconds(50))
             }
-            let outbox = try await server.database.query("SELECT id, event_id, order_id FROM outbox ORDER BY id")
+            for _ in 0..<100 where try await server.count("notification_deliveries", "finished_at IS NULL") > 0 {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            // Each order wrote its event and the customer's "order received" message (sent by the log's SMS).
+            #expect(try await server.count("outbox") == 6)
+            let outbox = try await server.database.query(
+                "SELECT id, event_id, order_id FROM outbox WHERE topic = 'event' ORDER BY id")
             #expect(outbox.count == 3)
             let now = server.clock.now()
             // Notifications of the first two events: one sent 8 days ago, one dead for 10 days.
@@ -45,11 +51,12 @@ struct RetentionTests {
             let keys = try await server.repository.prune(RetentionPolicy(), now: later, batch: 2)
             #expect(keys == PrunedRows(idempotencyKeys: 3, notifications: 0, outbox: 0))
 
-            // Eight days on: the sent notification goes, then its event and the event no notification needed; the
-            // dead letter and its event stay for an admin to redeliver.
+            // Eight days on: the sent notification goes, then its event and the event no notification needed, and the
+            // three customers' texts with their messages; the dead letter and its event stay for an admin to
+            // redeliver.
             later = now.addingTimeInterval(8 * 24 * 3600)
             let week = try await server.repository.prune(RetentionPolicy(), now: later, batch: 2)
-            #expect(week == PrunedRows(idempotencyKeys: 0, notifications: 1, outbox: 2))
+            #expect(week == PrunedRows(idempotencyKeys: 0, notifications: 1 + 3, outbox: 2 + 3))
             #expect(try await server.count("notification_deliveries", "status = 'DEAD'") == 1)
             #expect(try await server.count("outbox") == 1)
 
