@@ -49,6 +49,16 @@ struct CustomerMessageTests {
         return (token, try #require(accepted["taskId"] as? String))
     }
 
+    /// A photo order for `phone`, assigned to a rider who has picked it up: the rider's token and the task.
+    static func pickedUp(_ server: TestServer, phone: String) async throws -> (DeliveryScenario, String, String) {
+        let scenario = try await order(server, phone: phone, podType: "PHOTO")
+        let (rider, taskId) = try await assign(scenario)
+        for status in ["ARRIVED_AT_STORE", "PICKED_UP"] {
+            #expect(try await scenario.status(taskId, status, rider: rider).status == 200)
+        }
+        return (scenario, rider, taskId)
+    }
+
     static func notifications(_ scenario: DeliveryScenario) async throws -> [[String: Any]] {
         let list = try await scenario.server.send(
             .get, "/api/v1/orders/\(scenario.orderId)/notifications", token: scenario.dispatcher)
@@ -287,11 +297,7 @@ struct CustomerMessageTests {
     func unreachableOnlyAtTheDoor(kind: StoreKind) async throws {
         try await SignInTests.withTwilio(kind) { twilio, server in
             let phone = "+919820017171"
-            let scenario = try await Self.order(server, phone: phone, podType: "PHOTO")
-            let (rider, taskId) = try await Self.assign(scenario)
-            for status in ["ARRIVED_AT_STORE", "PICKED_UP"] {
-                #expect(try await scenario.status(taskId, status, rider: rider).status == 200)
-            }
+            let (scenario, rider, taskId) = try await Self.pickedUp(server, phone: phone)
             let early = try await server.send(
                 .post, "/api/v1/rider/tasks/\(taskId)/issues", token: rider, json: ["type": "CUSTOMER_UNAVAILABLE"])
             #expect(early.status == 201 && early["notified"] as? [String] == ["DISPATCHER"])

@@ -11,16 +11,6 @@ import Testing
 struct CustomerReasonTests {
     static let internalNote = "Customer was rude on the phone, do not serve again"
 
-    /// An order for `phone` texted by SMS, picked up by its rider.
-    static func pickedUp(_ server: TestServer, phone: String) async throws -> DeliveryScenario {
-        let scenario = try await CustomerMessageTests.order(server, phone: phone, podType: "PHOTO")
-        let (rider, taskId) = try await CustomerMessageTests.assign(scenario)
-        for status in ["ARRIVED_AT_STORE", "PICKED_UP"] {
-            #expect(try await scenario.status(taskId, status, rider: rider).status == 200)
-        }
-        return scenario
-    }
-
     static func sendBack(_ scenario: DeliveryScenario, _ body: [String: String]) async throws -> Reply {
         try await scenario.server.send(
             .post, "/api/v1/orders/\(scenario.orderId)/return-to-store", token: scenario.dispatcher, json: body)
@@ -32,7 +22,7 @@ struct CustomerReasonTests {
     func textsKeepTheReasonInside(kind: StoreKind) async throws {
         try await SignInTests.withTwilio(kind) { twilio, server in
             let phone = "+919820017272"
-            let scenario = try await Self.pickedUp(server, phone: phone)
+            let (scenario, _, _) = try await CustomerMessageTests.pickedUp(server, phone: phone)
             let back = try await Self.sendBack(scenario, ["reason": Self.internalNote])
             #expect(back.status == 200, "\(back.text)")
             try await twilio.wait("received, assigned, picked up, going back") {
@@ -41,7 +31,7 @@ struct CustomerReasonTests {
             let words = "Your Café de Paris order is going back to the store: there was a problem on the way"
             #expect(twilio.messages(to: phone).last?.body == "Rider Logistics: " + words)
             // A kind the customer is told in its words; an unknown kind changes nothing.
-            let third = try await Self.pickedUp(server, phone: "+919820017273")
+            let (third, _, _) = try await CustomerMessageTests.pickedUp(server, phone: "+919820017273")
             let unknown = try await Self.sendBack(third, ["reason": "Refused at the door", "reasonKind": "MOON_PHASE"])
             #expect(unknown.status == 400 && unknown.code == "VALIDATION_FAILED", "\(unknown.text)")
             let asked = try await Self.sendBack(
